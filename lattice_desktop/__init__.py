@@ -1,0 +1,3 @@
+"""Lattice Desktop: an offline grader for WebAssembly performance cases."""
+
+__version__ = "0.1.0"
