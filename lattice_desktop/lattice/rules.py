@@ -1,0 +1,317 @@
+"""The reference engine: spec §3–§5 written as plain Python, to be read beside the spec.
+
+State lives in flat lists. Every cell that can hold items (belt, source, assembler) is a
+*holder* h with four positions h*4 + s: a belt's slots 0..3 are its four positions; a
+source's buffer and an assembler's output sit at position h*4 + 3, so every exit of
+§3 is at a position ending in 3 and every item's next step is found the same way.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from lattice_desktop.lattice.checksum import (
+    assembler_buffer_key,
+    assembler_key,
+    assembler_output_key,
+    belt_item_key,
+    checksum_from_records,
+    sink_count_key,
+    source_item_key,
+)
+from lattice_desktop.lattice.scenario import BELT_DIRS, Dir, Entity, Scenario
+
+# What an exit's target is (§3).
+_NEVER, _SINK, _ASSEMBLER, _BELT = 0, 1, 2, 3
+# Outcome of an item in phase 2, and the mark of a node on the current DFS path.
+_STAYS, _MOVES, _ON_PATH = 0, 1, 2
+
+
+class Factory:
+    """One run of a scenario, tick by tick (§4). `tick` is the last tick completed."""
+
+    def __init__(self, scenario: Scenario) -> None:
+        self.scenario = scenario
+        self.tick = 0
+        w, h, grid = scenario.width, scenario.height, scenario.grid
+
+        def neighbour(c: int, d: Dir) -> int:
+            x, y = c % w + d.dx, c // w + d.dy
+            return y * w + x if 0 <= x < w and 0 <= y < h else -1
+
+        # Holders, their cells and exit directions.
+        self._cells: list[int] = []
+        holder_of: dict[int, int] = {}
+        directions: list[Dir] = []
+        for c in range(w * h):
+            char = grid[c]
+            if char in BELT_DIRS:
+                d = BELT_DIRS[char]
+            elif c in scenario.sources:
+                d = scenario.sources[c].dir
+            elif c in scenario.assemblers:
+                d = scenario.assemblers[c].dir
+            else:
+                continue
+            holder_of[c] = len(self._cells)
+            self._cells.append(c)
+            directions.append(d)
+        n = len(self._cells)
+        self._hold = [0] * (4 * n)  # item type per position, 0 = empty
+        self._belt = [grid[c] in BELT_DIRS for c in self._cells]
+
+        self._sink_of: dict[int, int] = {}
+        self._sink_counts: list[dict[int, int]] = []  # per sink: type -> count
+        for c in range(w * h):
+            if scenario.entity(c) == Entity.SINK:
+                self._sink_of[c] = len(self._sink_counts)
+                self._sink_counts.append({})
+
+        # Assemblers: a, its holder, recipe, 2*count caps (§2 "needs") and state.
+        self._asm_holder: list[int] = []
+        self._asm_cells: list[int] = []
+        self._asm_of: dict[int, int] = {}
+        self._asm_inputs: list[tuple[tuple[int, int], ...]] = []
+        self._asm_caps: list[dict[int, int]] = []
+        self._asm_product: list[int] = []
+        self._asm_time: list[int] = []
+        self._remaining: list[int] = []
+        self._buffer: list[dict[int, int]] = []
+        for c, asm in scenario.assemblers.items():
+            recipe = scenario.recipes[asm.recipe_id]
+            self._asm_of[c] = len(self._asm_cells)
+            self._asm_cells.append(c)
+            self._asm_holder.append(holder_of[c])
+            self._asm_inputs.append(recipe.inputs)
+            self._asm_caps.append({k: 2 * count for k, count in recipe.inputs})
+            self._asm_product.append(recipe.product)
+            self._asm_time.append(recipe.time)
+            self._remaining.append(0)
+            self._buffer.append({k: 0 for k, _ in recipe.inputs})
+
+        # §3: each exit's target.
+        self._exit_kind = [_NEVER] * n
+        self._exit_dest = [-1] * n  # target holder (belt), sink index or assembler index
+        for hi, c in enumerate(self._cells):
+            d = directions[hi]
+            t = neighbour(c, d)
+            if t < 0:
+                continue  # outside the grid: never
+            if grid[t] in BELT_DIRS:
+                if BELT_DIRS[grid[t]] != d.opposite():  # a belt facing back never accepts
+                    self._exit_kind[hi], self._exit_dest[hi] = _BELT, holder_of[t]
+            elif t in self._sink_of:
+                self._exit_kind[hi], self._exit_dest[hi] = _SINK, self._sink_of[t]
+            elif t in self._asm_of:
+                self._exit_kind[hi], self._exit_dest[hi] = _ASSEMBLER, self._asm_of[t]
+
+        # §4c: slot-0 contenders of each belt, ranked behind > left > right.
+        self._contenders: list[tuple[int, ...]] = [()] * n
+        for hi, c in enumerate(self._cells):
+            if not self._belt[hi]:
+                continue
+            d = directions[hi]
+            ranked = []
+            for side in (d.opposite(), d.left(), d.right()):
+                o = neighbour(c, side)
+                if o in holder_of and self._exit_dest[holder_of[o]] == hi:
+                    if self._exit_kind[holder_of[o]] == _BELT:
+                        ranked.append(holder_of[o] * 4 + 3)
+            self._contenders[hi] = tuple(ranked)
+
+        # §4b: exits targeting each assembler, from its N, E, S, W neighbours in that order.
+        self._asm_contenders: list[tuple[int, ...]] = []
+        for a, c in enumerate(self._asm_cells):
+            ranked = []
+            for side in (Dir.N, Dir.E, Dir.S, Dir.W):
+                o = neighbour(c, side)
+                if o in holder_of:
+                    ho = holder_of[o]
+                    if self._exit_kind[ho] == _ASSEMBLER and self._exit_dest[ho] == a:
+                        ranked.append(ho * 4 + 3)
+            self._asm_contenders.append(tuple(ranked))
+
+        self._sources = [
+            (holder_of[c] * 4 + 3, s.type, s.period) for c, s in scenario.sources.items()
+        ]
+        # Positions that can hold an item, for scanning.
+        self._positions = [
+            hi * 4 + s for hi in range(n) for s in (range(4) if self._belt[hi] else (3,))
+        ]
+
+    # --- one tick ------------------------------------------------------------------------
+
+    def step(self) -> None:
+        """Run one tick: phases 1–3 of §4 (phase 4, the snapshot, is `simulate`'s)."""
+        t = self.tick + 1
+        hold = self._hold
+        # §4 phase 1: an empty source buffer gets an item when (t − 1) mod p = 0.
+        for pos, type_, period in self._sources:
+            if hold[pos] == 0 and (t - 1) % period == 0:
+                hold[pos] = type_
+        self._move()
+        self._craft()
+        self.tick = t
+
+    def _accepted(self, a: int) -> set[int]:
+        """§4b: the exit positions whose items assembler a accepts this tick."""
+        hold, caps, buffer = self._hold, self._asm_caps[a], self._buffer[a]
+        taken: dict[int, int] = {}
+        accepted = set()
+        for pos in self._asm_contenders[a]:  # N, E, S, W
+            k = hold[pos]
+            if k in caps and buffer[k] + taken.get(k, 0) < caps[k]:
+                taken[k] = taken.get(k, 0) + 1
+                accepted.add(pos)
+        return accepted
+
+    def _successor(self, pos: int, accepted: dict[int, set[int]]) -> int:
+        """The item at pos: -_MOVES-1 / -_STAYS-1 when decided alone, else the position of
+        the item in the (full) slot it targets, whose fate decides its own (§4d)."""
+        hold = self._hold
+        if pos & 3 != 3:
+            target = pos + 1  # §4c: slot s < 3 targets slot s + 1
+        else:
+            hi = pos >> 2
+            kind = self._exit_kind[hi]
+            if kind == _SINK:
+                return -1 - _MOVES  # §4a: a sink always accepts
+            if kind == _ASSEMBLER:
+                a = self._exit_dest[hi]
+                if a not in accepted:
+                    accepted[a] = self._accepted(a)
+                return -1 - (_MOVES if pos in accepted[a] else _STAYS)
+            if kind == _NEVER:
+                return -1 - _STAYS  # §3: empty, wall, source, outside, opposite belt
+            dest = self._exit_dest[hi]
+            # §4c: only the highest-ranked contender holding an item is the candidate.
+            for contender in self._contenders[dest]:
+                if hold[contender]:
+                    break
+            if contender != pos:
+                return -1 - _STAYS
+            target = dest * 4
+        # §4d: a candidate moves exactly when its target slot is open.
+        return target if hold[target] else -1 - _MOVES
+
+    def _move(self) -> None:
+        """§4 phase 2: decide every move as the greatest fixed point, then apply them all."""
+        hold = self._hold
+        fate: dict[int, int] = {}
+        accepted: dict[int, set[int]] = {}
+        # Each item has at most one successor (the item in its target slot), so the items
+        # form a functional graph; walk it depth-first. Reaching a node already on the
+        # current path closes a ring of full slots, each the candidate of the next: by the
+        # greatest fixed point the ring rotates, and so does everything queued behind it.
+        for start in self._positions:
+            if not hold[start] or start in fate:
+                continue
+            path = []
+            pos = start
+            while True:
+                fate[pos] = _ON_PATH
+                path.append(pos)
+                nxt = self._successor(pos, accepted)
+                if nxt < 0:
+                    outcome = -1 - nxt
+                    break
+                seen = fate.get(nxt)
+                if seen is None:
+                    pos = nxt
+                    continue
+                outcome = _MOVES if seen == _ON_PATH else seen
+                break
+            for pos in path:
+                fate[pos] = outcome
+
+        # Apply all moves at once: empty every moving position, then fill the targets.
+        moving = [(pos, hold[pos]) for pos, f in fate.items() if f == _MOVES]
+        for pos, _ in moving:
+            hold[pos] = 0
+        for pos, item in moving:
+            if pos & 3 != 3:
+                hold[pos + 1] = item
+                continue
+            hi = pos >> 2
+            kind, dest = self._exit_kind[hi], self._exit_dest[hi]
+            if kind == _BELT:
+                hold[dest * 4] = item
+            elif kind == _SINK:  # end of phase: a sink counts what it received
+                counts = self._sink_counts[dest]
+                counts[item] = counts.get(item, 0) + 1
+            else:  # end of phase: an assembler buffers what it accepted
+                self._buffer[dest][item] += 1
+
+    def _craft(self) -> None:
+        """§4 phase 3: count down, deliver the product, start the next craft."""
+        hold = self._hold
+        for a, hi in enumerate(self._asm_holder):
+            out = hi * 4 + 3
+            if self._remaining[a] > 0:
+                self._remaining[a] -= 1
+                if self._remaining[a] == 0:
+                    hold[out] = self._asm_product[a]
+            buffer = self._buffer[a]
+            if (
+                self._remaining[a] == 0
+                and hold[out] == 0
+                and all(buffer[k] >= count for k, count in self._asm_inputs[a])
+            ):
+                for k, count in self._asm_inputs[a]:
+                    buffer[k] -= count
+                self._remaining[a] = self._asm_time[a]
+
+    # --- reading the state ---------------------------------------------------------------
+
+    def run_to(self, tick: int) -> None:
+        """Step until `tick` ticks have run."""
+        if tick < self.tick:
+            raise ValueError(f"cannot run back from tick {self.tick} to {tick}")
+        while self.tick < tick:
+            self.step()
+
+    def records(self) -> dict[int, int]:
+        """The state as spec §8 records: key -> value."""
+        out: dict[int, int] = {}
+        hold = self._hold
+        asm_holders = set(self._asm_holder)
+        for hi, c in enumerate(self._cells):
+            if self._belt[hi]:
+                for s in range(4):
+                    if hold[hi * 4 + s]:
+                        out[belt_item_key(c, s, hold[hi * 4 + s])] = 1
+            elif hi not in asm_holders and hold[hi * 4 + 3]:
+                out[source_item_key(c, hold[hi * 4 + 3])] = 1
+        for c, si in self._sink_of.items():
+            for type_, n in self._sink_counts[si].items():
+                out[sink_count_key(c, type_)] = n
+        for a, c in enumerate(self._asm_cells):
+            out[assembler_key(c, self._remaining[a])] = 1
+            output = hold[self._asm_holder[a] * 4 + 3]
+            if output:
+                out[assembler_output_key(c, output)] = 1
+            for k, b in self._buffer[a].items():
+                if b:
+                    out[assembler_buffer_key(c, k)] = b
+        return out
+
+    def checksum(self) -> int:
+        """§5: the checksum of the current state after tick `self.tick`."""
+        return checksum_from_records(self.records(), self.tick)
+
+
+def simulate(
+    scenario: Scenario, *, progress: Callable[[int, int], None] | None = None
+) -> list[int]:
+    """Run the whole scenario and return its floor(T / S) snapshot checksums (§4 phase 4).
+
+    `progress(tick, ticks)` is called after each snapshot; raise `Cancelled` in it to stop.
+    """
+    factory = Factory(scenario)
+    out = []
+    for _ in range(scenario.snapshots):
+        factory.run_to(factory.tick + scenario.snapshot)
+        out.append(factory.checksum())
+        if progress is not None:
+            progress(factory.tick, scenario.ticks)
+    return out
