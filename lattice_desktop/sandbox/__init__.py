@@ -1,1 +1,1 @@
-"""sandbox"""
+"""Running untrusted WebAssembly: one fuel-metered engine, compiled-module cache, runner."""

@@ -1,0 +1,291 @@
+"""Grade a submission against a case: smoke tests first, then fuel on the stress cases.
+
+Plain Python: progress goes to a callback and cancellation comes from a token, so the
+CLI, the app's workers and the tests all drive the same function.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import threading
+import traceback
+from collections.abc import Callable, Iterable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from datetime import UTC, datetime
+
+from lattice_desktop.cancel import CancelToken
+from lattice_desktop.errors import Cancelled
+from lattice_desktop.grading.compare import Mismatch, compare, snapshot_interval
+from lattice_desktop.grading.outcomes import Outcome, Verdict
+from lattice_desktop.manifest.case import CaseEntry, CaseManifest
+from lattice_desktop.manifest.submission import Submission
+from lattice_desktop.sandbox import engine
+from lattice_desktop.sandbox.build import BuildResult, build_submission
+from lattice_desktop.sandbox.compiler import CompileError, compile_module
+from lattice_desktop.sandbox.runner import Execution, check_linkage, execute
+
+
+@dataclass(frozen=True)
+class CaseResult:
+    name: str
+    kind: str
+    behaviour: str
+    size: int
+    outcome: Outcome
+    ceiling: int
+    budget: int
+    fuel: int | None = None
+    detail: str = ""
+    trap_code: str | None = None
+    frames: tuple[str, ...] = ()
+    output_digest: str | None = None
+    checksums: bytes | None = None  # the output, when it is a list of snapshot checksums
+    mismatch: Mismatch | None = None
+    snapshot_interval: int | None = None
+    wall_time: float = 0.0
+
+    @property
+    def overshoot(self) -> int | None:
+        """Fuel burned past the ceiling by a correct answer found on the runway."""
+        if self.outcome is Outcome.OVER_CEILING and self.fuel is not None:
+            return self.fuel - self.ceiling
+        return None
+
+    @property
+    def percent_of_ceiling(self) -> float | None:
+        return None if self.fuel is None else 100.0 * self.fuel / self.ceiling
+
+    @property
+    def is_smoke(self) -> bool:
+        return self.kind == "smoke"
+
+
+@dataclass
+class GradeReport:
+    case: CaseManifest
+    submission: Submission
+    module_sha256: str | None
+    build: BuildResult | None
+    results: list[CaseResult]
+    verdict: Verdict
+    started: datetime
+    finished: datetime
+    wasmtime_version: str = engine.WASMTIME_VERSION
+    fuel_settings: str = engine.FUEL_SETTINGS
+    module_from_cache: bool = False
+
+    @property
+    def stress_fuel(self) -> int | None:
+        fuels = [r.fuel for r in self.results if not r.is_smoke]
+        return sum(fuels) if fuels and None not in fuels else None
+
+    @property
+    def score(self) -> int | None:
+        """Total stress fuel, for a correct run only."""
+        return self.stress_fuel if self.verdict is Verdict.CORRECT else None
+
+    @property
+    def overshoot(self) -> int | None:
+        overs = [r.overshoot for r in self.results if r.overshoot is not None]
+        return sum(overs) if overs else None
+
+    @property
+    def failed_smoke(self) -> list[CaseResult]:
+        return [r for r in self.results if r.is_smoke and not r.outcome.correct]
+
+
+@dataclass(frozen=True)
+class Progress:
+    """One step of grading, for a progress bar: `done` of `total` cases finished."""
+
+    phase: str  # build | compile | smoke | stress | done
+    message: str
+    done: int
+    total: int
+    result: CaseResult | None = None
+
+
+ProgressCallback = Callable[[Progress], None]
+
+
+def verdict_of(results: Iterable[CaseResult]) -> Verdict:
+    outcomes = [r.outcome for r in results]
+    if Outcome.INTERNAL_ERROR in outcomes:
+        return Verdict.INTERNAL_ERROR
+    if all(o is Outcome.PASS for o in outcomes):
+        return Verdict.CORRECT
+    if all(o.correct for o in outcomes):
+        return Verdict.OVER_CEILING
+    return Verdict.INCORRECT
+
+
+def grade(
+    case: CaseManifest,
+    submission: Submission,
+    *,
+    allow_build: bool = False,
+    workers: int = 2,
+    progress: ProgressCallback | None = None,
+    cancel: CancelToken | None = None,
+) -> GradeReport:
+    """Build (if allowed), compile, run smoke tests, then stress cases; return the report."""
+    cancel = cancel or CancelToken()
+    report_progress = progress or (lambda _p: None)
+    started = datetime.now(UTC)
+    total = len(case.cases)
+
+    def finish(results: list[CaseResult], digest: str | None, build: BuildResult | None,
+               cached: bool = False) -> GradeReport:
+        report_progress(Progress("done", "graded", total, total))
+        return GradeReport(
+            case, submission, digest, build, results, verdict_of(results), started,
+            datetime.now(UTC), module_from_cache=cached,
+        )
+
+    report_progress(Progress("build", "building" if submission.commands else "loading module", 0, total))
+    build = build_submission(
+        submission, allowed=allow_build, timeout=case.sandbox.build_timeout,
+        max_module_bytes=case.sandbox.max_module_bytes, cancel=cancel,
+    )
+    if not build.ok or build.module is None:
+        return finish(_all_failed(case, Outcome.BUILD_FAILURE, build.detail), None, build)
+    digest = hashlib.sha256(build.module).hexdigest()
+    cancel.raise_if_cancelled()
+    report_progress(Progress("compile", "compiling", 0, total))
+    try:
+        compiled = compile_module(
+            build.module, max_bytes=case.sandbox.max_module_bytes,
+            timeout=case.sandbox.compile_timeout,
+        )
+    except CompileError as exc:
+        return finish(_all_failed(case, Outcome.INVALID_MODULE, str(exc)), digest, build)
+    cancel.raise_if_cancelled()
+    problem = check_linkage(compiled.module, case.contract)
+    if problem is not None:
+        return finish(_all_failed(case, *problem), digest, build)
+
+    done = [0]
+    lock = threading.Lock()
+
+    def run_one(entry: CaseEntry) -> CaseResult:
+        result = _grade_entry(case, entry, compiled.module, cancel)
+        with lock:
+            done[0] += 1
+            count = done[0]
+        report_progress(Progress(entry.kind, entry.name, count, total, result))
+        return result
+
+    results: list[CaseResult] = []
+    with _pool(workers) as pool:
+        cancel.on_cancel(lambda: engine.interrupt_all(_longest_wall_clock(case)))
+        smoke = list(pool.map(run_one, case.smoke))
+        results.extend(smoke)
+        if all(r.outcome.correct for r in smoke):
+            # Biggest first so the pool is not left waiting on one long case at the end.
+            stress = sorted(case.stress, key=lambda e: -e.size)
+            by_name = {r.name: r for r in pool.map(run_one, stress)}
+            results.extend(by_name[e.name] for e in case.stress)
+        else:
+            failed = ", ".join(r.name for r in smoke if not r.outcome.correct)
+            for entry in case.stress:
+                results.append(_unrun(case, entry, Outcome.SKIPPED,
+                                      f"skipped: smoke test failed ({failed}); counted failed"))
+    cancel.raise_if_cancelled()
+    return finish(results, digest, build, compiled.from_cache)
+
+
+def _grade_entry(case: CaseManifest, entry: CaseEntry, module, cancel: CancelToken) -> CaseResult:
+    try:
+        data = entry.input_bytes() if case.contract.abi == "bytes" else b""
+        expected = entry.expected_bytes() if case.contract.abi == "bytes" else _pack(entry)
+    except OSError as exc:
+        return _unrun(case, entry, Outcome.INTERNAL_ERROR, f"case file unreadable: {exc}")
+    budget = case.budget(entry)
+    try:
+        run = execute(module, case.contract, case.sandbox, entry, budget=budget, cancel=cancel,
+                      input_bytes=data)
+    except Cancelled:
+        raise
+    except Exception:  # a bug of ours: never blamed on the submission
+        return _unrun(case, entry, Outcome.INTERNAL_ERROR, traceback.format_exc(limit=8))
+    return _judge(case, entry, run, data, expected, budget)
+
+
+def _pack(entry: CaseEntry) -> bytes:
+    import struct
+
+    return struct.pack(f"<{len(entry.scalar_expected)}q",
+                       *(v - (1 << 64) if v >= 1 << 63 else v for v in entry.scalar_expected))
+
+
+def _judge(case: CaseManifest, entry: CaseEntry, run: Execution, data: bytes, expected: bytes,
+           budget: int) -> CaseResult:
+    ceiling = case.sandbox.fuel_limit
+    interval = snapshot_interval(case.family, data)
+    common = dict(
+        name=entry.name, kind=entry.kind, behaviour=entry.behaviour, size=entry.size,
+        ceiling=ceiling, budget=budget, fuel=run.fuel, trap_code=run.trap_code,
+        frames=run.frames, snapshot_interval=interval, wall_time=run.wall_time,
+    )
+    if run.outcome is not None:
+        return CaseResult(outcome=run.outcome, detail=run.detail, **common)
+    output = run.output or b""
+    digest = hashlib.sha256(output).hexdigest()
+    checksums = output if case.contract.output == "u64-list" and len(output) % 8 == 0 else None
+    same, reason, mismatch = compare(case.contract, output, expected, interval=interval)
+    if not same:
+        return CaseResult(outcome=Outcome.WRONG_ANSWER, detail=reason, output_digest=digest,
+                          checksums=checksums, mismatch=mismatch, **common)
+    fuel = run.fuel or 0
+    if entry.is_smoke or fuel <= ceiling:
+        return CaseResult(outcome=Outcome.PASS, output_digest=digest, checksums=checksums, **common)
+    over = 100.0 * (fuel - ceiling) / ceiling
+    return CaseResult(
+        outcome=Outcome.OVER_CEILING, output_digest=digest, checksums=checksums,
+        detail=f"correct on the runway: {fuel - ceiling:,} fuel ({over:.1f}%) over the ceiling",
+        **common,
+    )
+
+
+def _unrun(case: CaseManifest, entry: CaseEntry, outcome: Outcome, detail: str) -> CaseResult:
+    return CaseResult(
+        name=entry.name, kind=entry.kind, behaviour=entry.behaviour, size=entry.size,
+        outcome=outcome, ceiling=case.sandbox.fuel_limit, budget=case.budget(entry), detail=detail,
+    )
+
+
+def _all_failed(case: CaseManifest, outcome: Outcome, detail: str) -> list[CaseResult]:
+    """A module-level failure: every smoke test fails with it, the stress cases are skipped."""
+    has_smoke = bool(case.smoke)
+    results = []
+    for entry in case.cases:
+        if entry.is_smoke or not has_smoke:
+            results.append(_unrun(case, entry, outcome, detail))
+        else:
+            results.append(_unrun(case, entry, Outcome.SKIPPED, f"skipped: {outcome.label}"))
+    return results
+
+
+def _longest_wall_clock(case: CaseManifest) -> float:
+    return case.sandbox.wall_clock
+
+
+class _pool:
+    """A thread pool whose threads have a native stack deep enough for wasm.
+
+    `threading.stack_size` applies to threads created while it is set, and the pool
+    creates its threads lazily, so the size stays set for the pool's lifetime.
+    """
+
+    def __init__(self, workers: int) -> None:
+        self.workers = max(1, workers)
+
+    def __enter__(self) -> ThreadPoolExecutor:
+        self._previous = threading.stack_size(engine.WORKER_STACK)
+        self._executor = ThreadPoolExecutor(self.workers, "grade")
+        return self._executor
+
+    def __exit__(self, *exc: object) -> None:
+        self._executor.shutdown(wait=True, cancel_futures=True)
+        threading.stack_size(self._previous)

@@ -1,0 +1,163 @@
+"""Run a submission's [build] commands in a scratch copy, with limits, capturing output.
+
+Commands from a manifest are someone else's code: they run only when the caller passes
+`allowed=True` (a CLI flag, or a confirmation in the app that shows the commands).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from lattice_desktop.cancel import CancelToken
+from lattice_desktop.errors import Cancelled, UserError
+from lattice_desktop.manifest.submission import Submission
+
+LOG_LIMIT = 256 * 1024
+
+
+@dataclass(frozen=True)
+class BuildResult:
+    ok: bool
+    log: str
+    module: bytes | None
+    detail: str
+    seconds: float
+
+
+def scrubbed_environment(home: Path) -> dict[str, str]:
+    """Only what a compiler needs: no tokens, no proxies, no user configuration."""
+    python_bin = str(Path(sys.executable).parent)
+    return {
+        "PATH": os.pathsep.join([python_bin, "/usr/local/bin", "/usr/bin", "/bin"]),
+        "HOME": str(home),
+        "TMPDIR": str(home / ".tmp"),
+        "LANG": "C.UTF-8",
+        "LC_ALL": "C.UTF-8",
+        "SOURCE_DATE_EPOCH": "0",
+    }
+
+
+def build_submission(
+    submission: Submission,
+    *,
+    allowed: bool,
+    timeout: float,
+    max_module_bytes: int,
+    cancel: CancelToken | None = None,
+) -> BuildResult:
+    """Build in a scratch copy and return the module bytes, or why there are none."""
+    if not submission.commands:
+        return load_shipped_module(submission, max_module_bytes)
+    if not allowed:
+        raise UserError(
+            "this submission has build commands; they run only when you allow it "
+            "(--build on the command line, or confirm in the app). Commands:\n  "
+            + "\n  ".join(submission.commands)
+        )
+    cancel = cancel or CancelToken()
+    started = time.monotonic()
+    log: list[str] = []
+    with tempfile.TemporaryDirectory(prefix="lattice-build-") as scratch_root:
+        scratch = Path(scratch_root) / "src"
+        shutil.copytree(submission.folder, scratch, symlinks=True)
+        (scratch / ".tmp").mkdir(exist_ok=True)
+        env = scrubbed_environment(scratch)
+        for command in submission.commands:
+            remaining = timeout - (time.monotonic() - started)
+            log.append(f"$ {command}\n")
+            code, output, reason = _run(command, scratch, env, remaining, cancel)
+            log.append(output)
+            if reason:
+                log.append(f"[{reason}]\n")
+                return BuildResult(False, "".join(log), None, reason, time.monotonic() - started)
+            if code != 0:
+                detail = f"`{command}` exited with status {code}"
+                return BuildResult(False, "".join(log), None, detail, time.monotonic() - started)
+        module = scratch / submission.module
+        if not module.is_file():
+            detail = f"the build finished but produced no {submission.module}"
+            return BuildResult(False, "".join(log), None, detail, time.monotonic() - started)
+        size = module.stat().st_size
+        if size > max_module_bytes:
+            detail = f"{submission.module} is {size:,} bytes; the case allows {max_module_bytes:,}"
+            return BuildResult(False, "".join(log), None, detail, time.monotonic() - started)
+        return BuildResult(True, "".join(log), module.read_bytes(), "", time.monotonic() - started)
+
+
+def load_shipped_module(submission: Submission, max_module_bytes: int) -> BuildResult:
+    """Use the module the submission ships, without running anything."""
+    path = submission.module_path
+    if not path.is_file():
+        raise UserError(
+            f"{submission.module} is not in {submission.folder}; build the submission "
+            "first (allow its build commands) or ship the module"
+        )
+    size = path.stat().st_size
+    if size > max_module_bytes:
+        detail = f"{submission.module} is {size:,} bytes; the case allows {max_module_bytes:,}"
+        return BuildResult(False, "", None, detail, 0.0)
+    return BuildResult(True, "(shipped module, not built)\n", path.read_bytes(), "", 0.0)
+
+
+def _run(
+    command: str, cwd: Path, env: dict[str, str], timeout: float, cancel: CancelToken
+) -> tuple[int | None, str, str | None]:
+    """Run one shell command in its own process group; kill the whole group at the end."""
+    if timeout <= 0:
+        return None, "", "build time limit reached"
+    process = subprocess.Popen(
+        ["/bin/sh", "-c", command], cwd=cwd, env=env, stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True,
+    )
+    chunks: list[bytes] = []
+    dropped = [0]
+
+    def drain() -> None:
+        kept = 0
+        assert process.stdout is not None
+        for chunk in iter(lambda: process.stdout.read(65536), b""):
+            if kept < LOG_LIMIT:
+                chunks.append(chunk[: LOG_LIMIT - kept])
+                dropped[0] += max(0, len(chunk) - (LOG_LIMIT - kept))
+                kept += len(chunk)
+            else:
+                dropped[0] += len(chunk)
+
+    reader = threading.Thread(target=drain, daemon=True)
+    reader.start()
+    deadline = time.monotonic() + timeout
+    reason = None
+    while process.poll() is None:
+        if cancel.cancelled:
+            reason = "cancelled"
+            break
+        if time.monotonic() > deadline:
+            reason = f"build time limit of {timeout:.0f} s reached; the build was stopped"
+            break
+        time.sleep(0.02)
+    _kill_group(process.pid)
+    process.wait()
+    reader.join(timeout=2)
+    output = b"".join(chunks).decode("utf-8", "replace")
+    if dropped[0]:
+        output += f"\n[{dropped[0]:,} more bytes of output not kept]\n"
+    if reason == "cancelled":
+        raise Cancelled()
+    return process.returncode, output, reason
+
+
+def _kill_group(pid: int) -> None:
+    """Stop the command and anything it left running (same session)."""
+    try:
+        os.killpg(pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass

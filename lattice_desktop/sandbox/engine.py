@@ -1,0 +1,65 @@
+"""The one wasmtime Engine every case runs on: fuel metering plus an epoch backstop.
+
+Fuel counts are only comparable within one wasmtime version and one configuration,
+so both are fixed here and recorded with every run (`FUEL_SETTINGS`).
+"""
+
+from __future__ import annotations
+
+import threading
+from functools import cache
+from importlib.metadata import version
+
+import wasmtime
+
+WASMTIME_VERSION = version("wasmtime")
+MAX_WASM_STACK = 2 * 1024 * 1024
+WORKER_STACK = 16 * 1024 * 1024  # native stack of grading threads; must exceed MAX_WASM_STACK
+EPOCH_INTERVAL = 0.02  # seconds per epoch tick
+FUEL_SETTINGS = f"wasmtime {WASMTIME_VERSION}; consume_fuel; cranelift speed; default costs"
+
+
+def make_config() -> wasmtime.Config:
+    """The engine configuration; the compile subprocess must build exactly the same one."""
+    config = wasmtime.Config()
+    config.consume_fuel = True
+    config.epoch_interruption = True
+    config.max_wasm_stack = MAX_WASM_STACK
+    config.cranelift_opt_level = "speed"
+    config.parallel_compilation = False
+    return config
+
+
+@cache
+def shared_engine() -> wasmtime.Engine:
+    engine = wasmtime.Engine(make_config())
+    _EpochTicker(engine).start()
+    return engine
+
+
+def seconds_to_epochs(seconds: float) -> int:
+    return max(1, int(seconds / EPOCH_INTERVAL) + 1)
+
+
+class _EpochTicker(threading.Thread):
+    """Advances the engine's epoch so a store's deadline means wall-clock time."""
+
+    def __init__(self, engine: wasmtime.Engine) -> None:
+        super().__init__(name="wasm-epoch", daemon=True)
+        self.engine = engine
+
+    def run(self) -> None:
+        stop = threading.Event()
+        while not stop.wait(EPOCH_INTERVAL):
+            self.engine.increment_epoch()
+
+
+def interrupt_all(max_seconds: float) -> None:
+    """Push the epoch past every deadline so every running call stops with INTERRUPT.
+
+    Used for Cancel. A run that did not ask for this sees an interrupt before its own
+    deadline and simply runs its case again (see runner), so it is never misgraded.
+    """
+    engine = shared_engine()
+    for _ in range(seconds_to_epochs(max_seconds) + 1):
+        engine.increment_epoch()
