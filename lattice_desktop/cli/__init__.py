@@ -1,1 +1,1 @@
-"""cli"""
+"""The command line: grading, runs, leaderboards, case authoring and harness scoring."""

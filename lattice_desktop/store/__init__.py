@@ -1,1 +1,1 @@
-"""store"""
+"""Storage of cases, submissions, runs and results (peewee; SQLite by default)."""

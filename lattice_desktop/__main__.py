@@ -1,0 +1,5 @@
+import sys
+
+from lattice_desktop.launcher import main
+
+sys.exit(main())

@@ -1,0 +1,36 @@
+"""Pieces every subcommand shares: exit codes, the --db option, opening storage."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from lattice_desktop.grading.outcomes import Verdict
+from lattice_desktop.store.database import open_database
+from lattice_desktop.store.writer import Writer
+
+EXIT_CORRECT, EXIT_INCORRECT, EXIT_USAGE, EXIT_OVER_CEILING, EXIT_INTERNAL = 0, 1, 2, 3, 4
+EXIT_CANCELLED = 130
+
+VERDICT_EXIT = {
+    Verdict.CORRECT: EXIT_CORRECT,
+    Verdict.OVER_CEILING: EXIT_OVER_CEILING,
+    Verdict.INCORRECT: EXIT_INCORRECT,
+    Verdict.INTERNAL_ERROR: EXIT_INTERNAL,
+}
+
+
+def add_db_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--db", metavar="PATH_OR_URL",
+        help="database file or postgresql:// URL "
+        "(default: $LATTICE_DESKTOP_DB, else the user data folder)",
+    )
+
+
+def open_storage(args: argparse.Namespace) -> Writer:
+    return Writer(open_database(getattr(args, "db", None)))
+
+
+def err(message: str) -> None:
+    print(message, file=sys.stderr, flush=True)

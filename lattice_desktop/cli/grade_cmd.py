@@ -1,0 +1,82 @@
+"""`lattice-desktop grade SUBMISSION --case MANIFEST`: grade, store, print."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from lattice_desktop.cancel import CancelToken
+from lattice_desktop.cli.common import VERDICT_EXIT, add_db_option, err, open_storage
+from lattice_desktop.cli.report_text import report_lines, report_to_dict
+from lattice_desktop.grading.grader import Progress, grade
+from lattice_desktop.grading.session import grade_and_store
+from lattice_desktop.manifest import load_case, load_submission
+from lattice_desktop.resources import resolve_case_path
+from lattice_desktop.store.field import standing
+
+
+def register(commands: argparse._SubParsersAction) -> None:
+    p = commands.add_parser(
+        "grade", help="grade a submission folder against a case",
+        description="Grade a submission: smoke tests first, then fuel on the stress cases. "
+        "Exit code: 0 correct, 1 incorrect, 2 usage error, 3 over ceiling, 4 internal error.",
+    )
+    p.add_argument("submission", help="submission folder (or its submission.toml)")
+    p.add_argument("--case", required=False, help="case manifest, its folder, or a bundled case name")
+    p.add_argument("--build", action="store_true",
+                   help="allow running the submission's [build] commands (they are someone else's code)")
+    p.add_argument("--json", action="store_true", help="print the report as JSON on stdout")
+    p.add_argument("--workers", type=int, default=2, help="threads running cases (default 2)")
+    p.add_argument("--no-store", action="store_true", help="grade without recording the run")
+    add_db_option(p)
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    submission = load_submission(args.submission)
+    case_name = args.case or submission.case
+    if not case_name:
+        err("error: name the case with --case (the submission does not say which it targets)")
+        return 2
+    case = load_case(resolve_case_path(case_name))
+    progress = _progress_printer(quiet=args.json)
+    cancel = CancelToken()
+    try:
+        if args.no_store:
+            report = grade(case, submission, allow_build=args.build, workers=args.workers,
+                           progress=progress, cancel=cancel)
+            run_id, place = None, None
+        else:
+            writer = open_storage(args)
+            stored = grade_and_store(case, submission, writer=writer, allow_build=args.build,
+                                     workers=args.workers, progress=progress, cancel=cancel)
+            report, run_id = stored.report, stored.run_id
+            place = standing(run_id)
+            writer.close()
+    except KeyboardInterrupt:
+        cancel.cancel()
+        raise
+    if args.json:
+        data = report_to_dict(report)
+        data["run_id"] = run_id
+        data["standing"] = None if place is None else {
+            "rank": place.rank, "of": place.of, "percentile": place.percentile,
+        }
+        json.dump(data, sys.stdout, indent=2)
+        sys.stdout.write("\n")
+    else:
+        for line in report_lines(report, standing=place, run_id=run_id):
+            print(line)
+    return VERDICT_EXIT[report.verdict]
+
+
+def _progress_printer(*, quiet: bool):
+    def show(p: Progress) -> None:
+        if p.result is not None:
+            r = p.result
+            err(f"[{p.done}/{p.total}] {r.kind:6} {r.name}: {r.outcome.label}")
+        elif p.phase != "done":
+            err(f"{p.message}…")
+
+    return show

@@ -1,0 +1,65 @@
+"""`lattice-desktop` subcommands (the Qt-free part; the app itself starts in launcher)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import traceback
+
+from lattice_desktop import __version__
+from lattice_desktop.cli import case_cmd, grade_cmd, runs_cmd
+from lattice_desktop.cli.common import EXIT_CANCELLED, EXIT_INTERNAL, EXIT_USAGE
+from lattice_desktop.errors import Cancelled, UserError
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="lattice-desktop",
+        description="Grade WebAssembly submissions against performance cases. "
+        "Run without a command to open the app on its bundled demo.",
+    )
+    parser.add_argument("--version", action="version", version=f"lattice-desktop {__version__}")
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for module in _command_modules():
+        module.register(commands)
+    return parser
+
+
+def _command_modules() -> list:
+    modules = [grade_cmd, runs_cmd, case_cmd]
+    for name in ("scenario_cmd", "harness_cmd"):
+        try:
+            modules.append(__import__(f"lattice_desktop.cli.{name}", fromlist=["register"]))
+        except ModuleNotFoundError as exc:
+            if exc.name != f"lattice_desktop.cli.{name}":
+                raise
+    return modules
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "func", None):
+        parser.print_help()
+        return EXIT_USAGE
+    try:
+        return args.func(args)
+    except UserError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    except Cancelled:
+        print("cancelled", file=sys.stderr)
+        return EXIT_CANCELLED
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return EXIT_CANCELLED
+    except BrokenPipeError:
+        return 0
+    except Exception:
+        print("internal error (a bug in Lattice Desktop, not in your input):", file=sys.stderr)
+        traceback.print_exc()
+        return EXIT_INTERNAL
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,104 @@
+"""A grade report as a terminal table or as JSON."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from lattice_desktop.formatting import fuel, percent
+from lattice_desktop.grading.grader import CaseResult, GradeReport
+from lattice_desktop.grading.outcomes import Verdict
+from lattice_desktop.store.field import Standing
+
+
+def result_rows(results: list[CaseResult]) -> list[str]:
+    lines = []
+    name_width = max([len(r.name) for r in results] + [4])
+    for r in results:
+        over = f"+{percent(100.0 * r.overshoot / r.ceiling)}" if r.overshoot is not None else ""
+        pct = percent(r.percent_of_ceiling, 0) if not r.is_smoke else ""
+        cells = [
+            f"  {r.name:<{name_width}}", f"{r.outcome.label:<14}", f"{fuel(r.fuel):>12}",
+            f"{pct:>6}", f"{over:>8}",
+        ]
+        line = "  ".join(cells).rstrip()
+        detail = r.detail.splitlines()[0] if r.detail else ""
+        if detail and r.outcome.value not in ("pass",):
+            line += f"   {detail}"
+        lines.append(line)
+    return lines
+
+
+def verdict_line(verdict: Verdict, score: int | None, overshoot: int | None) -> str:
+    text = f"{verdict.symbol} {verdict.label}"
+    if score is not None:
+        text += f" · score {fuel(score)} ({score:,})"
+    if overshoot is not None and verdict is Verdict.OVER_CEILING:
+        text += f" · overshoot {fuel(overshoot)}"
+    return text
+
+
+def report_lines(report: GradeReport, *, standing: Standing | None = None,
+                 run_id: int | None = None) -> list[str]:
+    case = report.case
+    head = f"{report.submission.model} · {case.label}"
+    lines = [head + (f" · run {run_id}" if run_id else ""), ""]
+    failed = report.failed_smoke
+    if failed:
+        lines.append(f"Smoke test {failed[0].name} failed — stress cases skipped (counted failed)")
+        lines.append("")
+    smoke = [r for r in report.results if r.is_smoke]
+    stress = [r for r in report.results if not r.is_smoke]
+    if smoke:
+        lines.append("Smoke tests (correctness only)")
+        lines.extend(result_rows(smoke))
+        lines.append("")
+    if stress:
+        lines.append(f"Stress cases (fuel; ceiling {fuel(case.sandbox.fuel_limit)})")
+        lines.extend(result_rows(stress))
+        lines.append("")
+    lines.append(verdict_line(report.verdict, report.score, report.overshoot))
+    if standing is not None:
+        lines.append(f"field: {standing.describe()}")
+    if report.build is not None and not report.build.ok:
+        lines.append("")
+        lines.append("build log:")
+        lines.extend("  " + line for line in report.build.log.splitlines()[-20:])
+    return lines
+
+
+def result_to_dict(r: CaseResult) -> dict[str, Any]:
+    m = r.mismatch
+    return {
+        "name": r.name, "kind": r.kind, "behaviour": r.behaviour, "size": r.size,
+        "outcome": r.outcome.value, "fuel": r.fuel, "ceiling": r.ceiling, "budget": r.budget,
+        "percent_of_ceiling": r.percent_of_ceiling, "overshoot": r.overshoot,
+        "detail": r.detail, "trap_code": r.trap_code, "frames": list(r.frames),
+        "output_sha256": r.output_digest,
+        "first_mismatch": None if m is None else {
+            "unit": m.unit, "index": m.index, "tick": m.tick,
+            "expected": m.expected, "got": m.got,
+        },
+        "wall_time_s": round(r.wall_time, 6),
+    }
+
+
+def report_to_dict(report: GradeReport) -> dict[str, Any]:
+    case = report.case
+    return {
+        "case": {"name": case.name, "version": case.version, "variant": case.variant,
+                 "manifest_sha256": case.manifest_hash, "fuel_limit": case.sandbox.fuel_limit},
+        "submission": {"model": report.submission.model, "folder": str(report.submission.folder),
+                       "module_sha256": report.module_sha256},
+        "verdict": report.verdict.value,
+        "score": report.score,
+        "stress_fuel": report.stress_fuel,
+        "overshoot": report.overshoot,
+        "wasmtime_version": report.wasmtime_version,
+        "fuel_settings": report.fuel_settings,
+        "started": report.started.isoformat(),
+        "finished": report.finished.isoformat(),
+        "build": None if report.build is None else {
+            "ok": report.build.ok, "detail": report.build.detail, "log": report.build.log,
+        },
+        "results": [result_to_dict(r) for r in report.results],
+    }

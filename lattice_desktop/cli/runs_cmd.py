@@ -1,0 +1,117 @@
+"""`runs`, `show RUN` and `leaderboard CASE`: reading stored results."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from lattice_desktop.cli.common import add_db_option, open_storage
+from lattice_desktop.cli.report_text import result_rows, result_to_dict, verdict_line
+from lattice_desktop.errors import UserError
+from lattice_desktop.formatting import fuel
+from lattice_desktop.store.field import leaderboard, standing
+from lattice_desktop.store.queries import list_runs, load_run
+
+
+def register(commands: argparse._SubParsersAction) -> None:
+    p = commands.add_parser("runs", help="list stored runs, newest first")
+    p.add_argument("--case", help="only this case name")
+    p.add_argument("--model", help="only this model")
+    p.add_argument("--verdict", help="only this verdict (correct, over_ceiling, incorrect, …)")
+    p.add_argument("--limit", type=int, default=50)
+    add_db_option(p)
+    p.set_defaults(func=_runs)
+
+    p = commands.add_parser("show", help="show one stored run with every case result")
+    p.add_argument("run", type=int, help="run id (see `runs`)")
+    p.add_argument("--json", action="store_true")
+    add_db_option(p)
+    p.set_defaults(func=_show)
+
+    p = commands.add_parser("leaderboard", help="models ranked by best correct fuel")
+    p.add_argument("case", help="case name, e.g. lattice")
+    p.add_argument("--version", type=int, dest="case_version")
+    p.add_argument("--variant")
+    p.add_argument("--json", action="store_true")
+    add_db_option(p)
+    p.set_defaults(func=_leaderboard)
+
+
+def _runs(args: argparse.Namespace) -> int:
+    open_storage(args)
+    rows = list_runs(case=args.case, model=args.model, verdict=args.verdict, limit=args.limit)
+    if not rows:
+        print("No runs yet — grade one with `lattice-desktop grade SUBMISSION --case CASE`.")
+        return 0
+    print(f"{'run':>5}  {'case':<22} {'model':<20} {'verdict':<14} {'score':>12}  finished")
+    for r in rows:
+        when = r.finished.strftime("%Y-%m-%d %H:%M") if r.finished else "-"
+        print(f"{r.id:>5}  {r.case_label:<22} {r.model:<20} "
+              f"{r.verdict.symbol} {r.verdict.label:<12} {fuel(r.score):>12}  {when}")
+    return 0
+
+
+def _show(args: argparse.Namespace) -> int:
+    open_storage(args)
+    run = load_run(args.run)
+    if run is None:
+        raise UserError(f"there is no run {args.run} (see `lattice-desktop runs`)")
+    place = standing(run.id)
+    s = run.summary
+    if args.json:
+        json.dump({
+            "run_id": s.id, "case": s.case_label, "model": s.model, "verdict": s.verdict.value,
+            "score": s.score, "wasmtime_version": run.wasmtime_version,
+            "standing": None if place is None else vars(place),
+            "results": [result_to_dict(r) for r in run.results],
+            "build": {"ok": run.build_ok, "detail": run.build_detail, "log": run.build_log},
+        }, sys.stdout, indent=2)
+        print()
+        return 0
+    print(f"run {s.id} · {s.model} · {s.case_label} · wasmtime {run.wasmtime_version}")
+    smoke = [r for r in run.results if r.is_smoke]
+    stress = [r for r in run.results if not r.is_smoke]
+    if smoke:
+        print("\nSmoke tests (correctness only)")
+        print("\n".join(result_rows(smoke)))
+    if stress:
+        print(f"\nStress cases (fuel; ceiling {fuel(run.fuel_limit)})")
+        print("\n".join(result_rows(stress)))
+    print()
+    print(verdict_line(s.verdict, s.score, None))
+    if place:
+        print(f"field: {place.describe()}")
+    return 0
+
+
+def _leaderboard(args: argparse.Namespace) -> int:
+    open_storage(args)
+    board = leaderboard(args.case, args.case_version, args.variant)
+    if args.json:
+        json.dump({
+            "case": board.case_name, "version": board.version, "variant": board.variant,
+            "wasmtime_version": board.wasmtime_version,
+            "entries": [_entry(e) for e in board.entries],
+            "over_ceiling": [_entry(e) for e in board.over_ceiling],
+        }, sys.stdout, indent=2)
+        print()
+        return 0
+    print(f"{board.case_name} {board.version}/{board.variant} · wasmtime {board.wasmtime_version}")
+    if not board.entries and not board.over_ceiling:
+        print("No runs yet for this case.")
+    for e in board.entries:
+        print(f"#{e.rank:<3} {e.model:<24} {fuel(e.fuel):>12}  ×{e.ratio:<7.2f} "
+              f"{e.runs:>4} runs  {e.date:%Y-%m-%d}  (run {e.run_id})")
+    if board.over_ceiling:
+        print("over the ceiling (not ranked):")
+        for e in board.over_ceiling:
+            print(f"     {e.model:<24} {fuel(e.fuel):>12}  +{e.percent_over or 0:.0f}% "
+                  f"{e.runs:>4} runs  (run {e.run_id})")
+    return 0
+
+
+def _entry(e) -> dict:
+    return {"rank": e.rank, "model": e.model, "run_id": e.run_id, "fuel": e.fuel,
+            "ratio": e.ratio, "runs": e.runs, "date": e.date.isoformat(),
+            "percent_over": e.percent_over}

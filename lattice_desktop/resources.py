@@ -1,0 +1,30 @@
+"""Where the bundled resources (cases, sample submissions, harness examples) live."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from lattice_desktop.errors import UserError
+
+RESOURCES = Path(
+    os.environ.get("LATTICE_DESKTOP_RESOURCES") or Path(__file__).resolve().parents[1] / "resources"
+)
+CASES = RESOURCES / "cases"
+
+
+def resolve_case_path(name_or_path: str) -> Path:
+    """A manifest path, a folder holding case.toml, or the name of a bundled case."""
+    path = Path(name_or_path)
+    if path.is_file():
+        return path
+    if path.is_dir() and (path / "case.toml").is_file():
+        return path / "case.toml"
+    bundled = CASES / name_or_path / "case.toml"
+    if bundled.is_file():
+        return bundled
+    raise UserError(f"no case manifest at '{name_or_path}' and no bundled case of that name")
+
+
+def demo_case() -> Path:
+    return CASES / "lattice" / "case.toml"

@@ -1,0 +1,159 @@
+"""The field: where a correct run stands among every model's best, and the leaderboard.
+
+Each model counts once, at its lowest fuel. The run being looked at stands for its
+own model (even when the model has a better run), so a slower rerun sees where it lands.
+Fuel is only comparable within one wasmtime version, so the field is per version too.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+
+from peewee import SQL, fn
+
+from lattice_desktop.grading.outcomes import Verdict
+from lattice_desktop.store.schema import Run
+
+
+@dataclass(frozen=True)
+class Standing:
+    rank: int
+    of: int
+    percentile: float  # share of the field this run is at least as good as, 0..100
+
+    def describe(self) -> str:
+        return f"#{self.rank} of {self.of} · {_ordinal(round(self.percentile))} percentile"
+
+
+@dataclass(frozen=True)
+class BoardEntry:
+    rank: int
+    model: str
+    run_id: int
+    fuel: int
+    ratio: float  # fuel / the leader's fuel
+    runs: int
+    date: datetime
+    percent_over: float | None = None
+
+
+@dataclass(frozen=True)
+class Leaderboard:
+    case_name: str
+    version: int
+    variant: str
+    wasmtime_version: str
+    entries: list[BoardEntry]
+    over_ceiling: list[BoardEntry]
+
+
+def _ordinal(n: int) -> str:
+    suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+    return f"{n}{suffix}"
+
+
+def _same_field(run: Run):
+    return (
+        (Run.case_name == run.case_name)
+        & (Run.case_version == run.case_version)
+        & (Run.case_variant == run.case_variant)
+        & (Run.wasmtime_version == run.wasmtime_version)
+    )
+
+
+def standing(run_id: int) -> Standing | None:
+    """Rank and percentile of a correct run among the per-model bests; None otherwise."""
+    run = Run.get_or_none(Run.id == run_id)
+    if run is None or run.verdict != Verdict.CORRECT.value or run.score is None:
+        return None
+    others = (
+        Run.select(Run.model, fn.MIN(Run.score).alias("best"))
+        .where(_same_field(run) & (Run.verdict == Verdict.CORRECT.value) & (Run.model != run.model))
+        .group_by(Run.model)
+    )
+    bests = [row.best for row in others]
+    field = len(bests) + 1
+    better = sum(1 for b in bests if b < run.score)
+    at_least_as_good = sum(1 for b in bests if b >= run.score) + 1
+    return Standing(rank=better + 1, of=field, percentile=100.0 * at_least_as_good / field)
+
+
+def field_key(run_id: int) -> tuple[str, int, str, str] | None:
+    run = Run.get_or_none(Run.id == run_id)
+    if run is None:
+        return None
+    return run.case_name, run.case_version, run.case_variant, run.wasmtime_version
+
+
+def leaderboard(
+    case_name: str, version: int | None = None, variant: str | None = None,
+    wasmtime_version: str | None = None,
+) -> Leaderboard:
+    """Models ranked by best correct fuel; models with only over-ceiling bests listed apart."""
+    latest = (
+        Run.select(Run.case_version, Run.case_variant, Run.wasmtime_version)
+        .where(Run.case_name == case_name)
+        .order_by(Run.id.desc())
+        .first()
+    )
+    if latest is not None:
+        version = version if version is not None else latest.case_version
+        variant = variant or latest.case_variant
+        wasmtime_version = wasmtime_version or latest.wasmtime_version
+    scope = (
+        (Run.case_name == case_name)
+        & (Run.case_version == (version or 1))
+        & (Run.case_variant == (variant or "standard"))
+        & (Run.wasmtime_version == (wasmtime_version or ""))
+    )
+    counts = dict(
+        Run.select(Run.model, fn.COUNT(Run.id))
+        .where(scope & (Run.verdict != Verdict.RUNNING.value))
+        .group_by(Run.model)
+        .tuples()
+    )
+    best = _best_per_model(scope & (Run.verdict == Verdict.CORRECT.value), Run.score)
+    entries = []
+    leader = best[0][2] if best else None
+    for i, (run_id, model, fuel, date, _pct) in enumerate(best):
+        rank = i + 1 if i == 0 or fuel != best[i - 1][2] else entries[-1].rank
+        entries.append(BoardEntry(rank, model, run_id, fuel, fuel / leader, counts.get(model, 0), date))
+    ranked = {e.model for e in entries}
+    over = [
+        row for row in _best_per_model(scope & (Run.verdict == Verdict.OVER_CEILING.value),
+                                       Run.stress_fuel)
+        if row[1] not in ranked
+    ]
+    over_entries = [
+        BoardEntry(0, model, run_id, fuel, fuel / leader if leader else 0.0,
+                   counts.get(model, 0), date, pct)
+        for run_id, model, fuel, date, pct in over
+    ]
+    return Leaderboard(case_name, version or 1, variant or "standard", wasmtime_version or "",
+                       entries, over_entries)
+
+
+def _best_per_model(where, column) -> list[tuple[int, str, int, datetime, float | None]]:
+    ranked = (
+        Run.select(
+            Run.id, Run.model, column.alias("fuel"), Run.finished, Run.max_percent_over,
+            fn.ROW_NUMBER().over(partition_by=[Run.model], order_by=[column, Run.id]).alias("rn"),
+        )
+        .where(where & column.is_null(False))
+    )
+    rows = (
+        Run.select(SQL("t.id"), SQL("t.model"), SQL("t.fuel"), SQL("t.finished"),
+                   SQL("t.max_percent_over"))
+        .from_(ranked.alias("t"))
+        .where(SQL("t.rn") == 1)
+        .order_by(SQL("t.fuel"), SQL("t.id"))
+        .tuples()
+    )
+    return [(r[0], r[1], r[2], _as_datetime(r[3]), r[4]) for r in rows]
+
+
+def _as_datetime(value: object) -> datetime:
+    if isinstance(value, datetime):
+        return value
+    return datetime.fromisoformat(str(value))

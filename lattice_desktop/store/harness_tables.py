@@ -1,0 +1,31 @@
+"""Tables for scored agent-harness runs. The box and trace are kept verbatim so that every
+published metric can be recomputed later (`harness verify`)."""
+
+from __future__ import annotations
+
+from peewee import AutoField, CharField, DateTimeField, FloatField, TextField
+
+from lattice_desktop.store.base import BaseModel
+
+
+class HarnessRun(BaseModel):
+    id = AutoField()
+    box = CharField(index=True)
+    stage = CharField()
+    harness = CharField()
+    model = CharField()
+    score = FloatField()
+    execution = FloatField(null=True)
+    last_capture = FloatField(null=True)  # seconds into the run; a tie-breaker
+    box_source = TextField()
+    box_text = TextField()
+    trace_source = TextField()
+    trace_text = TextField()
+    result_json = TextField()  # what was published, to compare on verify
+    imported = DateTimeField()
+
+    class Meta:
+        table_name = "harness_run"
+
+
+HARNESS_TABLES = [HarnessRun]

@@ -1,0 +1,53 @@
+"""Ordered schema migrations. A database records the last one applied; opening it applies
+the rest, each in its own transaction, so an older database is upgraded without loss."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from peewee import Database
+
+from lattice_desktop.errors import StorageError
+from lattice_desktop.store.harness_tables import HARNESS_TABLES
+from lattice_desktop.store.schema import CORE_TABLES, SchemaVersion
+
+
+def _core(db: Database) -> None:
+    db.create_tables(CORE_TABLES)
+
+
+def _harness(db: Database) -> None:
+    db.create_tables(HARNESS_TABLES)
+
+
+MIGRATIONS: list[tuple[int, str, Callable[[Database], None]]] = [
+    (1, "cases, submissions, runs, results, build logs", _core),
+    (2, "scored agent-harness runs", _harness),
+]
+LATEST = MIGRATIONS[-1][0]
+
+
+def current_version(db: Database) -> int:
+    if not db.table_exists(SchemaVersion._meta.table_name):
+        return 0
+    row = SchemaVersion.select().order_by(SchemaVersion.version.desc()).first()
+    return row.version if row else 0
+
+
+def migrate(db: Database, *, target: int = LATEST) -> int:
+    """Apply every migration newer than the database, up to `target`; return the version."""
+    db.create_tables([SchemaVersion])
+    version = current_version(db)
+    if version > LATEST:
+        raise StorageError(
+            f"the database has schema version {version}, newer than this Lattice Desktop "
+            f"understands ({LATEST}); upgrade the app"
+        )
+    for number, _description, apply in MIGRATIONS:
+        if version < number <= target:
+            with db.atomic():
+                apply(db)
+                SchemaVersion.delete().execute()
+                SchemaVersion.create(version=number)
+            version = number
+    return version

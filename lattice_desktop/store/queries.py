@@ -1,0 +1,141 @@
+"""Reading runs back: the runs list with filters, and one run with all its results."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+
+from lattice_desktop.grading.compare import Mismatch
+from lattice_desktop.grading.grader import CaseResult
+from lattice_desktop.grading.outcomes import Outcome, Verdict
+from lattice_desktop.store.schema import BuildLog, CaseRecord, CaseResultRow, Run, SubmissionRecord
+
+
+@dataclass(frozen=True)
+class RunSummary:
+    id: int
+    case_name: str
+    case_version: int
+    case_variant: str
+    model: str
+    submission: str
+    verdict: Verdict
+    score: int | None
+    stress_fuel: int | None
+    max_percent_over: float | None
+    started: datetime
+    finished: datetime | None
+
+    @property
+    def case_label(self) -> str:
+        return f"{self.case_name} {self.case_version}/{self.case_variant}"
+
+
+@dataclass(frozen=True)
+class StoredRun:
+    summary: RunSummary
+    manifest_path: str
+    submission_path: str
+    module_sha256: str | None
+    fuel_limit: int
+    wasmtime_version: str
+    fuel_settings: str
+    results: list[CaseResult]
+    build_ok: bool | None
+    build_detail: str
+    build_log: str
+
+    @property
+    def id(self) -> int:
+        return self.summary.id
+
+
+def _summary(run: Run, submission_name: str) -> RunSummary:
+    return RunSummary(
+        id=run.id, case_name=run.case_name, case_version=run.case_version,
+        case_variant=run.case_variant, model=run.model, submission=submission_name,
+        verdict=Verdict(run.verdict), score=run.score, stress_fuel=run.stress_fuel,
+        max_percent_over=run.max_percent_over, started=run.started, finished=run.finished,
+    )
+
+
+def list_runs(
+    *,
+    case: str | None = None,
+    model: str | None = None,
+    verdict: str | None = None,
+    text: str | None = None,
+    limit: int = 5000,
+) -> list[RunSummary]:
+    """Newest first; `text` matches case, model or submission name."""
+    query = (
+        Run.select(Run, SubmissionRecord.name)
+        .join(SubmissionRecord)
+        .order_by(Run.id.desc())
+        .limit(limit)
+    )
+    if case:
+        query = query.where(Run.case_name == case)
+    if model:
+        query = query.where(Run.model == model)
+    if verdict:
+        query = query.where(Run.verdict == verdict)
+    if text:
+        like = f"%{text}%"
+        query = query.where(
+            Run.case_name ** like | Run.model ** like | SubmissionRecord.name ** like
+        )
+    return [_summary(r, r.submission.name) for r in query]
+
+
+def load_run(run_id: int) -> StoredRun | None:
+    run = (
+        Run.select(Run, SubmissionRecord, CaseRecord)
+        .join(SubmissionRecord)
+        .switch(Run)
+        .join(CaseRecord)
+        .where(Run.id == run_id)
+        .first()
+    )
+    if run is None:
+        return None
+    log = BuildLog.get_or_none(BuildLog.run == run_id)
+    rows = CaseResultRow.select().where(CaseResultRow.run == run_id).order_by(CaseResultRow.position)
+    return StoredRun(
+        summary=_summary(run, run.submission.name),
+        manifest_path=run.case.manifest_path,
+        submission_path=run.submission.path,
+        module_sha256=run.submission.module_sha256,
+        fuel_limit=run.fuel_limit,
+        wasmtime_version=run.wasmtime_version,
+        fuel_settings=run.fuel_settings,
+        results=[_result(r) for r in rows],
+        build_ok=log.ok if log else None,
+        build_detail=log.detail if log else "",
+        build_log=log.log if log else "",
+    )
+
+
+def _result(row: CaseResultRow) -> CaseResult:
+    mismatch = None
+    if row.mismatch_index is not None:
+        mismatch = Mismatch(
+            index=row.mismatch_index,
+            expected=None if row.mismatch_expected is None else int(row.mismatch_expected),
+            got=None if row.mismatch_got is None else int(row.mismatch_got),
+            tick=row.mismatch_tick,
+            unit=row.mismatch_unit or "byte",
+        )
+    return CaseResult(
+        name=row.name, kind=row.kind, behaviour=row.behaviour, size=row.size,
+        outcome=Outcome(row.outcome), ceiling=row.ceiling, budget=row.budget, fuel=row.fuel,
+        detail=row.detail, trap_code=row.trap_code,
+        frames=tuple(f for f in row.frames.split("\n") if f),
+        output_digest=row.output_digest, checksums=bytes(row.checksums) if row.checksums else None,
+        mismatch=mismatch, snapshot_interval=row.snapshot_interval, wall_time=row.wall_time,
+    )
+
+
+def distinct_values(field: str) -> list[str]:
+    column = getattr(Run, field)
+    return [r[0] for r in Run.select(column).distinct().order_by(column).tuples()]

@@ -1,0 +1,44 @@
+"""One writer thread: every database write in the process goes through it.
+
+SQLite allows one writer at a time, and many writer threads end in "database is
+locked"; funnelling writes through a single thread keeps them ordered and safe.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from concurrent.futures import Future, ThreadPoolExecutor
+from typing import TypeVar
+
+from peewee import Database
+
+T = TypeVar("T")
+
+
+class Writer:
+    def __init__(self, db: Database) -> None:
+        self.db = db
+        self._executor = ThreadPoolExecutor(1, "db-writer")
+
+    def submit(self, fn: Callable[..., T], *args: object) -> Future[T]:
+        """Run `fn(*args)` on the writer thread inside one transaction."""
+        return self._executor.submit(self._in_transaction, fn, *args)
+
+    def call(self, fn: Callable[..., T], *args: object) -> T:
+        return self.submit(fn, *args).result()
+
+    def _in_transaction(self, fn: Callable[..., T], *args: object) -> T:
+        with self.db.connection_context() if self.db.is_closed() else _nothing():
+            with self.db.atomic():
+                return fn(*args)
+
+    def close(self) -> None:
+        self._executor.shutdown(wait=True)
+
+
+class _nothing:
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, *exc: object) -> None:
+        return None
