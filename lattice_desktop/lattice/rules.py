@@ -41,7 +41,8 @@ class Factory:
 
         # Holders, their cells and exit directions.
         self._cells: list[int] = []
-        holder_of: dict[int, int] = {}
+        self._holder_of: dict[int, int] = {}
+        holder_of = self._holder_of
         directions: list[Dir] = []
         for c in range(w * h):
             char = grid[c]
@@ -131,13 +132,9 @@ class Factory:
                         ranked.append(ho * 4 + 3)
             self._asm_contenders.append(tuple(ranked))
 
-        self._sources = [
-            (holder_of[c] * 4 + 3, s.type, s.period) for c, s in scenario.sources.items()
-        ]
+        self._sources = [(holder_of[c] * 4 + 3, s.type, s.period) for c, s in scenario.sources.items()]
         # Positions that can hold an item, for scanning.
-        self._positions = [
-            hi * 4 + s for hi in range(n) for s in (range(4) if self._belt[hi] else (3,))
-        ]
+        self._positions = [hi * 4 + s for hi in range(n) for s in (range(4) if self._belt[hi] else (3,))]
 
     # --- one tick ------------------------------------------------------------------------
 
@@ -261,7 +258,38 @@ class Factory:
                     buffer[k] -= count
                 self._remaining[a] = self._asm_time[a]
 
-    # --- reading the state ---------------------------------------------------------------
+    # --- reading and seeding the state ---------------------------------------------------
+
+    def belt(self, cell: int) -> tuple[int, int, int, int]:
+        """The items in slots 0..3 of the belt at `cell` (0 = empty)."""
+        hi = self._holder(cell, "a belt", belt=True)
+        return tuple(self._hold[hi * 4 : hi * 4 + 4])
+
+    def source_buffer(self, cell: int) -> int:
+        """The item in the buffer of the source at `cell` (0 = empty)."""
+        return self._hold[self._holder(cell, "a source", belt=False) * 4 + 3]
+
+    def sink_counts(self, cell: int) -> dict[int, int]:
+        """Items received by the sink at `cell`, per type."""
+        return dict(self._sink_counts[self._sink_of[cell]])
+
+    def assembler(self, cell: int) -> tuple[int, int, dict[int, int]]:
+        """(remaining, output, buffer per input type) of the assembler at `cell`."""
+        a = self._asm_of[cell]
+        output = self._hold[self._asm_holder[a] * 4 + 3]
+        return self._remaining[a], output, dict(self._buffer[a])
+
+    def place(self, cell: int, slot: int, type_: int) -> None:
+        """Put an item in slot 0..3 of a belt, for tests and tools that seed a state."""
+        if not 0 <= slot < 4 or not 0 <= type_ <= 255:
+            raise ValueError(f"slot {slot} / type {type_} out of range")
+        self._hold[self._holder(cell, "a belt", belt=True) * 4 + slot] = type_
+
+    def _holder(self, cell: int, what: str, *, belt: bool) -> int:
+        hi = self._holder_of.get(cell)
+        if hi is None or self._belt[hi] != belt or cell in self._asm_of:
+            raise ValueError(f"cell {cell} is not {what}")
+        return hi
 
     def run_to(self, tick: int) -> None:
         """Step until `tick` ticks have run."""
@@ -300,9 +328,7 @@ class Factory:
         return checksum_from_records(self.records(), self.tick)
 
 
-def simulate(
-    scenario: Scenario, *, progress: Callable[[int, int], None] | None = None
-) -> list[int]:
+def simulate(scenario: Scenario, *, progress: Callable[[int, int], None] | None = None) -> list[int]:
     """Run the whole scenario and return its floor(T / S) snapshot checksums (§4 phase 4).
 
     `progress(tick, ticks)` is called after each snapshot; raise `Cancelled` in it to stop.

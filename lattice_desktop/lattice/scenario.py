@@ -188,9 +188,7 @@ class _Parser:
         try:
             return Dir[token.decode()]
         except KeyError:
-            raise self.error(
-                line, f"direction must be one of N E S W, got {_show(token)}"
-            ) from None
+            raise self.error(line, f"direction must be one of N E S W, got {_show(token)}") from None
 
     def expect_tokens(self, tokens: list[bytes], line: int, usage: str, *, at_least=False) -> None:
         n = len(usage.split())
@@ -252,9 +250,7 @@ class _Parser:
         else:
             raise self.error(
                 line,
-                f"unknown keyword {_show(tokens[0])}; expected one of "
-                + ", ".join(_KEYWORDS)
-                + " or grid",
+                f"unknown keyword {_show(tokens[0])}; expected one of " + ", ".join(_KEYWORDS) + " or grid",
             )
 
     def place(self, header: _Header, tokens: list[bytes], line: int, keyword: str) -> tuple:
@@ -262,9 +258,7 @@ class _Parser:
         y = self.number(tokens[2], line, "Y", 0, U64_MAX)
         if (x, y) in header.placed:
             first, what = header.placed[(x, y)]
-            raise self.error(
-                line, f"cell ({x}, {y}) already has a {what} line (line {first})", keyword
-            )
+            raise self.error(line, f"cell ({x}, {y}) already has a {what} line (line {first})", keyword)
         header.placed[(x, y)] = (line, keyword)
         return (x, y)
 
@@ -274,9 +268,7 @@ class _Parser:
         recipe_id = self.number(tokens[1], line, "recipe id", 1, 255)
         if recipe_id in header.recipes:
             first = header.recipe_lines[recipe_id]
-            raise self.error(
-                line, f"duplicate recipe {recipe_id} (first on line {first})", "recipe"
-            )
+            raise self.error(line, f"duplicate recipe {recipe_id} (first on line {first})", "recipe")
         product = self.number(tokens[2], line, "recipe product", 1, 255)
         time = self.number(tokens[3], line, "recipe time", 1, 65535)
         if len(tokens) > 8:
@@ -307,8 +299,7 @@ class _Parser:
         if header.ticks // header.snapshot > MAX_SNAPSHOTS:
             raise self.error(
                 header.seen["snapshot"],
-                f"floor(T / S) = {header.ticks // header.snapshot} snapshots, "
-                f"more than {MAX_SNAPSHOTS:,}",
+                f"floor(T / S) = {header.ticks // header.snapshot} snapshots, more than {MAX_SNAPSHOTS:,}",
                 "snapshot",
             )
         for (x, y), (line, keyword) in header.placed.items():
@@ -372,14 +363,11 @@ class _Parser:
                 char = _show(row[bad.start() : bad.start() + 1])
                 raise self.error(
                     line,
-                    f"bad grid character {char} at x = {bad.start()}; "
-                    "expected one of . # ^ > v < S K A",
+                    f"bad grid character {char} at x = {bad.start()}; expected one of . # ^ > v < S K A",
                     "grid",
                 )
             if len(row) != width:
-                raise self.error(
-                    line, f"grid row {y} has {len(row)} cells, expected W = {width}", "grid"
-                )
+                raise self.error(line, f"grid row {y} has {len(row)} cells, expected W = {width}", "grid")
         if len(body) < height:
             raise self.error(
                 grid_index + 1 + len(body),
@@ -428,12 +416,8 @@ class _Parser:
             grid=grid,
             items=header.items,
             recipes=dict(sorted(header.recipes.items())),
-            sources={
-                y * width + x: s for (x, y), s in sorted(header.sources.items(), key=_rowmajor)
-            },
-            assemblers={
-                y * width + x: a for (x, y), a in sorted(header.assemblers.items(), key=_rowmajor)
-            },
+            sources={y * width + x: s for (x, y), s in sorted(header.sources.items(), key=_rowmajor)},
+            assemblers={y * width + x: a for (x, y), a in sorted(header.assemblers.items(), key=_rowmajor)},
             comments=tuple(header.comments),
         )
 
