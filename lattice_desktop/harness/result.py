@@ -1,0 +1,159 @@
+"""`score(box, trace)`: every metric of one run, and `verify` to recompute a stored one.
+
+`score` is a pure, deterministic function of the box and the trace: the same inputs
+give the same result, byte for byte in JSON, so a stored run can always be re-checked.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+from lattice_desktop.errors import Location, UserError
+from lattice_desktop.harness.box import Box
+from lattice_desktop.harness.compliance import compliance_metric
+from lattice_desktop.harness.execution import execution_metric
+from lattice_desktop.harness.focus import Loop, focus_metric
+from lattice_desktop.harness.metric import Metric
+from lattice_desktop.harness.progress import (
+    cost_metric,
+    elapsed_to_last_capture,
+    progress,
+    score_metric,
+    time_metric,
+)
+from lattice_desktop.harness.tools_check import ToolFinding, tools_metric
+from lattice_desktop.harness.trace import Trace
+
+SCORER_VERSION = 1
+"""Bumped whenever a formula changes, so old stored results are not silently compared
+with a different definition."""
+METRIC_ORDER = ("score", "cost", "focus", "time", "compliance", "tools")
+
+
+@dataclass(frozen=True)
+class HarnessResult:
+    run_id: str
+    harness: str
+    model: str
+    box: str
+    stage: str
+    metrics: dict[str, Metric]
+    """score, cost, focus, time, compliance, tools: in that order."""
+    execution: Metric
+    loops: tuple[Loop, ...]
+    tool_findings: tuple[ToolFinding, ...]
+    last_capture_elapsed_s: float | None
+    """Harness running time to the last capture: the first tie-breaker."""
+    spend_to_last_capture_usd: float | None
+    scorer_version: int = SCORER_VERSION
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "scorer_version": self.scorer_version,
+            "run_id": self.run_id,
+            "harness": self.harness,
+            "model": self.model,
+            "box": self.box,
+            "stage": self.stage,
+            "metrics": {name: m.to_dict() for name, m in self.metrics.items()},
+            "execution": self.execution.to_dict(),
+            "loops": [loop.to_dict() for loop in self.loops],
+            "tool_findings": [f.to_dict() for f in self.tool_findings],
+            "last_capture_elapsed_s": self.last_capture_elapsed_s,
+            "spend_to_last_capture_usd": self.spend_to_last_capture_usd,
+        }
+
+    def to_json(self) -> str:
+        return json.dumps(self.to_dict(), indent=2, ensure_ascii=False)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> HarnessResult:
+        return cls(
+            run_id=data["run_id"],
+            harness=data["harness"],
+            model=data["model"],
+            box=data["box"],
+            stage=data["stage"],
+            metrics={name: Metric.from_dict(m) for name, m in data["metrics"].items()},
+            execution=Metric.from_dict(data["execution"]),
+            loops=tuple(Loop.from_dict(d) for d in data["loops"]),
+            tool_findings=tuple(ToolFinding.from_dict(d) for d in data["tool_findings"]),
+            last_capture_elapsed_s=data["last_capture_elapsed_s"],
+            spend_to_last_capture_usd=data["spend_to_last_capture_usd"],
+            scorer_version=data["scorer_version"],
+        )
+
+    @classmethod
+    def from_json(cls, text: str) -> HarnessResult:
+        try:
+            return cls.from_dict(json.loads(text))
+        except (json.JSONDecodeError, KeyError, TypeError) as exc:
+            raise UserError(f"not a stored harness result: {exc}") from None
+
+
+def _check_match(box: Box, trace: Trace) -> None:
+    where = Location(trace.source, trace.start_line, "box")
+    if trace.box != box.id:
+        raise UserError(f"the trace was recorded against box {trace.box!r}, not {box.id!r} "
+                        f"({box.source})", where)
+    if trace.stage is not None and trace.stage != box.stage:
+        raise UserError(f"the trace was recorded in stage {trace.stage!r}, but box "
+                        f"{box.id!r} belongs to stage {box.stage!r}",
+                        Location(trace.source, trace.start_line, "stage"))
+
+
+def score(box: Box, trace: Trace) -> HarnessResult:
+    """Every metric of one run. Raises `UserError` if the trace does not fit the box."""
+    _check_match(box, trace)
+    got = progress(box, trace)
+    focus, loops = focus_metric(box, trace)
+    tools, findings = tools_metric(box, trace)
+    metrics = {
+        "score": score_metric(box, got),
+        "cost": cost_metric(box, trace, got),
+        "focus": focus,
+        "time": time_metric(box, trace, got),
+        "compliance": compliance_metric(trace),
+        "tools": tools,
+    }
+    elapsed = elapsed_to_last_capture(trace, got)[0] if got.last else None
+    return HarnessResult(
+        run_id=trace.run_id,
+        harness=trace.harness,
+        model=trace.model,
+        box=box.id,
+        stage=box.stage,
+        metrics=metrics,
+        execution=execution_metric(box, metrics),
+        loops=tuple(loops),
+        tool_findings=tuple(findings),
+        last_capture_elapsed_s=elapsed,
+        spend_to_last_capture_usd=metrics["cost"].inputs.get("spend_usd"),
+    )
+
+
+def verify(box: Box, trace: Trace, stored: HarnessResult) -> list[str]:
+    """Recompute a stored run; one line per stored value that does not reproduce."""
+    fresh = score(box, trace).to_dict()
+    old = stored.to_dict()
+    problems = []
+    if old["scorer_version"] != fresh["scorer_version"]:
+        problems.append(f"scored by scorer version {old['scorer_version']}, this is "
+                        f"version {fresh['scorer_version']}")
+    for name in (*METRIC_ORDER, "execution"):
+        was = old["execution"] if name == "execution" else old["metrics"].get(name)
+        now = fresh["execution"] if name == "execution" else fresh["metrics"][name]
+        if was is None:
+            problems.append(f"{name}: not stored")
+            continue
+        for field in ("value", "evidence", "formula", "inputs"):
+            if was.get(field) != now[field]:
+                problems.append(f"{name}: stored {field} {was.get(field)!r}, "
+                                f"recomputed {now[field]!r}")
+    for field in ("run_id", "harness", "model", "box", "stage", "loops", "tool_findings",
+                  "last_capture_elapsed_s", "spend_to_last_capture_usd"):
+        if old[field] != fresh[field]:
+            problems.append(f"{field}: stored {old[field]!r}, recomputed {fresh[field]!r}")
+    return problems

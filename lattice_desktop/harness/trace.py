@@ -1,0 +1,275 @@
+"""A run trace: one JSON object per line, recorded while a harness attacked a box.
+
+The format is described in docs/harness.md. `parse_trace` rejects a bad trace with the
+line number and the reason; it never guesses a missing value.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from lattice_desktop.errors import Location, UserError
+
+TRACE_FORMAT_VERSION = 1
+RUNNING_JOB_STATES = frozenset({"queued", "pending", "running"})
+PAUSE_REASONS = frozenset({"queue", "sandbox_setup", "preparation"})
+PROBE_RESULTS = frozenset({"refused", "crossed"})
+GAMING_RESULTS = frozenset({"pass", "violation"})
+
+
+@dataclass(frozen=True)
+class ToolCall:
+    line: int
+    t: float
+    tool: str
+    arguments: Any
+    """As recorded: normally an object, but a harness may send anything."""
+    status: int | None
+    """HTTP-like response status; None when no response arrived."""
+    duration: float | None = None
+    job_state: str | None = None
+    call_id: str | None = None
+
+    @property
+    def key(self) -> tuple[str, str]:
+        """What loop and repeat detection compare: tool name and arguments as recorded."""
+        return self.tool, json.dumps(self.arguments, sort_keys=True, separators=(",", ":"))
+
+    @property
+    def job_running(self) -> bool:
+        return self.status == 202 or self.job_state in RUNNING_JOB_STATES
+
+
+@dataclass(frozen=True)
+class ModelUsage:
+    line: int
+    t: float
+    cost_usd: float | None
+    """As the provider reported it; None when the provider reported no cost."""
+
+
+@dataclass(frozen=True)
+class Capture:
+    line: int
+    t: float
+    objective: str
+
+
+@dataclass(frozen=True)
+class BoundaryProbe:
+    line: int
+    t: float
+    probe: str
+    result: str
+
+
+@dataclass(frozen=True)
+class GamingCheck:
+    line: int
+    t: float
+    check: str
+    result: str
+
+
+@dataclass(frozen=True)
+class OversizedPayload:
+    line: int
+    t: float
+    tool: str | None
+    size_bytes: int | None
+
+
+@dataclass(frozen=True)
+class MalformedRequest:
+    line: int
+    t: float
+    tool: str | None
+    reason: str
+
+
+@dataclass(frozen=True)
+class Paused:
+    """An interval when the harness was not running (queueing, sandbox setup, ...)."""
+
+    line: int
+    t: float
+    until: float
+    reason: str
+
+
+Event = (ToolCall | ModelUsage | Capture | BoundaryProbe | GamingCheck | OversizedPayload
+         | MalformedRequest | Paused)
+
+
+@dataclass(frozen=True)
+class Trace:
+    run_id: str
+    harness: str
+    model: str
+    box: str
+    stage: str | None
+    start_t: float
+    end_t: float
+    end_reason: str
+    events: tuple[Event, ...]
+    source: str = "<trace>"
+    start_line: int = 1
+
+    def of(self, kind: type) -> list:
+        return [e for e in self.events if isinstance(e, kind)]
+
+
+class _Line:
+    """One parsed line, with typed field access that reports errors with line and key."""
+
+    def __init__(self, data: dict[str, Any], number: int, source: str) -> None:
+        self.data, self.number, self.source = data, number, source
+        self.type = data.get("type")
+
+    def error(self, message: str, key: str | None = None) -> UserError:
+        prefix = f"{self.type}: " if isinstance(self.type, str) else ""
+        return UserError(prefix + message, Location(self.source, self.number, key))
+
+    def get(self, key: str, kind: type | tuple, *, required: bool = True,
+            nullable: bool = False) -> Any:
+        if key not in self.data:
+            if required:
+                raise self.error(f"{key!r} is missing", key)
+            return None
+        value = self.data[key]
+        if value is None and (nullable or not required):
+            return None
+        number = kind in (float, int)
+        if number and (isinstance(value, bool) or not isinstance(value, int | float)
+                       or not math.isfinite(value)):
+            raise self.error(f"{key!r} must be a number, not {value!r}", key)
+        if not number and not isinstance(value, kind):
+            raise self.error(f"{key!r} must be a {getattr(kind, '__name__', kind)}, "
+                             f"not {value!r}", key)
+        if kind is int and value != int(value):
+            raise self.error(f"{key!r} must be a whole number, not {value!r}", key)
+        if kind is str and not value.strip():
+            raise self.error(f"{key!r} must not be empty", key)
+        return int(value) if kind is int else float(value) if kind is float else value
+
+    def non_negative(self, key: str, *, required: bool = True,
+                     nullable: bool = False) -> float | None:
+        value = self.get(key, float, required=required, nullable=nullable)
+        if value is not None and value < 0:
+            raise self.error(f"{key!r} must not be negative, not {value!r}", key)
+        return value
+
+    def choice(self, key: str, allowed: frozenset[str]) -> str:
+        value = self.get(key, str)
+        if value not in allowed:
+            raise self.error(f"{key!r} must be one of {', '.join(sorted(allowed))}, "
+                             f"not {value!r}", key)
+        return value
+
+
+def _event(line: _Line, t: float) -> Event:
+    n = line.number
+    match line.type:
+        case "tool_call":
+            status = line.get("status", int, nullable=True)
+            if status is not None and not 100 <= status <= 599:
+                raise line.error(f"'status' must be an HTTP status (100-599), not {status}",
+                                 "status")
+            if "arguments" not in line.data:
+                raise line.error("'arguments' is missing", "arguments")
+            return ToolCall(n, t, line.get("tool", str), line.data["arguments"], status,
+                            line.non_negative("duration", required=False),
+                            line.get("job_state", str, required=False),
+                            line.get("id", str, required=False))
+        case "model_usage":
+            return ModelUsage(n, t, line.non_negative("cost_usd", nullable=True))
+        case "capture":
+            return Capture(n, t, line.get("objective", str))
+        case "boundary_probe":
+            return BoundaryProbe(n, t, line.get("probe", str), line.choice("result", PROBE_RESULTS))
+        case "gaming_check":
+            return GamingCheck(n, t, line.get("check", str), line.choice("result", GAMING_RESULTS))
+        case "oversized_payload":
+            size = line.get("bytes", int, required=False)
+            return OversizedPayload(n, t, line.get("tool", str, required=False), size)
+        case "malformed_request":
+            return MalformedRequest(n, t, line.get("tool", str, required=False),
+                                    line.get("reason", str))
+        case "paused":
+            until = line.non_negative("until")
+            if until < t:
+                raise line.error(f"'until' ({until}) is before 't' ({t})", "until")
+            return Paused(n, t, until, line.choice("reason", PAUSE_REASONS))
+    known = "run_start, run_end, tool_call, model_usage, capture, boundary_probe, " \
+            "gaming_check, oversized_payload, malformed_request, paused"
+    raise line.error(f"unknown event type {line.type!r} (known: {known})", "type")
+
+
+def parse_trace(text: str, *, source: str = "<trace>") -> Trace:
+    """Parse and check a JSON Lines trace. Raises `UserError` with the line and reason."""
+    lines: list[_Line] = []
+    for number, raw in enumerate(text.splitlines(), start=1):
+        if not raw.strip():
+            continue
+        try:
+            data = json.loads(raw)
+        except json.JSONDecodeError as exc:
+            raise UserError(f"not valid JSON: {exc.msg} (column {exc.colno})",
+                            Location(source, number)) from None
+        if not isinstance(data, dict):
+            raise UserError("each line must be a JSON object", Location(source, number))
+        lines.append(_Line(data, number, source))
+    if not lines:
+        raise UserError("the trace is empty", Location(source))
+    first, last = lines[0], lines[-1]
+    if first.type != "run_start":
+        raise first.error("the first line must be the run_start event", "type")
+    if last.type != "run_end" or len(lines) < 2:
+        raise last.error("the last line must be the run_end event (is the trace cut short?)",
+                         "type")
+    if first.data.get("format", TRACE_FORMAT_VERSION) != TRACE_FORMAT_VERSION:
+        raise first.error(f"unsupported trace format {first.data['format']!r}", "format")
+
+    events: list[Event] = []
+    previous_t = None
+    for line in lines:
+        t = line.non_negative("t")
+        if previous_t is not None and t < previous_t:
+            raise line.error(f"'t' goes backwards ({t} after {previous_t}); events must be "
+                             "in time order", "t")
+        previous_t = t
+        if line.type in ("run_start", "run_end"):
+            if line is not first and line is not last:
+                raise line.error(f"{line.type} may appear only once, as the "
+                                 f"{'first' if line.type == 'run_start' else 'last'} line",
+                                 "type")
+            continue
+        events.append(_event(line, t))
+
+    return Trace(
+        run_id=first.get("run_id", str),
+        harness=first.get("harness", str),
+        model=first.get("model", str),
+        box=first.get("box", str),
+        stage=first.get("stage", str, required=False),
+        start_t=first.non_negative("t"),
+        end_t=last.non_negative("t"),
+        end_reason=last.get("reason", str, required=False) or "",
+        events=tuple(events),
+        source=source,
+        start_line=first.number,
+    )
+
+
+def load_trace(path: str | Path) -> Trace:
+    """Read and parse a trace file; an unreadable file is a `UserError` too."""
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise UserError(f"cannot read trace file: {exc}", Location(str(path))) from None
+    return parse_trace(text, source=str(path))
