@@ -1,0 +1,64 @@
+"""Long work off the GUI thread: a function runs on a pool thread, its result or its
+error comes back through a signal to an object living on the GUI thread.
+
+    task = Task(fn, arg, progress=True)        # fn(arg, report=callable) if progress
+    task.signals.done.connect(self.on_done)    # slot on a GUI-thread object, not a lambda
+    task.signals.failed.connect(self.on_error) # (message, traceback text)
+    tasks.start(task)
+
+A `Task` is a QRunnable and not a QObject, so its signals live on a separate QObject
+created by the caller (on the GUI thread).
+"""
+
+from __future__ import annotations
+
+import traceback
+from collections.abc import Callable
+from typing import Any
+
+from PySide6.QtCore import QObject, QRunnable, QThreadPool, Signal
+
+from lattice_desktop.errors import Cancelled, UserError
+
+WORKER_STACK = 16 * 1024 * 1024  # wasm runs on the worker's native stack
+
+
+class TaskSignals(QObject):
+    done = Signal(object)  # the function's return value
+    failed = Signal(str, str)  # message, traceback ("" for a user error)
+    cancelled = Signal()
+    progress = Signal(object)  # whatever the function reports
+
+
+class Task(QRunnable):
+    def __init__(self, fn: Callable[..., Any], *args: Any, progress: bool = False,
+                 **kwargs: Any) -> None:
+        super().__init__()
+        self.fn, self.args, self.kwargs = fn, args, kwargs
+        self.signals = TaskSignals()
+        if progress:
+            self.kwargs["report"] = self.signals.progress.emit
+        self.setAutoDelete(True)
+
+    def run(self) -> None:
+        try:
+            result = self.fn(*self.args, **self.kwargs)
+        except Cancelled:
+            self.signals.cancelled.emit()
+        except UserError as exc:
+            self.signals.failed.emit(str(exc), "")
+        except Exception as exc:  # unexpected: the user sees the traceback
+            self.signals.failed.emit(f"{type(exc).__name__}: {exc}", traceback.format_exc())
+        else:
+            self.signals.done.emit(result)
+
+
+def pool() -> QThreadPool:
+    p = QThreadPool.globalInstance()
+    if p.stackSize() < WORKER_STACK:
+        p.setStackSize(WORKER_STACK)
+    return p
+
+
+def start(task: Task) -> None:
+    pool().start(task)
