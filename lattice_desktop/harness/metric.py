@@ -90,8 +90,14 @@ def res(x: float) -> str:
     return f"{round(x, DIGITS):.2f}"
 
 
+def part(x: float) -> float:
+    """An intermediate value, rounded like a stored one so formulas recompute exactly."""
+    return round(x, DIGITS)
+
+
 def mean_of_parts(name: str, parts: dict[str, float | None]) -> tuple[float | None, str]:
     """Mean of the parts that could be evaluated, and its formula ("-" for the others)."""
+    parts = {k: None if v is None else part(v) for k, v in parts.items()}
     present = [v for v in parts.values() if v is not None]
     shown = ", ".join(f"{k} {'-' if v is None else num(v)}" for k, v in parts.items())
     if not present:

@@ -38,7 +38,7 @@ def progress(box: Box, trace: Trace) -> Progress:
 
 def score_metric(box: Box, got: Progress) -> Metric:
     captured = [box.objective(c.objective) for c in got.captures]
-    captured_w = sum(o.weight for o in captured)
+    captured_w = math.fsum(o.weight for o in captured)
     total = box.total_weight
     value = captured_w / total
     terms = " + ".join(f"{o.id} {num(o.weight)}" for o in captured) or "0"

@@ -15,7 +15,15 @@ from jsonschema.exceptions import best_match
 
 from lattice_desktop.harness.box import Box
 from lattice_desktop.harness.focus import changed_between
-from lattice_desktop.harness.metric import PARTIAL, RECORDED, Metric, mean_of_parts, missing, num
+from lattice_desktop.harness.metric import (
+    PARTIAL,
+    RECORDED,
+    Metric,
+    mean_of_parts,
+    missing,
+    num,
+    part,
+)
 from lattice_desktop.harness.trace import MalformedRequest, ToolCall, Trace
 
 REJECTED = (403, 404)
@@ -121,16 +129,17 @@ def tools_metric(box: Box, trace: Trace) -> tuple[Metric, list[ToolFinding]]:
     checked, valid, excluded = _arguments(box, good, findings, notes)
     rejections, repeated = _adaptation(box, calls, findings)
 
-    steps = [f"well_formed = {len(good)} / {attempts} = {num(len(good) / attempts)}"]
+    well_formed = part(len(good) / attempts)
+    steps = [f"well_formed = {len(good)} / {attempts} = {num(well_formed)}"]
     arguments = adaptation = None
     if checked:
-        arguments = valid / checked
+        arguments = part(valid / checked)
         steps.append(f"arguments = {valid} / {checked} = {num(arguments)}")
     if rejections:
-        adaptation = (rejections - repeated) / rejections
+        adaptation = part((rejections - repeated) / rejections)
         steps.append(f"adaptation = ({rejections} - {repeated}) / {rejections} "
                      f"= {num(adaptation)}")
-    value, mean = mean_of_parts("Tools", {"well_formed": len(good) / attempts,
+    value, mean = mean_of_parts("Tools", {"well_formed": well_formed,
                                           "arguments": arguments, "adaptation": adaptation})
     inputs = {"calls": len(calls), "malformed_requests": len(malformed),
               "well_formed": len(good), "arguments_checked": checked,

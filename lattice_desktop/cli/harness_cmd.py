@@ -1,0 +1,66 @@
+"""`harness score TRACE --box BOX`: score one recorded agent-harness run.
+
+Storage-backed subcommands (import, verify, leaderboard) are added to the parser that
+`register` returns.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from lattice_desktop.cli.common import EXIT_USAGE
+from lattice_desktop.errors import UserError
+from lattice_desktop.harness import HarnessResult, load_box, load_trace, score
+from lattice_desktop.harness.result import METRIC_ORDER
+
+
+def register(commands: argparse._SubParsersAction) -> argparse._SubParsersAction:
+    """Add `harness` and its `score` subcommand; return the harness subcommand parsers."""
+    harness = commands.add_parser("harness", help="score recorded runs of agent harnesses")
+    sub = harness.add_subparsers(dest="harness_command", metavar="SUBCOMMAND")
+    harness.set_defaults(func=lambda _args: _usage(harness))
+
+    p = sub.add_parser("score", help="score one run trace against its box")
+    p.add_argument("trace", metavar="TRACE", help="run trace (JSON Lines)")
+    p.add_argument("--box", required=True, metavar="BOX", help="box definition (TOML)")
+    p.add_argument("--json", action="store_true", help="print the whole result as JSON")
+    p.set_defaults(func=_score)
+    return sub
+
+
+def _usage(parser: argparse.ArgumentParser) -> int:
+    parser.print_help(sys.stderr)
+    return EXIT_USAGE
+
+
+def _score(args: argparse.Namespace) -> int:
+    try:
+        result = score(load_box(args.box), load_trace(args.trace))
+    except UserError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    print(result.to_json() if args.json else format_result(result))
+    return 0
+
+
+def format_result(result: HarnessResult) -> str:
+    """The metrics table: value ("-" when missing), evidence and the filled-in formula."""
+    lines = [f"run {result.run_id}   harness {result.harness}   model {result.model}   "
+             f"box {result.box}   stage {result.stage}", ""]
+    rows = [(name.capitalize(), result.metrics[name]) for name in METRIC_ORDER]
+    rows.append(("Execution", result.execution))
+    lines.append(f"{'metric':<11} {'value':>5}  {'evidence':<17}  formula")
+    for name, metric in rows:
+        lines.append(f"{name:<11} {metric.shown:>5}  {metric.evidence:<17}  {metric.formula}")
+    notes = [f"{name}: {note}" for name, metric in rows for note in metric.notes
+             if metric.measured]
+    if result.loops:
+        lines += ["", "loops (only the worst counts):"]
+        lines += [f"  {loop.describe()}" for loop in result.loops]
+    if result.tool_findings:
+        lines += ["", "tool findings:"]
+        lines += [f"  line {f.line}: {f.kind}: {f.message}" for f in result.tool_findings]
+    if notes:
+        lines += ["", "notes:"] + [f"  {note}" for note in notes]
+    return "\n".join(lines)
