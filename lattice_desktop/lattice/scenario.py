@@ -258,7 +258,7 @@ class _Parser:
         y = self.number(tokens[2], line, "Y", 0, U64_MAX)
         if (x, y) in header.placed:
             first, what = header.placed[(x, y)]
-            raise self.error(line, f"cell ({x}, {y}) already has a {what} line (line {first})", keyword)
+            raise self.error(line, f"cell ({x}, {y}) already has a `{what}` line (line {first})", keyword)
         header.placed[(x, y)] = (line, keyword)
         return (x, y)
 
@@ -345,7 +345,8 @@ class _Parser:
                 break
             self.header_line(header, tokens, line)
         if grid_index is None:
-            raise self.error(len(lines), "missing `grid` line", "grid")
+            last = len(lines) - 1 if len(lines) > 1 and lines[-1] == b"" else len(lines)
+            raise self.error(last, "missing `grid` line", "grid")
         self.check_header(header, grid_index + 1)
         grid = self.grid(header, lines, grid_index)
         return self.build(header, grid)

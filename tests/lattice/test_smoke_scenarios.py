@@ -1,0 +1,222 @@
+"""Each smoke scenario isolates one rule; each test checks that rule on the engine's state,
+with the expected values worked out by hand from the spec (see the scenario's comments)."""
+
+from __future__ import annotations
+
+from math import ceil
+from pathlib import Path
+
+import pytest
+
+from lattice_desktop.lattice.checksum import checksum_from_records
+from lattice_desktop.lattice.rules import Factory, simulate
+from lattice_desktop.lattice.scenario import format_scenario, parse_scenario
+
+SMOKE = Path(__file__).resolve().parents[2] / "resources" / "cases" / "lattice" / "smoke"
+NAMES = [
+    "straight_belt",
+    "turn",
+    "compression_behind_blocked_exit",
+    "side_load_priority",
+    "opposite_belt_refused",
+    "ring_rotation",
+    "jammed_ring",
+    "source_period_and_full_buffer",
+    "sink_counting",
+    "assembler_capacity",
+    "assembler_priority",
+    "crafting_timing",
+    "grid_edge",
+]
+
+
+def factory(name: str) -> Factory:
+    path = SMOKE / f"{name}.lat"
+    return Factory(parse_scenario(path.read_bytes(), source=str(path)))
+
+
+def ticks(f: Factory):
+    """Step through the whole scenario, yielding each tick number after it has run."""
+    while f.tick < f.scenario.ticks:
+        f.step()
+        yield f.tick
+
+
+def line(f: Factory, cells: list[int]) -> list[int]:
+    """The slots of consecutive belts, in the order items flow through them."""
+    return [item for c in cells for item in f.belt(c)]
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_smoke_scenario_is_well_formed(name: str) -> None:
+    text = (SMOKE / f"{name}.lat").read_text()
+    assert text.startswith("# ")
+    scenario = parse_scenario(text)
+    assert scenario.behaviour.endswith(".")
+    assert 2 <= scenario.snapshots <= 12
+    assert parse_scenario(format_scenario(scenario)) == scenario
+    assert len(simulate(scenario)) == scenario.snapshots
+    f = Factory(scenario)
+    for t in ticks(f):
+        assert checksum_from_records(f.records(), t) == f.checksum()
+
+
+def test_all_smoke_files_are_tested() -> None:
+    assert sorted(p.stem for p in SMOKE.glob("*.lat")) == sorted(NAMES)
+
+
+def test_straight_belt() -> None:
+    f = factory("straight_belt")  # S>>K: belts at cells 1 and 2, sink at 3
+    for t in ticks(f):
+        expected = [0] * 8
+        if t <= 8:
+            expected[t - 1] = 1
+        assert line(f, [1, 2]) == expected, t
+        assert f.sink_counts(3) == ({1: 1} if t >= 9 else {}), t
+
+
+def test_turn() -> None:
+    f = factory("turn")  # (1, 0) > side-loads (2, 0) v, which exits into the sink at (2, 1)
+    for t in ticks(f):
+        expected = [0] * 8
+        if t <= 8:
+            expected[t - 1] = 1
+        assert line(f, [1, 2]) == expected, t
+        assert f.sink_counts(5) == ({1: 1} if t >= 9 else {}), t
+
+
+def test_compression_behind_blocked_exit() -> None:
+    f = factory("compression_behind_blocked_exit")
+    for t in ticks(f):
+        # item k is made at tick 2k - 1 and advances until it stops at index 8 - k
+        occupied = {min(t - (2 * k - 1), 8 - k) for k in range(1, 9) if 2 * k - 1 <= t}
+        assert line(f, [1, 2]) == [int(i in occupied) for i in range(8)], t
+        assert f.source_buffer(0) == (1 if t >= 17 else 0), t
+
+
+def test_side_load_priority() -> None:
+    f = factory("side_load_priority")  # belt at cell 4, sink at 5
+    # behind (type 1, p=4) > left (type 2, p=2) > right (type 3, p=1); slot 0 is always open
+    pattern = [1, 2, 2, 3]
+    for t in ticks(f):
+        assert f.belt(4)[0] == pattern[(t - 1) % 4], t
+    # items that entered slot 0 at ticks 1..8 have reached the sink by tick 12
+    assert f.sink_counts(5) == {1: 2, 2: 4, 3: 2}
+
+
+def test_opposite_belt_refused() -> None:
+    f = factory("opposite_belt_refused")  # S><S
+    for t in ticks(f):
+        assert 2 not in f.belt(1) and 1 not in f.belt(2), t
+        if t >= 4:
+            assert f.belt(1) == (1, 1, 1, 1) and f.belt(2) == (2, 2, 2, 2), t
+        full = t >= 5
+        assert (f.source_buffer(0), f.source_buffer(3)) == ((1, 2) if full else (0, 0)), t
+
+
+def test_ring_rotation() -> None:
+    f = factory("ring_rotation")
+    ring = [4, 5, 8, 7, 6, 3]  # the ring's belts in flow order, (1, 1) first
+    # Source A fills index 0 and source B index 12 every tick until the ring is full at
+    # tick 12: A's items then fill indices 0..11, B's 12..23. After that it rotates.
+    full = [1] * 12 + [2] * 12
+    for t in ticks(f):
+        if t >= 12:
+            m = t - 12
+            assert line(f, ring) == [full[(i - m) % 24] for i in range(24)], t
+        waiting = t >= 13
+        assert (f.source_buffer(1), f.source_buffer(10)) == ((1, 2) if waiting else (0, 0)), t
+
+
+def test_jammed_ring() -> None:
+    f = factory("jammed_ring")
+    ring = [1, 2, 5, 4]  # (1, 0) first: the belt the source feeds from behind
+    for t in ticks(f):
+        n = min(t, 16)  # one item per tick until slot 3 of (1, 1) is reached
+        assert line(f, ring) == [1] * n + [0] * (16 - n), t
+        assert f.source_buffer(0) == (1 if t >= 17 else 0), t
+
+
+def test_source_period_and_full_buffer() -> None:
+    f = factory("source_period_and_full_buffer")
+    # worked out tick by tick (period 2, assembler capacity 2, craft time 5)
+    held = [0, 0, 0, 0, 0, 0, 1, 0, 1, 1, 1, 1, 1, 0, 1, 1, 1, 1, 1, 0, 1, 1, 1, 1]
+    for t in ticks(f):
+        assert f.source_buffer(0) == held[t - 1], t
+        made = sum(t >= d for d in (7, 13, 19))
+        assert f.sink_counts(2) == ({9: made} if made else {}), t
+
+
+def test_sink_counting() -> None:
+    f = factory("sink_counting")
+    for t in ticks(f):
+        assert f.sink_counts(4) == {1: t + ceil(t / 3), 2: ceil(t / 2), 3: t}, t
+
+
+def test_assembler_capacity() -> None:
+    f = factory("assembler_capacity")
+    n, e, s, w = 1, 5, 7, 3
+    f.step()
+    assert f.assembler(4) == (10, 0, {1: 2})
+    assert [f.source_buffer(c) for c in (n, e, s, w)] == [0, 0, 0, 0]
+    f.step()
+    assert f.assembler(4) == (9, 0, {1: 4})
+    assert [f.source_buffer(c) for c in (n, e, s, w)] == [0, 0, 1, 1]
+    for t in ticks(f):
+        expected = (11 - t, 0, {1: 4}) if t <= 10 else (0, 5, {1: 4})
+        assert f.assembler(4) == expected, t
+        assert [f.source_buffer(c) for c in (n, e, s, w)] == [1, 1, 1, 1], t
+
+
+def test_assembler_priority() -> None:
+    f = factory("assembler_priority")
+    left = {"a": 7, "n": 1, "e": 8, "s": 13, "w": 6}
+    right = {"a": 10, "n": 4, "e": 11, "s": 16, "w": 9}
+
+    def held(side: dict[str, int]) -> list[int]:
+        return [f.source_buffer(side[k]) for k in "nesw"]
+
+    f.step()  # room for 2: N and E, not S and W
+    assert held(left) == [0, 0, 1, 1] and held(right) == [0, 0, 1, 1]
+    assert f.assembler(7) == f.assembler(10) == (100, 0, {1: 1})
+    f.step()  # room for 1: left takes N over E; right (N, E empty) takes S over W
+    assert held(left) == [0, 1, 1, 1]
+    assert held(right) == [0, 0, 0, 1]
+    assert f.assembler(7) == f.assembler(10) == (99, 0, {1: 2})
+
+
+def test_crafting_timing() -> None:
+    f = factory("crafting_timing")
+    expected = {
+        1: (0, 0, {1: 1}),
+        2: (3, 0, {1: 0}),
+        3: (2, 0, {1: 1}),
+        4: (1, 0, {1: 2}),
+        5: (0, 7, {1: 3}),
+        6: (3, 0, {1: 2}),
+        7: (2, 0, {1: 3}),
+        8: (1, 0, {1: 4}),
+        9: (0, 7, {1: 4}),
+        10: (3, 0, {1: 2}),
+        11: (2, 0, {1: 3}),
+        12: (1, 0, {1: 4}),
+        13: (0, 7, {1: 4}),
+        14: (3, 0, {1: 2}),
+        15: (2, 0, {1: 3}),
+        16: (1, 0, {1: 4}),
+    }
+    for t in ticks(f):
+        assert f.assembler(1) == expected[t], t
+        made = sum(t >= d for d in (6, 10, 14))
+        assert f.sink_counts(2) == ({7: made} if made else {}), t
+
+
+def test_grid_edge() -> None:
+    f = factory("grid_edge")
+    for t in ticks(f):
+        n = min(t, 8)
+        assert line(f, [1, 2]) == [1] * n + [0] * (8 - n), t
+        assert f.source_buffer(0) == (1 if t >= 9 else 0), t
+        assert f.belt(3) == tuple(2 if i < t else 0 for i in range(4)), t
+        assert f.source_buffer(4) == (2 if t >= 5 else 0), t
+        assert f.source_buffer(5) == 3, t
