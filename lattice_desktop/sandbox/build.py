@@ -147,6 +147,8 @@ def _run(
     _kill_group(process.pid)
     process.wait()
     reader.join(timeout=2)
+    if process.stdout is not None:
+        process.stdout.close()
     output = b"".join(chunks).decode("utf-8", "replace")
     if dropped[0]:
         output += f"\n[{dropped[0]:,} more bytes of output not kept]\n"

@@ -151,8 +151,15 @@ def _execute_once(
     try:
         try:
             instance = wasmtime.Instance(store, module, [])
-        except wasmtime.Trap:
-            raise
+        except wasmtime.Trap as trap:
+            if trap.trap_code in (wasmtime.TrapCode.OUT_OF_FUEL, wasmtime.TrapCode.INTERRUPT):
+                raise  # the start function ran too long: judged like any other call
+            code = trap.trap_code.name.lower() if trap.trap_code is not None else "trap"
+            frames = tuple(_frame(f) for f in (trap.frames or [])[:12])
+            return Execution(
+                Outcome.INSTANTIATION_FAILURE, fuel=used(), trap_code=code, frames=frames,
+                detail=f"instantiation failed: {code}" + (f" in {frames[0]}" if frames else ""),
+            )
         except wasmtime.WasmtimeError as exc:
             message = _one_line(exc)
             outcome = Outcome.MEMORY_LIMIT if _mentions_limit(message) else Outcome.INSTANTIATION_FAILURE
@@ -224,15 +231,22 @@ def _classify_trap(
             detail=f"stopped by the {sandbox.wall_clock:g} s wall-clock backstop{where}",
         )
     name = code.name.lower() if code is not None else "trap"
-    if memory is not None and memory.data_len(store) + _PAGE > sandbox.memory_limit:
+    if memory is not None and _near_limit(memory.data_len(store), sandbox.memory_limit):
+        used_mib = memory.data_len(store) / 2**20
         return Execution(
             Outcome.MEMORY_LIMIT, fuel=fuel, trap_code=name, frames=frames,
-            detail=f"trapped ({name}) at the {sandbox.memory_limit // 2**20} MiB memory limit{where}",
+            detail=f"trapped ({name}) with {used_mib:.1f} MiB in use, at the "
+            f"{sandbox.memory_limit // 2**20} MiB memory limit (memory.grow was refused){where}",
         )
     return Execution(
         Outcome.TRAP, fuel=fuel, trap_code=name, frames=frames,
         detail=f"trap: {name}{where}",
     )
+
+
+def _near_limit(size: int, limit: int) -> bool:
+    """Memory so close to the limit that a refused memory.grow likely caused the trap."""
+    return size + max(_PAGE, limit // 8) > limit
 
 
 def _frame(frame: wasmtime.Frame) -> str:
