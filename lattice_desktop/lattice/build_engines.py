@@ -1,0 +1,100 @@
+"""Rebuild the bundled Lattice engines (C → wasm32) into their submission folders.
+
+    python -m lattice_desktop.lattice.build_engines [--out DIR]
+
+Each submission folder holds `engine.c` (a copy of `resources/engines/<name>.c`), the
+shared `lattice_common.h`, `submission.toml` and the built `engine.wasm`. The build
+runs inside the folder with relative paths and `-s`, so the module is byte-identical
+wherever it is built (the tests rebuild into a temp dir and compare).
+"""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+ENGINES_DIR = REPO / "resources" / "engines"
+SUBMISSIONS_DIR = REPO / "resources" / "cases" / "lattice" / "submissions"
+COMMON_HEADER = "lattice_common.h"
+EXPORTS = ("alloc", "lattice_run", "lattice_records")
+
+COMPILE_ARGS = (
+    "-m",
+    "ziglang",
+    "cc",
+    "--target=wasm32-freestanding",
+    "-O2",
+    "-s",
+    "-nostdlib",
+    "-Wl,--no-entry",
+    *(f"-Wl,--export={name}" for name in EXPORTS),
+    "-o",
+    "engine.wasm",
+    "engine.c",
+)
+
+
+@dataclass(frozen=True)
+class SampleEngine:
+    """One bundled engine and the verdict its submission is expected to get."""
+
+    name: str
+    expected_verdict: str
+
+
+SAMPLES = (
+    SampleEngine("reference", "over_ceiling"),
+    SampleEngine("lines", "correct"),
+    SampleEngine("buggy", "incorrect"),
+)
+
+
+def build_command() -> str:
+    """The build command as written in submission.toml."""
+    return " ".join(("python", *COMPILE_ARGS))
+
+
+def manifest_text(sample: SampleEngine) -> str:
+    return (
+        "[submission]\n"
+        f'model = "sample-{sample.name}"\n'
+        'case = "lattice"\n'
+        f'expected_verdict = "{sample.expected_verdict}"\n'
+        "\n"
+        "[build]\n"
+        f'commands = ["{build_command()}"]\n'
+        'module = "engine.wasm"\n'
+    )
+
+
+def build(sample: SampleEngine, folder: Path) -> Path:
+    """Stage the sources of `sample` into `folder`, compile there, return the module."""
+    folder.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(ENGINES_DIR / f"{sample.name}.c", folder / "engine.c")
+    shutil.copyfile(ENGINES_DIR / COMMON_HEADER, folder / COMMON_HEADER)
+    (folder / "submission.toml").write_text(manifest_text(sample))
+    subprocess.run([sys.executable, *COMPILE_ARGS], cwd=folder, check=True)
+    return folder / "engine.wasm"
+
+
+def build_all(root: Path = SUBMISSIONS_DIR) -> list[Path]:
+    """Build every sample engine into `root/<name>/`; return the module paths."""
+    return [build(sample, root / sample.name) for sample in SAMPLES]
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--out", type=Path, default=SUBMISSIONS_DIR, help="submissions root")
+    args = parser.parse_args(argv)
+    for path in build_all(args.out):
+        print(f"{path} ({path.stat().st_size} bytes)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
