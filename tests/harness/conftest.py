@@ -1,49 +1,13 @@
-"""Fixtures for the harness scoring tests: the bundled box and a trace builder."""
+"""The bundled example box, shared by the harness tests."""
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
-
 import pytest
+from harness_builders import BOX_PATH
 
-from lattice_desktop.harness import Box, Trace, load_box, parse_trace
-
-RESOURCES = Path(__file__).resolve().parents[2] / "resources" / "harness"
-BOX_PATH = RESOURCES / "webshop.box.toml"
-TRACES = RESOURCES / "traces"
+from lattice_desktop.harness import Box, load_box
 
 
 @pytest.fixture(scope="session")
 def box() -> Box:
     return load_box(BOX_PATH)
-
-
-def jsonl(events: list[dict], **start: object) -> str:
-    """A trace text: run_start (with `start` overrides), the events, run_end."""
-    head = {"type": "run_start", "t": 0.0, "run_id": "r1", "harness": "h", "model": "m",
-            "box": "webshop", **start}
-    last_t = max([e.get("t", 0.0) for e in events] + [head["t"]])
-    lines = [head, *events, {"type": "run_end", "t": last_t, "reason": "done"}]
-    return "".join(json.dumps(line) + "\n" for line in lines)
-
-
-def make(events: list[dict], **start: object) -> Trace:
-    return parse_trace(jsonl(events, **start), source="test.jsonl")
-
-
-def call(t: float, tool: str, args: object, status: int | None = 200, **extra: object) -> dict:
-    return {"type": "tool_call", "t": t, "tool": tool, "arguments": args, "status": status,
-            **extra}
-
-
-def usage(t: float, cost: float | None) -> dict:
-    return {"type": "model_usage", "t": t, "cost_usd": cost}
-
-
-def capture(t: float, objective: str) -> dict:
-    return {"type": "capture", "t": t, "objective": objective}
-
-
-def shell(t: float, command: str, status: int | None = 200, **extra: object) -> dict:
-    return call(t, "shell", {"command": command}, status, **extra)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 
-from conftest import BOX_PATH, TRACES
+from harness_builders import BOX_PATH, TRACES
 
 from lattice_desktop.cli import harness_cmd
 

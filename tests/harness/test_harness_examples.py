@@ -8,7 +8,7 @@ time 0.2, compliance 0.2 (tools 0).
 from __future__ import annotations
 
 import pytest
-from conftest import TRACES
+from harness_builders import TRACES
 
 from lattice_desktop.harness import load_trace, rank, score
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from conftest import call, capture, make, shell
+from harness_builders import call, capture, make, shell
 
 from lattice_desktop.harness import loop_penalty, score
 

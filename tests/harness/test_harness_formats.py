@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from conftest import BOX_PATH, jsonl
+from harness_builders import BOX_PATH, jsonl
 
 from lattice_desktop.errors import UserError
 from lattice_desktop.harness import load_box, load_trace, parse_box, parse_trace

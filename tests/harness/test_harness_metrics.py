@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from conftest import BOX_PATH, call, capture, make, shell, usage
+from harness_builders import BOX_PATH, call, capture, make, shell, usage
 
 from lattice_desktop.errors import UserError
 from lattice_desktop.harness import parse_box, score

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from conftest import capture, make, shell, usage
+from harness_builders import capture, make, shell, usage
 
 from lattice_desktop.harness import leaderboard, rank, score
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import dataclasses
 import json
 
-from conftest import TRACES, call, capture, jsonl, usage
+from harness_builders import TRACES, call, capture, jsonl, usage
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
