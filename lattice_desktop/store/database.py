@@ -7,7 +7,7 @@ import sqlite3
 from pathlib import Path
 
 import platformdirs
-from peewee import Database, OperationalError, SqliteDatabase
+from peewee import Database, DatabaseError, SqliteDatabase
 from playhouse.db_url import connect
 
 from lattice_desktop.errors import Location, StorageError
@@ -31,7 +31,9 @@ def describe(target: str) -> str:
     return target
 
 
-def open_database(target: str | Path | None = None, *, recover: bool = True) -> Database:
+def open_database(
+    target: str | Path | None = None, *, recover: bool = True, busy_timeout: float = 10.0
+) -> Database:
     """Open (creating and migrating as needed) and bind every table to it."""
     target = str(target or default_location())
     try:
@@ -44,7 +46,7 @@ def open_database(target: str | Path | None = None, *, recover: bool = True) -> 
             path.parent.mkdir(parents=True, exist_ok=True)
             db = SqliteDatabase(
                 str(path),
-                timeout=10,
+                timeout=busy_timeout,
                 pragmas={"journal_mode": "wal", "foreign_keys": 1, "synchronous": "normal"},
             )
         db_proxy.initialize(db)
@@ -52,8 +54,8 @@ def open_database(target: str | Path | None = None, *, recover: bool = True) -> 
         migrate(db)
     except StorageError:
         raise
-    except (OperationalError, sqlite3.Error, OSError) as exc:
-        raise StorageError(_explain(exc), Location(describe(target))) from None
+    except (DatabaseError, sqlite3.Error, OSError) as exc:
+        raise StorageError(explain(exc), Location(describe(target))) from None
     if recover:
         from lattice_desktop.store.runs import recover_interrupted
 
@@ -61,7 +63,7 @@ def open_database(target: str | Path | None = None, *, recover: bool = True) -> 
     return db
 
 
-def _explain(exc: BaseException) -> str:
+def explain(exc: BaseException) -> str:
     text = str(exc)
     lowered = text.lower()
     if "locked" in lowered or "busy" in lowered:

@@ -10,7 +10,9 @@ from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import TypeVar
 
-from peewee import Database
+from peewee import Database, DatabaseError
+
+from lattice_desktop.errors import Location, StorageError
 
 T = TypeVar("T")
 
@@ -28,17 +30,13 @@ class Writer:
         return self.submit(fn, *args).result()
 
     def _in_transaction(self, fn: Callable[..., T], *args: object) -> T:
-        with self.db.connection_context() if self.db.is_closed() else _nothing():
+        from lattice_desktop.store.database import explain
+
+        try:
             with self.db.atomic():
                 return fn(*args)
+        except DatabaseError as exc:  # locked, read-only, disk full: the user can act on it
+            raise StorageError(explain(exc), Location(str(self.db.database))) from None
 
     def close(self) -> None:
         self._executor.shutdown(wait=True)
-
-
-class _nothing:
-    def __enter__(self) -> None:
-        return None
-
-    def __exit__(self, *exc: object) -> None:
-        return None

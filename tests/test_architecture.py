@@ -1,0 +1,48 @@
+"""The core stays Qt-free: it imports and grades with PySide6 and pyqtgraph unavailable."""
+
+from __future__ import annotations
+
+import pkgutil
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import lattice_desktop
+
+ROOT = Path(__file__).resolve().parents[1]
+
+BLOCK_QT = """
+import importlib.abc, sys
+class Block(importlib.abc.MetaPathFinder):
+    def find_spec(self, name, path, target=None):
+        if name.split('.')[0] in ('PySide6', 'pyqtgraph', 'shiboken6'):
+            raise ImportError('Qt is not allowed in the core: ' + name)
+sys.meta_path.insert(0, Block())
+import importlib, pkgutil, lattice_desktop
+for m in pkgutil.walk_packages(lattice_desktop.__path__, 'lattice_desktop.'):
+    if m.name.startswith('lattice_desktop.ui') or m.name == 'lattice_desktop.__main__':
+        continue
+    importlib.import_module(m.name)
+print('ok')
+"""
+
+
+def core_modules() -> list[str]:
+    return [m.name for m in pkgutil.walk_packages(lattice_desktop.__path__, "lattice_desktop.")
+            if not m.name.startswith("lattice_desktop.ui")]
+
+
+def test_every_core_module_imports_without_qt():
+    done = subprocess.run([sys.executable, "-c", BLOCK_QT], capture_output=True, text=True, cwd=ROOT)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "ok"
+    assert len(core_modules()) > 20
+
+
+def test_import_linter_contract_holds():
+    lint = shutil.which("lint-imports", path=str(Path(sys.executable).parent))
+    assert lint, "import-linter is a test dependency"
+    done = subprocess.run([lint], capture_output=True, text=True, cwd=ROOT)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "1 kept, 0 broken" in done.stdout
