@@ -144,7 +144,7 @@ def describe_cell(scenario: Scenario, state: FactoryState, x: int, y: int) -> st
         recipe_id = scenario.assemblers[c].recipe_id
         recipe = scenario.recipes[recipe_id]
         remaining, output, buffer = state.assemblers.get(c, (0, 0, {}))
-        inputs = ", ".join(f"{buffer.get(k, 0)}/{n} {item(k)}" for k, n in recipe.inputs)
+        inputs = ", ".join(f"{item(k)}: {buffer.get(k, 0)} ({n} per craft)" for k, n in recipe.inputs)
         timer = f"crafting, {remaining} of {recipe.time} ticks left" if remaining else "idle"
         return (
             f"{head}\nrecipe {recipe_id}: {item(recipe.product)} in {recipe.time} ticks"
