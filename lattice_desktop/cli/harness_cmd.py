@@ -9,7 +9,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from lattice_desktop.cli.common import EXIT_USAGE
+from lattice_desktop.cli.common import EXIT_USAGE, add_db_option, open_storage
 from lattice_desktop.errors import UserError
 from lattice_desktop.harness import HarnessResult, load_box, load_trace, score
 from lattice_desktop.harness.result import METRIC_ORDER
@@ -26,6 +26,21 @@ def register(commands: argparse._SubParsersAction) -> argparse._SubParsersAction
     p.add_argument("--box", required=True, metavar="BOX", help="box definition (TOML)")
     p.add_argument("--json", action="store_true", help="print the whole result as JSON")
     p.set_defaults(func=_score)
+
+    p = sub.add_parser("import", help="score runs and store them with their inputs")
+    p.add_argument("traces", nargs="+", metavar="TRACE")
+    p.add_argument("--box", required=True, metavar="BOX")
+    add_db_option(p)
+    p.set_defaults(func=_import)
+
+    p = sub.add_parser("verify", help="recompute every stored run from its stored inputs")
+    add_db_option(p)
+    p.set_defaults(func=_verify)
+
+    p = sub.add_parser("leaderboard", help="harnesses ranked per box and stage")
+    p.add_argument("--box", help="only this box")
+    add_db_option(p)
+    p.set_defaults(func=_leaderboard)
     return sub
 
 
@@ -64,3 +79,48 @@ def format_result(result: HarnessResult) -> str:
     if notes:
         lines += ["", "notes:"] + [f"  {note}" for note in notes]
     return "\n".join(lines)
+
+
+def _import(args: argparse.Namespace) -> int:
+    from lattice_desktop.store.harness_runs import import_run
+
+    writer = open_storage(args)
+    for trace in args.traces:
+        run_id = writer.call(import_run, args.box, trace)
+        print(f"stored harness run {run_id}: {trace}")
+    writer.close()
+    return 0
+
+
+def _verify(args: argparse.Namespace) -> int:
+    from lattice_desktop.store.harness_runs import list_harness_runs, verify_stored
+
+    open_storage(args)
+    problems = verify_stored()
+    count = len(list_harness_runs())
+    for run_id, found in problems:
+        for problem in found:
+            print(f"run {run_id}: {problem}")
+    print(f"{count - len(problems)} of {count} stored harness runs reproduce"
+          + ("" if not problems else f"; {len(problems)} do not (a scoring bug: report it)"))
+    return 0 if not problems else 1
+
+
+def _leaderboard(args: argparse.Namespace) -> int:
+    from lattice_desktop.store.harness_runs import harness_leaderboards
+
+    open_storage(args)
+    boards = harness_leaderboards(args.box)
+    if not boards:
+        print("No harness runs stored yet — `lattice-desktop harness import TRACE --box BOX`.")
+    for (stage, box), ranked in boards.items():
+        print(f"{box} · stage {stage}")
+        print(f"  {'#':>3}  {'harness / model':<32} {'Score':>5} {'Exec':>5} {'Cost':>5} "
+              f"{'Focus':>5} {'Time':>5} {'Compl':>5} {'Tools':>5}")
+        for entry in ranked:
+            r = entry.result
+            cells = [r.metrics[n].shown for n in METRIC_ORDER]
+            print(f"  {entry.position:>3}  {r.harness + ' / ' + r.model:<32} {cells[0]:>5} "
+                  f"{r.execution.shown:>5} {cells[1]:>5} {cells[2]:>5} {cells[3]:>5} "
+                  f"{cells[4]:>5} {cells[5]:>5}")
+    return 0

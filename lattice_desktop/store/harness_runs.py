@@ -1,0 +1,94 @@
+"""Storing scored harness runs with their inputs verbatim, and checking they reproduce."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+
+from lattice_desktop.errors import Location, UserError
+from lattice_desktop.harness import HarnessResult, parse_box, parse_trace, score
+from lattice_desktop.harness.ranking import Ranked, leaderboard
+from lattice_desktop.harness.result import verify
+from lattice_desktop.store.harness_tables import HarnessRun
+
+MAX_INPUT_BYTES = 32 * 1024 * 1024
+
+
+@dataclass(frozen=True)
+class StoredHarnessRun:
+    id: int
+    imported: datetime
+    result: HarnessResult
+    box_source: str
+    trace_source: str
+
+
+def read_text(path: str | Path, what: str) -> str:
+    path = Path(path)
+    try:
+        size = path.stat().st_size
+        if size > MAX_INPUT_BYTES:
+            raise UserError(f"{what} is {size:,} bytes; the limit is {MAX_INPUT_BYTES:,}",
+                            Location(str(path)))
+        return path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise UserError("file not found", Location(str(path))) from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise UserError(f"cannot read {what}: {exc}", Location(str(path))) from None
+
+
+def score_files(box_path: str | Path, trace_path: str | Path) -> tuple[str, str, HarnessResult]:
+    box_text, trace_text = read_text(box_path, "box"), read_text(trace_path, "trace")
+    result = score(parse_box(box_text, source=str(box_path)),
+                   parse_trace(trace_text, source=str(trace_path)))
+    return box_text, trace_text, result
+
+
+def import_run(box_path: str | Path, trace_path: str | Path) -> int:
+    """Score and store one run (call on the writer thread)."""
+    box_text, trace_text, result = score_files(box_path, trace_path)
+    row = HarnessRun.create(
+        box=result.box, stage=result.stage, harness=result.harness, model=result.model,
+        score=result.metrics["score"].value, execution=result.execution.value,
+        last_capture=result.last_capture_elapsed_s,
+        box_source=str(box_path), box_text=box_text,
+        trace_source=str(trace_path), trace_text=trace_text,
+        result_json=result.to_json(), imported=datetime.now(UTC),
+    )
+    return row.id
+
+
+def _stored(row: HarnessRun) -> StoredHarnessRun:
+    return StoredHarnessRun(row.id, row.imported, HarnessResult.from_json(row.result_json),
+                            row.box_source, row.trace_source)
+
+
+def list_harness_runs(box: str | None = None) -> list[StoredHarnessRun]:
+    query = HarnessRun.select().order_by(HarnessRun.id.desc())
+    if box:
+        query = query.where(HarnessRun.box == box)
+    return [_stored(r) for r in query]
+
+
+def load_harness_run(run_id: int) -> StoredHarnessRun | None:
+    row = HarnessRun.get_or_none(HarnessRun.id == run_id)
+    return None if row is None else _stored(row)
+
+
+def verify_stored() -> list[tuple[int, list[str]]]:
+    """Recompute every stored run from its stored inputs; list what does not reproduce."""
+    problems = []
+    for row in HarnessRun.select().order_by(HarnessRun.id):
+        stored = HarnessResult.from_json(row.result_json)
+        box = parse_box(row.box_text, source=row.box_source)
+        trace = parse_trace(row.trace_text, source=row.trace_source)
+        found = verify(box, trace, stored)
+        if found:
+            problems.append((row.id, found))
+    return problems
+
+
+def harness_leaderboards(box: str | None = None) -> dict[tuple[str, str], list[Ranked]]:
+    """Per (stage, box): each harness and model by its best stored run."""
+    return leaderboard([s.result for s in list_harness_runs(box)])

@@ -1,0 +1,59 @@
+"""Harness runs stored with their inputs verbatim reproduce, and tampering is caught."""
+
+from __future__ import annotations
+
+import json
+
+from lattice_desktop.cli.main import main
+from lattice_desktop.resources import RESOURCES
+from lattice_desktop.store.database import open_database
+from lattice_desktop.store.harness_runs import (
+    harness_leaderboards,
+    import_run,
+    list_harness_runs,
+    load_harness_run,
+    verify_stored,
+)
+from lattice_desktop.store.harness_tables import HarnessRun
+
+BOX = RESOURCES / "harness" / "webshop.box.toml"
+TRACES = RESOURCES / "harness" / "traces"
+
+
+def test_imported_runs_reproduce_and_rank(tmp_path):
+    open_database(tmp_path / "h.db")
+    clean = import_run(BOX, TRACES / "clean.jsonl")
+    nothing = import_run(BOX, TRACES / "nothing.jsonl")
+    assert verify_stored() == []
+    stored = load_harness_run(clean)
+    assert stored.result.metrics["score"].value == 1.0
+    assert load_harness_run(nothing).result.metrics["cost"].value is None  # missing, not 0
+    ((stage, box), ranked), = harness_leaderboards().items()
+    assert box == "webshop" and [r.result.harness for r in ranked][0] == stored.result.harness
+    assert {s.id for s in list_harness_runs("webshop")} == {clean, nothing}
+
+
+def test_verify_reports_a_published_value_that_does_not_reproduce(tmp_path):
+    open_database(tmp_path / "h.db")
+    run_id = import_run(BOX, TRACES / "looping.jsonl")
+    row = HarnessRun.get_by_id(run_id)
+    published = json.loads(row.result_json)
+    published["metrics"]["focus"]["value"] = 0.99
+    row.result_json = json.dumps(published)
+    row.save()
+    ((bad_id, problems),) = verify_stored()
+    assert bad_id == run_id
+    assert any("focus" in p for p in problems)
+
+
+def test_cli_import_verify_leaderboard(tmp_path, capsys):
+    db = ["--db", str(tmp_path / "cli.db")]
+    traces = [str(p) for p in sorted(TRACES.glob("*.jsonl"))]
+    assert main(["harness", "import", *traces, "--box", str(BOX), *db]) == 0
+    assert main(["harness", "verify", *db]) == 0
+    assert f"{len(traces)} of {len(traces)} stored harness runs reproduce" in capsys.readouterr().out
+    assert main(["harness", "leaderboard", *db]) == 0
+    board = capsys.readouterr().out
+    assert "webshop" in board and "-" in board
+    assert main(["harness", "import", str(tmp_path / "none.jsonl"), "--box", str(BOX), *db]) == 2
+    assert "file not found" in capsys.readouterr().err
