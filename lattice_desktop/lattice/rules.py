@@ -19,7 +19,7 @@ from lattice_desktop.lattice.checksum import (
     sink_count_key,
     source_item_key,
 )
-from lattice_desktop.lattice.scenario import BELT_DIRS, Dir, Entity, Scenario
+from lattice_desktop.lattice.world import BELT_DIRS, Dir, Entity, Scenario
 
 # What an exit's target is (§3).
 _NEVER, _SINK, _ASSEMBLER, _BELT = 0, 1, 2, 3

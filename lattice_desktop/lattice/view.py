@@ -15,7 +15,7 @@ from lattice_desktop.errors import Location
 from lattice_desktop.lattice.checksum import Kind, key_cell, key_kind
 from lattice_desktop.lattice.records import RecordsError
 from lattice_desktop.lattice.rules import Factory
-from lattice_desktop.lattice.scenario import BELT_DIRS, CHAR_ENTITY, Dir, Entity, Scenario
+from lattice_desktop.lattice.world import BELT_DIRS, CHAR_ENTITY, Dir, Entity, Scenario
 
 NO_DIR = 255  # direction code of cells without one (empty, wall, sink)
 

@@ -151,9 +151,15 @@ def test_lenient_where_the_spec_says_so() -> None:
         ({14: ".AvK"}, 14, "A cell (1, 1) has no `assembler` line"),
         ({6: "# fine", 7: " # not a comment"}, 7, "unknown keyword `#`"),
         ({6: "frobnicate"}, 6, "unknown keyword `frobnicate`"),
+        ({3: "size 4\x0c2"}, 3, "expected `size W H`"),
+        ({3: "size 4 2\r "}, 3, "height H must be a decimal integer, got '2\\r'"),
+        ({3: "size 4 02"}, None, None),
     ],
 )
 def test_refused_with_line_and_reason(replace: dict[int, str], line: int, reason: str) -> None:
+    if line is None:  # a control case: accepted
+        parse_scenario(edited(replace))
+        return
     error = refused(edited(replace))
     assert error.location.line == line
     assert reason in error.message
