@@ -69,7 +69,11 @@ def list_runs(
 ) -> list[RunSummary]:
     """Newest first; `text` matches case, model or submission name."""
     query = (
-        Run.select(Run, SubmissionRecord.name)
+        Run.select(
+            Run.id, Run.case_name, Run.case_version, Run.case_variant, Run.model,
+            SubmissionRecord.name, Run.verdict, Run.score, Run.stress_fuel, Run.max_percent_over,
+            Run.started, Run.finished,
+        )
         .join(SubmissionRecord)
         .order_by(Run.id.desc())
         .limit(limit)
@@ -85,7 +89,16 @@ def list_runs(
         query = query.where(
             Run.case_name ** like | Run.model ** like | SubmissionRecord.name ** like
         )
-    return [_summary(r, r.submission.name) for r in query]
+    started, finished = Run.started, Run.finished
+    return [
+        RunSummary(
+            id=row[0], case_name=row[1], case_version=row[2], case_variant=row[3], model=row[4],
+            submission=row[5], verdict=Verdict(row[6]), score=row[7], stress_fuel=row[8],
+            max_percent_over=row[9], started=started.python_value(row[10]),
+            finished=finished.python_value(row[11]),
+        )
+        for row in query.tuples()
+    ]
 
 
 def load_run(run_id: int) -> StoredRun | None:

@@ -87,3 +87,33 @@ def harness_runs() -> list[StoredHarnessRun]:
         StoredHarnessRun(row.id, row.imported, HarnessResult.from_dict(json.loads(row.result_json)))
         for row in rows
     ]
+
+
+@dataclass(frozen=True)
+class HarnessBoardRow:
+    position: int
+    stored_id: int
+    result: object  # HarnessResult
+
+
+def harness_boards() -> dict[tuple[str, str], list[HarnessBoardRow]]:
+    """One board per (stage, box): each harness and model at its best run."""
+    from lattice_desktop.harness import leaderboard as rank_boards
+
+    stored = harness_runs()
+    ids = {id(s.result): s.id for s in stored}
+    boards = rank_boards([s.result for s in stored])
+    return {
+        key: [HarnessBoardRow(r.position, ids[id(r.result)], r.result) for r in ranked]
+        for key, ranked in boards.items()
+    }
+
+
+@dataclass(frozen=True)
+class BoardChoices:
+    scopes: list[BoardScope]
+    harness: dict[tuple[str, str], list[HarnessBoardRow]]
+
+
+def board_choices() -> BoardChoices:
+    return BoardChoices(board_scopes(), harness_boards())
