@@ -1,0 +1,397 @@
+"""The factory at any tick, quickly: a live simulation plus cached keyframes.
+
+`Playback(scenario_bytes, engine)` answers `state_at(tick)` by loading the nearest
+keyframe at or before `tick` (or carrying on from the live state when that is nearer)
+and stepping forward. Keyframes are saved as the simulation passes through the run,
+about every `keyframe_seconds` of stepping, so any tick is at most that far from one.
+
+The engine behind it is a small `Simulator` interface with three implementations:
+
+* `PythonSimulator` — the reference rules (`rules.Factory`); keyframes are copies of
+  its mutable state. Always available; slow on big factories.
+* `WasmSimulator` — a wasm reference engine kept alive in one instance through the
+  non-contract exports `lattice_begin`, `lattice_step` and `lattice_records_now`;
+  keyframes are compressed copies of its linear memory.
+* `ReplaySimulator` — any engine with only the §8 `lattice_records` export: every
+  state is simulated from tick 0 (no keyframes are possible).
+
+Plain Python, no Qt: the app calls it from worker threads. One lock serialises the
+live simulation; `cancel` lets a newer seek supersede a stale one between chunks.
+"""
+
+from __future__ import annotations
+
+import bisect
+import threading
+import time
+import zlib
+from collections import OrderedDict
+from collections.abc import Callable
+from functools import lru_cache
+from pathlib import Path
+from typing import Protocol
+
+import numpy as np
+import wasmtime
+
+from lattice_desktop.errors import Cancelled
+from lattice_desktop.lattice.rules import Factory
+from lattice_desktop.lattice.scenario import Scenario, parse_scenario
+from lattice_desktop.lattice.view import FactoryState, layout
+from lattice_desktop.lattice.wasm_engine import EngineError, WasmEngine
+from lattice_desktop.resources import CASES
+
+STEPPING_EXPORTS = ("lattice_begin", "lattice_step", "lattice_records_now")
+REFERENCE_WASM = CASES / "lattice" / "submissions" / "reference" / "engine.wasm"
+
+CancelCheck = Callable[[], bool]
+
+
+def reference_engine(path: Path = REFERENCE_WASM) -> WasmEngine | None:
+    """The bundled wasm reference engine, or None (use the Python rules) when not built."""
+    return WasmEngine(path) if path.is_file() else None
+
+
+# --- records to a drawable state, vectorised ----------------------------------------------
+
+
+def state_from_records(scenario: Scenario, data: bytes | np.ndarray, *, tick: int,
+                       grid: tuple[np.ndarray, np.ndarray] | None = None) -> FactoryState:
+    """A `FactoryState` from §8 records of a trusted engine, as (key, value) u64 pairs.
+
+    Gives the same state as `FactoryState.from_records` without a Python loop over belt
+    items (a stress factory holds hundreds of thousands); it does not validate records.
+    """
+    w, h = scenario.width, scenario.height
+    entity, direction = grid if grid is not None else layout(scenario)
+    pairs = np.frombuffer(data, "<u8").reshape(-1, 2) if isinstance(data, bytes) else data
+    keys, values = pairs[:, 0], pairs[:, 1]
+    kind = keys >> np.uint64(56)
+    cell = ((keys >> np.uint64(16)) & np.uint64(0xFFFFFF)).astype(np.int64)
+    low = (keys & np.uint64(0xFFFF)).astype(np.int64)
+    slots = np.zeros((h * w, 4), np.uint8)
+    belt = kind == 1
+    slots[cell[belt], (low[belt] >> 8) & 3] = low[belt] & 0xFF
+    source_buffer = np.zeros(h * w, np.uint8)
+    held = kind == 2
+    source_buffer[cell[held]] = low[held] & 0xFF
+    sink_counts: dict[int, dict[int, int]] = {}
+    assemblers: dict[int, tuple[int, int, dict[int, int]]] = {c: (0, 0, {}) for c in scenario.assemblers}
+    rest = np.nonzero(kind >= 3)[0]
+    for k, c, lo, v in zip(kind[rest].tolist(), cell[rest].tolist(), low[rest].tolist(),
+                           values[rest].tolist()):
+        if k == 3:
+            sink_counts.setdefault(c, {})[lo & 0xFF] = v
+            continue
+        remaining, output, buffer = assemblers[c]
+        if k == 4:
+            remaining = lo
+        elif k == 5:
+            output = lo & 0xFF
+        else:
+            buffer = {**buffer, lo & 0xFF: v}
+        assemblers[c] = (remaining, output, buffer)
+    return FactoryState(
+        tick=tick, entity=entity, direction=direction, slots=slots.reshape(h, w, 4),
+        source_buffer=source_buffer.reshape(h, w), sink_counts=sink_counts, assemblers=assemblers,
+    )
+
+
+def _records_array(records: dict[int, int]) -> np.ndarray:
+    pairs = np.empty((len(records), 2), np.uint64)
+    pairs[:, 0] = np.fromiter(records.keys(), np.uint64, len(records))
+    pairs[:, 1] = np.fromiter(records.values(), np.uint64, len(records))
+    return pairs
+
+
+# --- simulators ---------------------------------------------------------------------------
+
+
+class Simulator(Protocol):
+    """One live run of a scenario. `tick` is the last tick completed."""
+
+    tick: int
+    keeps_keyframes: bool  # False when a keyframe would cost as much as replaying
+
+    def step(self, ticks: int) -> None: ...
+
+    def save(self) -> object: ...
+
+    def load(self, keyframe: object) -> None: ...
+
+    def records(self) -> np.ndarray: ...  # (n, 2) u64 (key, value) pairs of the state now
+
+
+class PythonSimulator:
+    """The reference rules; a keyframe is a copy of the factory's mutable state."""
+
+    keeps_keyframes = True
+
+    def __init__(self, scenario: Scenario) -> None:
+        self.factory = Factory(scenario)
+
+    @property
+    def tick(self) -> int:
+        return self.factory.tick
+
+    def step(self, ticks: int) -> None:
+        self.factory.run_to(self.factory.tick + ticks)
+
+    # The fields below are everything `Factory.step` mutates (tests/lattice/test_playback.py
+    # checks keyframed states against stepping from scratch, so a new field shows up there).
+    def save(self) -> object:
+        f = self.factory
+        return (f.tick, list(f._hold), [dict(d) for d in f._sink_counts], list(f._remaining),
+                [dict(d) for d in f._buffer])
+
+    def load(self, keyframe: object) -> None:
+        tick, hold, sinks, remaining, buffer = keyframe  # type: ignore[misc]
+        f = self.factory
+        f.tick, f._hold, f._remaining = tick, list(hold), list(remaining)
+        f._sink_counts = [dict(d) for d in sinks]
+        f._buffer = [dict(d) for d in buffer]
+
+    def records(self) -> np.ndarray:
+        return _records_array(self.factory.records())
+
+
+class ReplaySimulator:
+    """An engine with only `lattice_records` (§8): each state is simulated from tick 0."""
+
+    keeps_keyframes = False
+
+    def __init__(self, engine: WasmEngine, scenario_bytes: bytes) -> None:
+        self.engine, self.data, self.tick = engine, scenario_bytes, 0
+
+    def step(self, ticks: int) -> None:
+        self.tick += ticks
+
+    def save(self) -> object:
+        return self.tick
+
+    def load(self, keyframe: object) -> None:
+        self.tick = int(keyframe)  # type: ignore[arg-type]
+
+    def records(self) -> np.ndarray:
+        return _records_array(self.engine.records(self.data, self.tick))
+
+
+@lru_cache(maxsize=8)
+def _stepping_module(path: str) -> tuple[wasmtime.Engine, wasmtime.Module] | None:
+    engine = wasmtime.Engine()
+    module = wasmtime.Module.from_file(engine, path)
+    names = {e.name for e in module.exports}
+    return (engine, module) if names.issuperset(STEPPING_EXPORTS) else None
+
+
+_module_lock = threading.Lock()
+
+
+def stepping_module(path: str | Path) -> tuple[wasmtime.Engine, wasmtime.Module] | None:
+    """The compiled module when it has the stepping exports, else None."""
+    with _module_lock:
+        return _stepping_module(str(Path(path).resolve()))
+
+
+class WasmSimulator:
+    """A wasm engine kept alive: `lattice_begin` once, then `lattice_step` and
+    `lattice_records_now`; a keyframe is its whole linear memory, compressed."""
+
+    keeps_keyframes = True
+
+    def __init__(self, path: str | Path, scenario_bytes: bytes) -> None:
+        compiled = stepping_module(path)
+        if compiled is None:
+            raise EngineError(f"{path} lacks the stepping exports {', '.join(STEPPING_EXPORTS)}")
+        engine, module = compiled
+        self.store = wasmtime.Store(engine)
+        exports = wasmtime.Instance(self.store, module, []).exports(self.store)
+        self.memory = exports["memory"]
+        self._step, self._records_now = exports["lattice_step"], exports["lattice_records_now"]
+        ptr = exports["alloc"](self.store, len(scenario_bytes))
+        self.memory.write(self.store, scenario_bytes, ptr)
+        exports["lattice_begin"](self.store, ptr, len(scenario_bytes))
+        self.tick = 0
+
+    def step(self, ticks: int) -> None:
+        if ticks > 0:
+            self.tick = int(self._step(self.store, ticks))
+
+    def save(self) -> object:
+        size = self.memory.data_len(self.store)
+        return self.tick, size, zlib.compress(self.memory.read(self.store, 0, size), 1)
+
+    def load(self, keyframe: object) -> None:
+        tick, size, packed = keyframe  # type: ignore[misc]
+        self.memory.write(self.store, zlib.decompress(packed), 0)
+        now = self.memory.data_len(self.store)
+        if now > size:  # pages grown since: the allocator expects them zeroed
+            self.memory.write(self.store, bytes(now - size), size)
+        self.tick = tick
+
+    def records(self) -> np.ndarray:
+        packed = int(self._records_now(self.store)) & 0xFFFF_FFFF_FFFF_FFFF
+        ptr, length = packed >> 32, packed & 0xFFFF_FFFF
+        if length % 16 or ptr + length > self.memory.data_len(self.store):
+            raise EngineError("lattice_records_now returned a bad (pointer, length)")
+        data = self.memory.read(self.store, ptr, ptr + length)
+        return np.frombuffer(data, "<u8").reshape(-1, 2)
+
+
+def make_simulator(scenario: Scenario, scenario_bytes: bytes, engine: WasmEngine | None) -> Simulator:
+    """The fastest simulator the engine allows (see the module docstring)."""
+    if engine is None:
+        return PythonSimulator(scenario)
+    if stepping_module(engine.path) is not None:
+        return WasmSimulator(engine.path, scenario_bytes)
+    return ReplaySimulator(engine, scenario_bytes)
+
+
+# --- playback -----------------------------------------------------------------------------
+
+
+class Playback:
+    """States of one scenario at any tick, from keyframes; safe to call from any thread."""
+
+    def __init__(self, scenario_bytes: bytes, engine: WasmEngine | None = None, *,
+                 keyframe_every: int | None = None, keyframe_seconds: float = 0.25,
+                 max_keyframe_bytes: int = 512 * 2**20, cached_states: int = 6,
+                 simulator: Simulator | None = None) -> None:
+        self.data = scenario_bytes
+        self.scenario = parse_scenario(scenario_bytes)
+        self.grid = layout(self.scenario)
+        self.sim = simulator or make_simulator(self.scenario, scenario_bytes, engine)
+        self.keyframe_every = keyframe_every
+        self.keyframe_seconds = keyframe_seconds
+        self.max_keyframe_bytes = max_keyframe_bytes
+        self._ticks: list[int] = [0]
+        self._keyframes: dict[int, object] = {0: self.sim.save()}
+        self._stepped = 0.0  # seconds of stepping since the last keyframe
+        self._per_tick = 1e-4  # seconds per tick, a running estimate
+        self._frontier = 0  # every tick up to here is at most one interval past a keyframe
+        self._states: OrderedDict[int, FactoryState] = OrderedDict()
+        self._cached_states = cached_states
+        self._lock = threading.Lock()
+        self._waiting = 0
+        self._waiting_lock = threading.Lock()
+
+    @property
+    def ticks(self) -> int:
+        return self.scenario.ticks
+
+    @property
+    def engine_name(self) -> str:
+        return {"PythonSimulator": "Python reference", "WasmSimulator": "wasm reference",
+                "ReplaySimulator": "wasm reference (replay)"}.get(type(self.sim).__name__, "engine")
+
+    @property
+    def prepared(self) -> float:
+        """How much of the run keyframes cover, 0..1 (1 for a simulator without them)."""
+        return 1.0 if not self.sim.keeps_keyframes else min(1.0, self._frontier / self.ticks)
+
+    def keyframe_ticks(self) -> list[int]:
+        return list(self._ticks)
+
+    def state_at(self, tick: int, cancel: CancelCheck | None = None) -> FactoryState:
+        """The factory after `tick` ticks (0 = the start). Raises `Cancelled` when
+        `cancel()` turns true before the state is reached."""
+        tick = max(0, min(int(tick), self.ticks))
+        cached = self._states.get(tick)
+        if cached is not None:
+            return cached
+        with self._waiting_lock:
+            self._waiting += 1
+        with self._lock:
+            with self._waiting_lock:
+                self._waiting -= 1
+            self._seek(tick)
+            self._advance(tick, cancel)
+            records = self.sim.records()
+        state = state_from_records(self.scenario, records, tick=tick, grid=self.grid)
+        with self._waiting_lock:
+            self._states[tick] = state
+            while len(self._states) > self._cached_states:
+                self._states.popitem(last=False)
+        return state
+
+    def prepare(self, cancel: CancelCheck | None = None,
+                progress: Callable[[float], None] | None = None) -> None:
+        """Walk the whole run once, saving keyframes; seeks go first between chunks."""
+        if not self.sim.keeps_keyframes:
+            return
+        while self._frontier < self.ticks:
+            while self._waiting > 0:
+                time.sleep(0.002)
+            if cancel is not None and cancel():
+                raise Cancelled()
+            with self._lock:
+                self._seek(self._frontier)
+                self._advance(self.ticks, None, seconds=0.05)
+            if progress is not None:
+                progress(self.prepared)
+
+    # --- inside the lock ------------------------------------------------------------------
+
+    def _seek(self, tick: int) -> None:
+        """Put the live simulation at the best start for reaching `tick`."""
+        key = self._ticks[bisect.bisect_right(self._ticks, tick) - 1]
+        if not key <= self.sim.tick <= tick:
+            self.sim.load(self._keyframes[key])
+            self._stepped = 0.0
+
+    def _advance(self, tick: int, cancel: CancelCheck | None, *, seconds: float | None = None) -> None:
+        """Step to `tick` (or for about `seconds`), saving keyframes past the frontier."""
+        if not self.sim.keeps_keyframes:
+            self.sim.step(tick - self.sim.tick)
+            return
+        until = None if seconds is None else time.perf_counter() + seconds
+        while self.sim.tick < tick:
+            if cancel is not None and cancel():
+                raise Cancelled()
+            if until is not None and time.perf_counter() > until:
+                return
+            # Steps of about 20 ms at most, so cancelling and keyframes stay timely.
+            seconds_per_step = min(0.02, self.keyframe_seconds)
+            n = min(tick - self.sim.tick, max(1, int(seconds_per_step / self._per_tick)))
+            if self.keyframe_every:
+                n = min(n, self.keyframe_every - self.sim.tick % self.keyframe_every)
+            started = time.perf_counter()
+            self.sim.step(n)
+            spent = time.perf_counter() - started
+            self._per_tick = max(1e-7, 0.5 * self._per_tick + 0.5 * spent / n)
+            self._stepped += spent
+            self._keyframe_if_due()
+
+    def _keyframe_if_due(self) -> None:
+        tick = self.sim.tick
+        if tick <= self._frontier:
+            return  # inside the stretch keyframes already cover
+        if self.keyframe_every:
+            due = tick % self.keyframe_every == 0
+        else:
+            due = self._stepped >= self.keyframe_seconds
+        if due:
+            self._ticks.append(tick)
+            self._keyframes[tick] = self.sim.save()
+            self._stepped = 0.0
+            self._thin()
+        self._frontier = tick
+
+    def _thin(self) -> None:
+        """Past the memory budget, drop every other keyframe (tick 0 stays)."""
+        size = sum(_keyframe_bytes(k) for k in self._keyframes.values())
+        if size <= self.max_keyframe_bytes or len(self._ticks) < 3:
+            return
+        for tick in self._ticks[1::2]:
+            del self._keyframes[tick]
+        self._ticks = self._ticks[::2]
+        self.keyframe_seconds *= 2
+
+
+def _keyframe_bytes(keyframe: object) -> int:
+    """A rough size: compressed wasm memory, or eight bytes per held slot in Python."""
+    if isinstance(keyframe, tuple) and len(keyframe) == 3 and isinstance(keyframe[2], bytes):
+        return len(keyframe[2])
+    if isinstance(keyframe, tuple) and len(keyframe) == 5:
+        return 8 * len(keyframe[1]) + 64 * (len(keyframe[2]) + len(keyframe[4]))
+    return 16
