@@ -3,16 +3,28 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
 
 from lattice_desktop.lattice.checksum import (
+    assembler_buffer_key,
     assembler_key,
+    assembler_output_key,
     belt_item_key,
     checksum_from_records,
     mix,
     sink_count_key,
+    source_item_key,
 )
 from lattice_desktop.lattice.rules import Factory, simulate
-from lattice_desktop.lattice.scenario import parse_scenario
+from lattice_desktop.lattice.scenario import (
+    Assembler,
+    Dir,
+    Recipe,
+    Scenario,
+    Source,
+    parse_scenario,
+)
 
 
 def build(*rows: str, lines: tuple[str, ...] = (), ticks: int = 100, snapshot: int = 1) -> Factory:
@@ -314,3 +326,238 @@ def test_run_to_cannot_go_back() -> None:
     f.run_to(3)
     with pytest.raises(ValueError, match="cannot run back"):
         f.run_to(2)
+
+
+# --- a second, naive reading of §4 as an oracle ------------------------------------------
+
+DIRS = {"^": Dir.N, ">": Dir.E, "v": Dir.S, "<": Dir.W}
+
+
+class NaiveFactory:
+    """§4 read literally, keyed by cell, with the greatest fixed point found by iteration:
+    start from every item that could move and drop those whose target stays full."""
+
+    def __init__(self, scenario: Scenario, belts: dict[int, list[int]]) -> None:
+        self.s = scenario
+        self.t = 0
+        self.belts = {c: list(items) for c, items in belts.items()}
+        self.buffers = {c: 0 for c in scenario.sources}
+        self.sinks = {c: {} for c in range(scenario.cells) if scenario.char(*self.xy(c)) == "K"}
+        self.asm = {c: [0, 0, {k: 0 for k, _ in self.recipe(c).inputs}] for c in scenario.assemblers}
+
+    def xy(self, c: int) -> tuple[int, int]:
+        return c % self.s.width, c // self.s.width
+
+    def recipe(self, c: int) -> Recipe:
+        return self.s.recipes[self.s.assemblers[c].recipe_id]
+
+    def direction(self, c: int) -> Dir | None:
+        char = self.s.char(*self.xy(c))
+        if char in DIRS:
+            return DIRS[char]
+        if c in self.s.sources:
+            return self.s.sources[c].dir
+        if c in self.s.assemblers:
+            return self.s.assemblers[c].dir
+        return None
+
+    def step_to(self, c: int, d: Dir) -> int | None:
+        x, y = self.xy(c)
+        x, y = x + d.dx, y + d.dy
+        ok = 0 <= x < self.s.width and 0 <= y < self.s.height
+        return y * self.s.width + x if ok else None
+
+    def exit_item(self, c: int) -> int:
+        if c in self.belts:
+            return self.belts[c][3]
+        if c in self.buffers:
+            return self.buffers[c]
+        return self.asm[c][1]
+
+    def exit_position(self, c: int) -> tuple:
+        """A belt's exit is its slot 3; a source's buffer or an assembler's output."""
+        return ("belt", c, 3) if c in self.belts else ("exit", c)
+
+    def targets(self, c: int, t: int) -> bool:
+        """Does the exit at c target the cell t and may t accept from it (§3)?"""
+        d = self.direction(c)
+        if d is None or self.step_to(c, d) != t:
+            return False
+        return t not in self.belts or self.direction(t) != d.opposite()
+
+    def step(self) -> None:
+        self.t += 1
+        for c, src in self.s.sources.items():  # phase 1
+            if self.buffers[c] == 0 and (self.t - 1) % src.period == 0:
+                self.buffers[c] = src.type
+        # phase 2: every item and where it would go
+        want: dict[tuple, object] = {}
+        for c, items in self.belts.items():
+            for s in range(3):
+                if items[s]:
+                    want[("belt", c, s)] = ("belt", c, s + 1)
+        accepted: dict[int, dict[int, int]] = {a: {} for a in self.asm}
+        for c in [*self.belts, *self.buffers, *self.asm]:
+            item = self.exit_item(c)
+            d = self.direction(c)
+            t = self.step_to(c, d)
+            if not item or t is None or not self.targets(c, t):
+                continue
+            if t in self.sinks:
+                want[self.exit_position(c)] = "gone"
+            elif t in self.belts:
+                e = self.direction(t)
+                ranked = [self.step_to(t, side) for side in (e.opposite(), e.left(), e.right())]
+                holders = [o for o in ranked if o is not None and self.targets(o, t)]
+                holders = [o for o in holders if self.exit_item(o)]
+                if holders[0] == c:
+                    want[self.exit_position(c)] = ("belt", t, 0)
+        for a in self.asm:  # §4b, neighbours N, E, S, W
+            caps = {k: 2 * n for k, n in self.recipe(a).inputs}
+            for side in (Dir.N, Dir.E, Dir.S, Dir.W):
+                o = self.step_to(a, side)
+                if o is None or not self.targets(o, a) or not self.exit_item(o):
+                    continue
+                k = self.exit_item(o)
+                taken = accepted[a].get(k, 0)
+                if k in caps and self.asm[a][2][k] + taken < caps[k]:
+                    accepted[a][k] = taken + 1
+                    want[self.exit_position(o)] = "gone"
+
+        def occupied(pos: tuple) -> bool:
+            if pos[0] == "belt":
+                return bool(self.belts[pos[1]][pos[2]])
+            return bool(self.exit_item(pos[1]))
+
+        moving = set(want)
+        changed = True
+        while changed:
+            changed = False
+            for p in list(moving):
+                q = want[p]
+                if q != "gone" and occupied(q) and q not in moving:
+                    moving.discard(p)
+                    changed = True
+
+        def take(pos: tuple) -> int:
+            if pos[0] == "belt":
+                item, self.belts[pos[1]][pos[2]] = self.belts[pos[1]][pos[2]], 0
+            elif pos[1] in self.buffers:
+                item, self.buffers[pos[1]] = self.buffers[pos[1]], 0
+            else:
+                item, self.asm[pos[1]][1] = self.asm[pos[1]][1], 0
+            return item
+
+        taken_items = {p: take(p) for p in moving}
+        for p, item in taken_items.items():
+            q = want[p]
+            if q != "gone":
+                self.belts[q[1]][q[2]] = item
+                continue
+            t = self.step_to(p[1], self.direction(p[1]))
+            if t in self.sinks:
+                self.sinks[t][item] = self.sinks[t].get(item, 0) + 1
+            else:
+                self.asm[t][2][item] += 1
+        for a, state in self.asm.items():  # phase 3
+            recipe = self.recipe(a)
+            if state[0] > 0:
+                state[0] -= 1
+                if state[0] == 0:
+                    state[1] = recipe.product
+            if state[0] == 0 and state[1] == 0:
+                if all(state[2][k] >= n for k, n in recipe.inputs):
+                    for k, n in recipe.inputs:
+                        state[2][k] -= n
+                    state[0] = recipe.time
+
+    def records(self) -> dict[int, int]:
+        out = {}
+        for c, items in self.belts.items():
+            for s, item in enumerate(items):
+                if item:
+                    out[belt_item_key(c, s, item)] = 1
+        for c, item in self.buffers.items():
+            if item:
+                out[source_item_key(c, item)] = 1
+        for c, counts in self.sinks.items():
+            for k, n in counts.items():
+                out[sink_count_key(c, k)] = n
+        for c, (remaining, output, buffer) in self.asm.items():
+            out[assembler_key(c, remaining)] = 1
+            if output:
+                out[assembler_output_key(c, output)] = 1
+            for k, b in buffer.items():
+                if b:
+                    out[assembler_buffer_key(c, k)] = b
+        return out
+
+
+@st.composite
+def seeded_factories(draw: st.DrawFn) -> tuple[Scenario, dict[int, list[int]]]:
+    """Small belt-heavy factories with belts already partly or wholly full."""
+    w, h = draw(st.integers(1, 6)), draw(st.integers(1, 6))
+    recipes = {
+        1: Recipe(
+            draw(st.integers(1, 3)),
+            draw(st.integers(1, 3)),
+            tuple(
+                draw(
+                    st.lists(
+                        st.tuples(st.integers(1, 3), st.integers(1, 2)),
+                        min_size=1,
+                        max_size=3,
+                        unique_by=lambda p: p[0],
+                    )
+                )
+            ),
+        )
+    }
+    grid = draw(st.lists(st.sampled_from("^>v<^>v<^>v<SKA."), min_size=w * h, max_size=w * h))
+    dirs = st.sampled_from(list(Dir))
+    sources = {
+        c: Source(draw(dirs), draw(st.integers(1, 3)), draw(st.integers(1, 3)))
+        for c, ch in enumerate(grid)
+        if ch == "S"
+    }
+    assemblers = {c: Assembler(draw(dirs), 1) for c, ch in enumerate(grid) if ch == "A"}
+    slot = st.sampled_from([0, 1, 2, 3, 3, 3])  # mostly full
+    belts = {c: [draw(slot) for _ in range(4)] for c, ch in enumerate(grid) if ch in DIRS}
+    scenario = Scenario(
+        w,
+        h,
+        30,
+        1,
+        "".join(grid).encode(),
+        recipes=recipes,
+        sources=sources,
+        assemblers=assemblers,
+    )
+    return scenario, belts
+
+
+def ring_example(rows: tuple[str, ...], sources: dict[int, Source] | None = None):
+    grid = "".join(rows).encode()
+    scenario = Scenario(len(rows[0]), len(rows), 12, 1, grid, sources=sources or {})
+    belts = {c: [1, 2, 3, 1] for c, ch in enumerate(grid) if chr(ch) in DIRS}
+    return (scenario, belts)
+
+
+@settings(max_examples=300, deadline=None)
+@given(seeded_factories())
+@example(ring_example((">v", "^<")))
+@example(ring_example((".v<", ">v^", ".>^")))
+@example(ring_example(("v<<", ">^.")))
+@example(ring_example(("S>v", ".^<"), {0: Source(Dir.E, 2, 1)}))
+@example(ring_example((".S.", ">>v", "^<<", ".S."), {1: Source(Dir.S, 2, 1), 10: Source(Dir.N, 3, 1)}))
+def test_agrees_with_a_naive_reading_of_the_rules(seeded) -> None:
+    scenario, belts = seeded
+    f = Factory(scenario)
+    for c, items in belts.items():
+        for s, item in enumerate(items):
+            f.place(c, s, item)
+    naive = NaiveFactory(scenario, belts)
+    for _ in range(scenario.ticks):
+        f.step()
+        naive.step()
+        assert f.records() == naive.records(), f.tick
