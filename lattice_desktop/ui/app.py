@@ -1,0 +1,71 @@
+"""Starting the app: `lattice-desktop [--db PATH] [open PATH… | demo | screenshots OUTDIR]`."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from PySide6.QtWidgets import QApplication, QMessageBox
+
+from lattice_desktop.errors import UserError
+
+APP_NAME = "Lattice Desktop"
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="lattice-desktop", description="Open the app.")
+    parser.add_argument("--db", metavar="PATH_OR_URL",
+                        help="database file or postgresql:// URL (default: $LATTICE_DESKTOP_DB, "
+                        "else the user data folder)")
+    commands = parser.add_subparsers(dest="command")
+    open_cmd = commands.add_parser("open", help="open the app on case or submission folders")
+    open_cmd.add_argument("paths", nargs="*", type=Path)
+    commands.add_parser("demo", help="open the app and grade the bundled demo samples")
+    shots = commands.add_parser("screenshots", help="save one PNG per tab (grades the demo if needed)")
+    shots.add_argument("outdir", type=Path)
+    for sub in (open_cmd, shots):
+        sub.add_argument("--db", metavar="PATH_OR_URL", dest="sub_db", help="as above")
+    return parser
+
+
+def make_application(argv: list[str] | None = None) -> QApplication:
+    app = QApplication.instance()
+    if not isinstance(app, QApplication):
+        app = QApplication([sys.argv[0], *(argv or [])])
+    app.setOrganizationName("lattice-desktop")
+    app.setApplicationName(APP_NAME)
+    app.setDesktopFileName("lattice-desktop")  # Wayland takes the icon from the .desktop file
+    from lattice_desktop.ui.theme import apply_theme
+
+    apply_theme(app)
+    return app
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(sys.argv[1:] if argv is None else argv)
+    db = getattr(args, "sub_db", None) or args.db
+    app = make_application()
+    if args.command == "screenshots":
+        from lattice_desktop.ui.screenshots import save_screenshots
+
+        saved = save_screenshots(args.outdir, db)
+        for path in saved:
+            print(path)
+        return 0
+    from lattice_desktop.ui.errors_dialog import install_excepthook
+    from lattice_desktop.ui.main_window import MainWindow
+
+    install_excepthook()
+    try:
+        window = MainWindow(db)
+    except UserError as exc:  # the database cannot be opened: say so, with where
+        QMessageBox.critical(None, APP_NAME, f"Cannot open the database.\n\n{exc}")
+        return 2
+    window.show()
+    if args.command == "demo":
+        window.grade_demo()
+    for path in getattr(args, "paths", None) or []:
+        window.open_path(path.resolve())
+    code = app.exec()
+    return code

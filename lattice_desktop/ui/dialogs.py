@@ -1,0 +1,117 @@
+"""Dialogs: the gate before running a submission's build commands, file choosers, and
+the recent cases and submissions kept in QSettings."""
+
+from __future__ import annotations
+
+from enum import Enum
+from pathlib import Path
+
+from PySide6.QtCore import QSettings
+from PySide6.QtWidgets import (
+    QDialog,
+    QDialogButtonBox,
+    QFileDialog,
+    QLabel,
+    QPlainTextEdit,
+    QPushButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from lattice_desktop.manifest import Submission
+from lattice_desktop.ui import theme
+
+RECENT_LIMIT = 8
+
+
+class BuildChoice(Enum):
+    BUILD = "build"  # run the commands, then grade what they produce
+    SHIPPED = "shipped"  # grade the module already in the folder, run nothing
+    CANCEL = "cancel"
+
+
+class BuildConfirmDialog(QDialog):
+    """Shows the exact commands a submission wants to run. Nothing runs unless the user
+    presses "Run build and grade"; a submission that ships its module can be graded
+    without running anything."""
+
+    def __init__(self, submission: Submission, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setWindowTitle("Run this submission's build commands?")
+        self.choice = BuildChoice.CANCEL
+        intro = QLabel(
+            f"<b>{submission.name}</b> ({submission.model}) asks to run these commands on this "
+            "computer to build its module. They are someone else's code: run them only if "
+            "you trust the submission. They run in a scratch copy of the folder with a "
+            "cleaned environment and a time limit."
+        )
+        intro.setWordWrap(True)
+        commands = QPlainTextEdit("\n".join(f"$ {c}" for c in submission.commands), readOnly=True)
+        commands.setFont(theme.monospace())
+        commands.setMinimumSize(560, 120)
+        self.commands = commands
+        shipped = submission.module_path.is_file()
+        note = QLabel(
+            f"The folder already holds its module ({submission.module}): you can grade it "
+            "without building." if shipped else
+            f"The folder does not hold {submission.module} yet: it can only be graded by building."
+        )
+        note.setWordWrap(True)
+        buttons = QDialogButtonBox()
+        self.build_button = QPushButton("Run build and grade")
+        self.shipped_button = QPushButton("Grade shipped module")
+        self.shipped_button.setEnabled(shipped)
+        cancel = buttons.addButton(QDialogButtonBox.StandardButton.Cancel)
+        buttons.addButton(self.build_button, QDialogButtonBox.ButtonRole.AcceptRole)
+        buttons.addButton(self.shipped_button, QDialogButtonBox.ButtonRole.AcceptRole)
+        cancel.setDefault(True)  # Enter never runs someone else's commands
+        self.build_button.clicked.connect(self._build)
+        self.shipped_button.clicked.connect(self._shipped)
+        cancel.clicked.connect(self.reject)
+        layout = QVBoxLayout(self)
+        layout.addWidget(intro)
+        layout.addWidget(commands)
+        layout.addWidget(note)
+        layout.addWidget(buttons)
+
+    def _build(self) -> None:
+        self.choice = BuildChoice.BUILD
+        self.accept()
+
+    def _shipped(self) -> None:
+        self.choice = BuildChoice.SHIPPED
+        self.accept()
+
+
+def choose_case_file(parent: QWidget, start: str = "") -> Path | None:
+    path, _ = QFileDialog.getOpenFileName(parent, "Open case manifest", start,
+                                          "Case manifests (case.toml *.toml);;All files (*)")
+    return Path(path) if path else None
+
+
+def choose_submission_folder(parent: QWidget, start: str = "") -> Path | None:
+    path = QFileDialog.getExistingDirectory(parent, "Choose a submission folder "
+                                            "(holding submission.toml)", start)
+    return Path(path) if path else None
+
+
+class Recent:
+    """Recently used paths of one kind, newest first, kept across sessions."""
+
+    def __init__(self, key: str, settings: QSettings | None = None) -> None:
+        self.key = f"recent/{key}"
+        self.settings = settings or QSettings()
+
+    def items(self) -> list[str]:
+        value = self.settings.value(self.key, [])
+        if isinstance(value, str):
+            value = [value]
+        return [str(v) for v in value or []]
+
+    def add(self, path: str | Path) -> None:
+        text = str(path)
+        items = [text] + [p for p in self.items() if p != text]
+        self.settings.setValue(self.key, items[:RECENT_LIMIT])
+
+    def remove(self, path: str | Path) -> None:
+        self.settings.setValue(self.key, [p for p in self.items() if p != str(path)])

@@ -1,0 +1,80 @@
+"""A read query run off the GUI thread where only the newest request's answer counts:
+asking again while one is in flight makes the older answer stale, never queued work
+the user waits behind (the napari layer-slicer idea)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from PySide6.QtCore import QObject, Signal, Slot
+
+from lattice_desktop.ui import tasks
+
+
+class _Request(QObject):
+    """Lives on the GUI thread; receives one task's answer and hands it to its owner."""
+
+    def __init__(self, owner: LatestQuery, serial: int) -> None:
+        super().__init__(owner)
+        self.owner, self.serial = owner, serial
+        self.task: tasks.Task | None = None  # kept until this object is deleted
+
+    @Slot(object)
+    def on_done(self, value: object) -> None:
+        self.owner._answer(self, value)
+
+    @Slot(str, str)
+    def on_failed(self, message: str, details: str) -> None:
+        self.owner._fail(self, message, details)
+
+    @Slot()
+    def on_cancelled(self) -> None:
+        self.owner._drop(self)
+
+
+class LatestQuery(QObject):
+    """`request(fn, *args)`; `on_result(value)` is called on the GUI thread for the
+    newest request only. Errors come out of `failed` (message, traceback)."""
+
+    failed = Signal(str, str)
+    busy_changed = Signal(bool)
+
+    def __init__(self, on_result: Callable[[Any], None], parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self._on_result = on_result
+        self._serial = 0
+        self._pending: set[_Request] = set()
+
+    @property
+    def busy(self) -> bool:
+        return bool(self._pending)
+
+    def request(self, fn: Callable[..., Any], *args: Any) -> None:
+        self._serial += 1
+        req = _Request(self, self._serial)
+        task = tasks.Task(fn, *args)
+        task.signals.done.connect(req.on_done)
+        task.signals.failed.connect(req.on_failed)
+        task.signals.cancelled.connect(req.on_cancelled)
+        req.task = task
+        self._pending.add(req)
+        if len(self._pending) == 1:
+            self.busy_changed.emit(True)
+        tasks.start(task)
+
+    def _answer(self, req: _Request, value: object) -> None:
+        if self._drop(req):
+            self._on_result(value)
+
+    def _fail(self, req: _Request, message: str, details: str) -> None:
+        if self._drop(req):
+            self.failed.emit(message, details)
+
+    def _drop(self, req: _Request) -> bool:
+        """Forget `req`; True when it was the newest request."""
+        self._pending.discard(req)
+        req.deleteLater()  # after the signal now being delivered
+        if not self._pending:
+            self.busy_changed.emit(False)
+        return req.serial == self._serial

@@ -1,0 +1,207 @@
+"""Leaderboard table models: models ranked by best correct fuel (over-ceiling bests in a
+greyed section below), and harness boxes ranked by Score then Execution."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
+from PySide6.QtGui import QFont
+
+from lattice_desktop.formatting import fuel, grouped
+from lattice_desktop.store.field import BoardEntry, Leaderboard
+from lattice_desktop.store.ui_queries import HarnessBoardRow as HarnessRow
+from lattice_desktop.ui import theme
+from lattice_desktop.ui.delegates import BAR_ROLE, COPY_ROLE, ID_ROLE, Bar
+
+Index = QModelIndex | QPersistentModelIndex
+ROOT = QModelIndex()  # the invisible root, as a default argument
+RIGHT = int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+FUEL_COLUMNS = ("Rank", "Model", "Best fuel", "× leader", "Runs", "Date")
+HARNESS_COLUMNS = ("Rank", "Harness / model", "Score", "Execution", "Cost", "Focus", "Time",
+                   "Compliance", "Tools")
+HARNESS_METRICS = ("score", "execution", "cost", "focus", "time", "compliance", "tools")
+OVER_SECTION = "Over the ceiling — correct, but no comparable score"
+
+
+class FuelBoardModel(QAbstractTableModel):
+    """Rows: the ranked entries, then (when any) a section row, then over-ceiling bests."""
+
+    columns = FUEL_COLUMNS
+
+    def __init__(self, parent=None) -> None:
+        super().__init__(parent)
+        self.board: Leaderboard | None = None
+        self.rows: list[BoardEntry | None] = []  # None is the section row
+        self.highlight_model: str | None = None
+        self._max_fuel = 1
+
+    def set_board(self, board: Leaderboard | None) -> None:
+        self.beginResetModel()
+        self.board = board
+        self.rows = []
+        if board is not None:
+            self.rows = list(board.entries)
+            if board.over_ceiling:
+                self.rows += [None, *board.over_ceiling]
+        self._max_fuel = max([e.fuel for e in self.rows if e is not None] + [1])
+        self.endResetModel()
+
+    def set_highlight(self, model: str | None) -> None:
+        self.highlight_model = model
+        if self.rows:
+            self.dataChanged.emit(self.index(0, 0), self.index(len(self.rows) - 1,
+                                                               len(self.columns) - 1))
+
+    @property
+    def section_row(self) -> int | None:
+        return self.rows.index(None) if None in self.rows else None
+
+    def entry(self, row: int) -> BoardEntry | None:
+        return self.rows[row] if 0 <= row < len(self.rows) else None
+
+    def rowCount(self, parent: Index = ROOT) -> int:
+        return 0 if parent.isValid() else len(self.rows)
+
+    def columnCount(self, parent: Index = ROOT) -> int:
+        return 0 if parent.isValid() else len(self.columns)
+
+    def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole):
+        if orientation != Qt.Orientation.Horizontal:
+            return None
+        if role == Qt.ItemDataRole.DisplayRole:
+            return self.columns[section]
+        if role == Qt.ItemDataRole.TextAlignmentRole and section in (0, 3, 4):
+            return RIGHT
+        return None
+
+    def flags(self, index: Index) -> Qt.ItemFlag:
+        if index.isValid() and self.rows[index.row()] is None:
+            return Qt.ItemFlag.ItemIsEnabled
+        return super().flags(index)
+
+    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole):
+        if not index.isValid():
+            return None
+        e, col = self.rows[index.row()], index.column()
+        if e is None:
+            if role == Qt.ItemDataRole.DisplayRole and col == 0:
+                return OVER_SECTION
+            if role == Qt.ItemDataRole.FontRole:
+                font = QFont()
+                font.setBold(True)
+                return font
+            return None
+        over = e.percent_over is not None or e.rank == 0
+        if role == Qt.ItemDataRole.DisplayRole:
+            return self._display(e, col, over)
+        if role == COPY_ROLE:
+            return (str(e.rank) if not over else "over", e.model, str(e.fuel), f"{e.ratio:.6f}",
+                    str(e.runs), e.date.isoformat())[col]
+        if role == BAR_ROLE and col == 2:
+            colour = theme.tint(theme.GREY, 110) if over else theme.accent()
+            return Bar(e.fuel / self._max_fuel, colour, self._display(e, col, over))
+        if role == Qt.ItemDataRole.ToolTipRole:
+            return self._tooltip(e, col, over)
+        if role == Qt.ItemDataRole.TextAlignmentRole and col in (0, 3, 4):
+            return RIGHT
+        if role == Qt.ItemDataRole.ForegroundRole and over:
+            return theme.GREY
+        if role == Qt.ItemDataRole.BackgroundRole and e.model == self.highlight_model:
+            return theme.tint(theme.accent(), 50)
+        if role == Qt.ItemDataRole.FontRole and e.model == self.highlight_model:
+            font = QFont()
+            font.setBold(True)
+            return font
+        if role == ID_ROLE:
+            return e.run_id
+        return None
+
+    @staticmethod
+    def _display(e: BoardEntry, col: int, over: bool) -> str:
+        if col == 0:
+            return "▲" if over else f"#{e.rank}"
+        if col == 1:
+            return e.model
+        if col == 2:
+            if over and e.percent_over is not None:
+                return f"{fuel(e.fuel)} · +{e.percent_over:.1f}% over"
+            return fuel(e.fuel)
+        if col == 3:
+            return "" if over and not e.ratio else f"× {e.ratio:.2f}"
+        if col == 4:
+            return str(e.runs)
+        return e.date.astimezone().strftime("%Y-%m-%d %H:%M")
+
+    @staticmethod
+    def _tooltip(e: BoardEntry, col: int, over: bool) -> str:
+        text = f"{grouped(e.fuel)} fuel · run #{e.run_id} (double-click to open)"
+        if over:
+            text += ("\nCorrect only on the runway: up to "
+                     f"{e.percent_over or 0:.1f}% over a case's ceiling; not ranked")
+        if col == 3:
+            text += f"\n{e.ratio:.4f} × the leader's fuel"
+        return text
+
+
+class HarnessBoardModel(QAbstractTableModel):
+    """Harness boxes: rank by Score then Execution; "-" for a missing metric, never 0."""
+
+    columns = HARNESS_COLUMNS
+
+    def __init__(self, parent=None) -> None:
+        super().__init__(parent)
+        self.rows: list[HarnessRow] = []
+        self.highlight_model: str | None = None
+
+    def set_rows(self, rows: list[HarnessRow]) -> None:
+        self.beginResetModel()
+        self.rows = list(rows)
+        self.endResetModel()
+
+    def set_highlight(self, model: str | None) -> None:
+        self.highlight_model = model
+
+    def rowCount(self, parent: Index = ROOT) -> int:
+        return 0 if parent.isValid() else len(self.rows)
+
+    def columnCount(self, parent: Index = ROOT) -> int:
+        return 0 if parent.isValid() else len(self.columns)
+
+    def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole):
+        if orientation != Qt.Orientation.Horizontal:
+            return None
+        if role == Qt.ItemDataRole.DisplayRole:
+            return self.columns[section]
+        if role == Qt.ItemDataRole.TextAlignmentRole and section != 1:
+            return RIGHT
+        return None
+
+    def metric(self, row: HarnessRow, col: int):
+        name = HARNESS_METRICS[col - 2]
+        result = row.result
+        return result.execution if name == "execution" else result.metrics[name]
+
+    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole):
+        if not index.isValid():
+            return None
+        row, col = self.rows[index.row()], index.column()
+        if role in (Qt.ItemDataRole.DisplayRole, COPY_ROLE):
+            if col == 0:
+                return f"#{row.position}" if role == Qt.ItemDataRole.DisplayRole else str(row.position)
+            if col == 1:
+                return f"{row.result.harness} / {row.result.model}"
+            m = self.metric(row, col)
+            if role == COPY_ROLE:
+                return "-" if m.value is None else repr(m.value)
+            return m.shown
+        if role == Qt.ItemDataRole.ToolTipRole and col >= 2:
+            m = self.metric(row, col)
+            return f"{m.formula}\nevidence: {m.evidence}"
+        if role == Qt.ItemDataRole.TextAlignmentRole and col != 1:
+            return RIGHT
+        if role == Qt.ItemDataRole.ForegroundRole and col >= 2 and self.metric(row, col).value is None:
+            return theme.GREY
+        if role == Qt.ItemDataRole.BackgroundRole and row.result.model == self.highlight_model:
+            return theme.tint(theme.accent(), 50)
+        if role == ID_ROLE:
+            return row.stored_id
+        return None

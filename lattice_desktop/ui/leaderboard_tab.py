@@ -1,0 +1,244 @@
+"""The Leaderboard tab: pick a case, version and variant (or a harness box and stage);
+models ranked by their best correct fuel, the open run's model highlighted.
+Queries run off the GUI thread; double-click opens that run."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QModelIndex, Qt, Signal, Slot
+from PySide6.QtWidgets import (
+    QComboBox,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QPushButton,
+    QStackedWidget,
+    QVBoxLayout,
+    QWidget,
+)
+
+from lattice_desktop.store.field import Leaderboard, leaderboard
+from lattice_desktop.store.ui_queries import BoardChoices, BoardScope, RunPage, board_choices
+from lattice_desktop.ui.copy_table import CopyTable
+from lattice_desktop.ui.delegates import ID_ROLE, BarDelegate
+from lattice_desktop.ui.latest_query import LatestQuery
+from lattice_desktop.ui.leaderboard_model import FuelBoardModel, HarnessBoardModel
+
+PERF, HARNESS = "perf", "harness"
+
+
+class LeaderboardTab(QWidget):
+    open_run = Signal(int)
+    open_harness_run = Signal(int)
+    failed = Signal(str, str)
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.choices = BoardChoices([], {})
+        self.preferred: tuple[str, str, object, object] | None = None  # kind, name, version, variant
+        self.open_model: str | None = None
+        self.fuel_model = FuelBoardModel(self)
+        self.harness_model = HarnessBoardModel(self)
+        self._choices_query = LatestQuery(self._on_choices, self)
+        self._board_query = LatestQuery(self._on_board, self)
+        for query in (self._choices_query, self._board_query):
+            query.failed.connect(self.failed)
+
+        self.case_picker, self.version_picker, self.variant_picker = QComboBox(), QComboBox(), QComboBox()
+        self.case_picker.setMinimumContentsLength(16)
+        self.case_picker.currentIndexChanged.connect(self._on_case_picked)
+        self.version_picker.currentIndexChanged.connect(self._on_version_picked)
+        self.variant_picker.currentIndexChanged.connect(self._request_board)
+        refresh = QPushButton("Refresh")
+        refresh.clicked.connect(self.refresh)
+        self.scope_note = QLabel()
+        self.scope_note.setEnabled(False)
+
+        self.table = CopyTable()
+        self.table.setItemDelegateForColumn(2, BarDelegate(self.table))
+        self.table.doubleClicked.connect(self._on_double_click)
+        self.table.horizontalHeader().setStretchLastSection(True)
+        self.empty = QLabel("No leaderboard yet.\n\nA board ranks each model's best correct run — "
+                            "grade a submission (Ctrl+G) or the demo samples to start one.")
+        self.empty.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.empty.setWordWrap(True)
+        self.stack = QStackedWidget()
+        self.stack.addWidget(self.empty)
+        self.stack.addWidget(self.table)
+
+        pickers = QHBoxLayout()
+        for label, picker in (("Case", self.case_picker), ("Version", self.version_picker),
+                              ("Variant", self.variant_picker)):
+            pickers.addWidget(QLabel(label))
+            pickers.addWidget(picker)
+        pickers.addStretch(1)
+        pickers.addWidget(refresh)
+        layout = QVBoxLayout(self)
+        layout.addLayout(pickers)
+        layout.addWidget(self.scope_note)
+        layout.addWidget(self.stack, 1)
+
+    # Public --------------------------------------------------------------------------
+
+    def refresh(self) -> None:
+        self._choices_query.request(board_choices)
+
+    def show_page(self, page: RunPage | None) -> None:
+        """Follow the open run: its case's board, its model highlighted."""
+        if page is None:
+            return
+        s = page.run.summary
+        self.open_model = s.model
+        self.preferred = (PERF, s.case_name, s.case_version, s.case_variant)
+        self.fuel_model.set_highlight(s.model)
+        self._select_preferred()
+
+    def show_harness(self, box: str, stage: str, model: str) -> None:
+        self.open_model = model
+        self.preferred = (HARNESS, box, stage, None)
+        self.harness_model.set_highlight(model)
+        self._select_preferred()
+
+    # Pickers -------------------------------------------------------------------------
+
+    @Slot(object)
+    def _on_choices(self, choices: BoardChoices) -> None:
+        self.choices = choices
+        current = self.case_picker.currentData()
+        self.case_picker.blockSignals(True)
+        self.case_picker.clear()
+        for name in dict.fromkeys(s.case_name for s in choices.scopes):
+            self.case_picker.addItem(name, (PERF, name))
+        for box in sorted({box for _stage, box in choices.harness}):
+            self.case_picker.addItem(f"{box} (harness box)", (HARNESS, box))
+        self.case_picker.blockSignals(False)
+        if not self._select_preferred():
+            index = self.case_picker.findData(current) if current else 0
+            self.case_picker.setCurrentIndex(max(0, index))
+            self._on_case_picked()
+        if self.case_picker.count() == 0:
+            self.stack.setCurrentIndex(0)
+
+    def _select_preferred(self) -> bool:
+        if self.preferred is None:
+            return False
+        kind, name, version, variant = self.preferred
+        index = self.case_picker.findData((kind, name))
+        if index < 0:
+            return False
+        self._set_quietly(self.case_picker, index)
+        self._fill_versions()
+        self._set_quietly(self.version_picker, max(0, self.version_picker.findData(version)))
+        self._fill_variants()
+        if variant is not None:
+            self._set_quietly(self.variant_picker, max(0, self.variant_picker.findData(variant)))
+        self._request_board()
+        return True
+
+    @staticmethod
+    def _set_quietly(picker: QComboBox, index: int) -> None:
+        picker.blockSignals(True)
+        picker.setCurrentIndex(index)
+        picker.blockSignals(False)
+
+    def _scopes(self) -> list[BoardScope]:
+        kind_name = self.case_picker.currentData()
+        if not kind_name or kind_name[0] != PERF:
+            return []
+        return [s for s in self.choices.scopes if s.case_name == kind_name[1]]
+
+    def _fill_versions(self) -> None:
+        picker = self.version_picker
+        picker.blockSignals(True)
+        picker.clear()
+        kind_name = self.case_picker.currentData()
+        if kind_name and kind_name[0] == HARNESS:
+            for stage in sorted({st for st, box in self.choices.harness if box == kind_name[1]}):
+                picker.addItem(f"stage {stage}", stage)
+        else:
+            for version in sorted({s.version for s in self._scopes()}, reverse=True):
+                picker.addItem(str(version), version)
+        picker.blockSignals(False)
+
+    def _fill_variants(self) -> None:
+        picker = self.variant_picker
+        picker.blockSignals(True)
+        picker.clear()
+        version = self.version_picker.currentData()
+        variants = sorted({s.variant for s in self._scopes() if s.version == version})
+        for variant in variants:
+            picker.addItem(variant, variant)
+        picker.setEnabled(bool(variants))
+        picker.blockSignals(False)
+
+    @Slot()
+    def _on_case_picked(self) -> None:
+        self._fill_versions()
+        self._fill_variants()
+        self._request_board()
+
+    @Slot()
+    def _on_version_picked(self) -> None:
+        self._fill_variants()
+        self._request_board()
+
+    # Boards --------------------------------------------------------------------------
+
+    @Slot()
+    def _request_board(self) -> None:
+        kind_name = self.case_picker.currentData()
+        if not kind_name:
+            return
+        if kind_name[0] == HARNESS:
+            self._show_harness_board(kind_name[1], self.version_picker.currentData())
+            return
+        version, variant = self.version_picker.currentData(), self.variant_picker.currentData()
+        scopes = [s for s in self._scopes() if s.version == version and s.variant == variant]
+        wasmtime = scopes[0].wasmtime_version if scopes else None
+        self._board_query.request(leaderboard, kind_name[1], version, variant, wasmtime)
+
+    @Slot(object)
+    def _on_board(self, board: Leaderboard) -> None:
+        self.table.setModel(self.fuel_model)
+        self.fuel_model.set_board(board)
+        self.fuel_model.set_highlight(self.open_model)
+        self.table.clearSpans()
+        if self.fuel_model.section_row is not None:
+            self.table.setSpan(self.fuel_model.section_row, 0, 1, len(self.fuel_model.columns))
+        self._fit_columns()
+        ranked = len(board.entries)
+        self.scope_note.setText(
+            f"{board.case_name} {board.version}/{board.variant} · wasmtime {board.wasmtime_version}"
+            f" · {ranked} model{'s' if ranked != 1 else ''} ranked by their best correct fuel"
+            " (lower is better)")
+        self.stack.setCurrentIndex(1 if self.fuel_model.rows else 0)
+        if not self.fuel_model.rows:
+            self.empty.setText("No correct run of this case yet — only correct runs are ranked.\n"
+                               "Grade a submission (Ctrl+G).")
+
+    def _show_harness_board(self, box: str, stage: str | None) -> None:
+        rows = self.choices.harness.get((stage or "", box), [])
+        self.table.setModel(self.harness_model)
+        self.table.clearSpans()
+        self.harness_model.set_rows(rows)
+        self.harness_model.set_highlight(self.open_model)
+        self._fit_columns()
+        self.scope_note.setText(f"harness box {box} · stage {stage} · ranked by Score, then "
+                                "Execution; \"-\" is a metric that could not be measured")
+        self.stack.setCurrentIndex(1 if rows else 0)
+
+    def _fit_columns(self) -> None:
+        header = self.table.horizontalHeader()
+        header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
+        self.table.resizeColumnsToContents()
+        if self.table.model() is self.fuel_model:
+            self.table.setColumnWidth(2, max(self.table.columnWidth(2), 260))
+
+    @Slot(QModelIndex)
+    def _on_double_click(self, index: QModelIndex) -> None:
+        run_id = index.data(ID_ROLE)
+        if run_id is None:
+            return
+        if self.table.model() is self.harness_model:
+            self.open_harness_run.emit(run_id)
+        else:
+            self.open_run.emit(run_id)

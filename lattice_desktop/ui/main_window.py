@@ -1,0 +1,458 @@
+"""The main window: runs list on the left, the run header and the tabs on the right,
+grading progress in the status bar. A thin client of the core: every read runs off the
+GUI thread, every write goes through the one Writer."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from PySide6.QtCore import QSettings, QUrl, Signal, Slot
+from PySide6.QtGui import QAction, QCloseEvent, QDragEnterEvent, QDropEvent, QKeySequence
+from PySide6.QtWidgets import (
+    QLabel,
+    QMainWindow,
+    QMessageBox,
+    QProgressBar,
+    QPushButton,
+    QSplitter,
+    QTabWidget,
+    QVBoxLayout,
+    QWidget,
+)
+
+from lattice_desktop.errors import UserError
+from lattice_desktop.grading.grader import Progress
+from lattice_desktop.grading.session import StoredGrade
+from lattice_desktop.manifest import load_submission
+from lattice_desktop.resources import demo_case
+from lattice_desktop.sandbox.engine import WASMTIME_VERSION
+from lattice_desktop.store.database import default_location, describe, open_database
+from lattice_desktop.store.queries import RunSummary, list_runs
+from lattice_desktop.store.ui_queries import RunPage, load_run_page
+from lattice_desktop.store.writer import Writer
+from lattice_desktop.ui import tasks
+from lattice_desktop.ui.dialogs import (
+    BuildChoice,
+    BuildConfirmDialog,
+    Recent,
+    choose_case_file,
+    choose_submission_folder,
+)
+from lattice_desktop.ui.errors_dialog import show_error
+from lattice_desktop.ui.grade_op import GradeJob, GradeOp, sample_jobs, shipped_module_job
+from lattice_desktop.ui.latest_query import LatestQuery
+from lattice_desktop.ui.leaderboard_tab import LeaderboardTab
+from lattice_desktop.ui.message_bar import MessageBar
+from lattice_desktop.ui.results_tab import ResultsTab
+from lattice_desktop.ui.run_header import RunHeader
+from lattice_desktop.ui.runs_panel import RunsPanel
+from lattice_desktop.ui.tab_imports import FactoryTab, FuelTab
+
+RESULTS, FACTORY, FUEL, LEADERBOARD = range(4)
+
+
+class MainWindow(QMainWindow):
+    runs_shown = Signal()  # the runs list was refreshed from the database
+    page_shown = Signal(object)  # RunPage: a run is open in the header and every tab
+    def __init__(self, db_target: str | None = None, *, demo: Path | None = None,
+                 auto_demo: bool = True, settings: QSettings | None = None) -> None:
+        super().__init__()
+        self.setWindowTitle("Lattice Desktop")
+        self.setAcceptDrops(True)
+        self.resize(1400, 860)
+        self.db_target = str(db_target or default_location())
+        self.db = open_database(self.db_target)
+        self.writer = Writer(self.db)
+        self.settings = settings or QSettings()
+        self.recent_cases = Recent("cases", self.settings)
+        self.recent_submissions = Recent("submissions", self.settings)
+        self.demo_case = demo if demo is not None else demo_case()
+        self.auto_demo = auto_demo
+        self.case_path: Path | None = self._initial_case()
+        self.page: RunPage | None = None
+        self.error_dialogs: list[QMessageBox] = []
+        self._runs_loaded = False
+        self._open_after_grade = True
+        self._show_results_next = False
+        tasks.pool().setMaxThreadCount(max(4, tasks.pool().maxThreadCount()))
+
+        self.grading = GradeOp(self.writer, self)
+        self.grading.job_started.connect(self._on_job_started)
+        self.grading.run_created.connect(self.refresh_runs)
+        self.grading.progress.connect(self._on_progress)
+        self.grading.graded.connect(self._on_graded)
+        self.grading.failed.connect(self._on_grade_failed)
+        self.grading.cancelled.connect(self._on_grade_cancelled)
+        self.grading.idle.connect(self._on_grading_idle)
+        self._runs_query = LatestQuery(self._on_runs, self)
+        self._page_query = LatestQuery(self._on_page, self)
+        self._demo_query = LatestQuery(self._on_demo_jobs, self)
+        for query in (self._runs_query, self._page_query, self._demo_query):
+            query.failed.connect(self.report_failure)
+
+        self._build_widgets()
+        self._build_actions()
+        self._build_status_bar()
+        self.refresh_runs()
+
+    # Layout --------------------------------------------------------------------------
+
+    def _build_widgets(self) -> None:
+        self.message_bar = MessageBar()
+        self.runs_panel = RunsPanel()
+        self.runs_panel.run_selected.connect(self.open_run)
+        self.runs_panel.grade_requested.connect(self.grade_submission)
+        self.runs_panel.open_case_requested.connect(self.choose_case)
+        self.runs_panel.demo_requested.connect(self.grade_demo)
+        self.header = RunHeader()
+        self.results_tab = ResultsTab()
+        self.factory_tab = FactoryTab()
+        self.fuel_tab = FuelTab()
+        self.leaderboard_tab = LeaderboardTab()
+        self.leaderboard_tab.open_run.connect(self._open_from_board)
+        self.leaderboard_tab.failed.connect(self.report_failure)
+        self.tabs = QTabWidget()
+        self.tabs.setDocumentMode(True)
+        for widget, title in ((self.results_tab, "Results"), (self.factory_tab, "Factory"),
+                              (self.fuel_tab, "Fuel"), (self.leaderboard_tab, "Leaderboard")):
+            self.tabs.addTab(widget, title)
+        right = QWidget()
+        right_layout = QVBoxLayout(right)
+        right_layout.setContentsMargins(0, 6, 6, 0)
+        right_layout.addWidget(self.header)
+        right_layout.addWidget(self.tabs, 1)
+        splitter = QSplitter()
+        splitter.addWidget(self.runs_panel)
+        splitter.addWidget(right)
+        splitter.setStretchFactor(1, 1)
+        splitter.setSizes([470, 930])
+        central = QWidget()
+        layout = QVBoxLayout(central)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.message_bar)
+        layout.addWidget(splitter, 1)
+        self.setCentralWidget(central)
+
+    def _build_actions(self) -> None:
+        file_menu = self.menuBar().addMenu("&File")
+        self.grade_action = self._action(file_menu, "&Grade submission…", "Ctrl+G", self.grade_submission)
+        self._action(file_menu, "&Open case…", "Ctrl+O", self.choose_case)
+        self.recent_menu = file_menu.addMenu("Recent")
+        self.recent_menu.aboutToShow.connect(self._fill_recent_menu)
+        self._action(file_menu, "Grade the &demo samples", None, self.grade_demo)
+        self.cancel_action = self._action(file_menu, "&Cancel grading", "Esc", self.cancel_grading)
+        self.cancel_action.setEnabled(False)
+        file_menu.addSeparator()
+        self._action(file_menu, "&Quit", QKeySequence.StandardKey.Quit, self.close)
+        view = self.menuBar().addMenu("&View")
+        self._action(view, "&Filter runs", QKeySequence.StandardKey.Find, self.runs_panel.focus_filter)
+        self._action(view, "&Refresh", QKeySequence.StandardKey.Refresh, self.refresh_all)
+        view.addSeparator()
+        for i in range(self.tabs.count()):
+            action = self._action(view, self.tabs.tabText(i), f"Ctrl+{i + 1}", self._show_tab_slot)
+            action.setData(i)
+
+    def _action(self, menu, text: str, shortcut, slot) -> QAction:
+        action = QAction(text, self)
+        if shortcut is not None:
+            action.setShortcut(QKeySequence(shortcut))
+        action.triggered.connect(slot)
+        menu.addAction(action)
+        return action
+
+    def _build_status_bar(self) -> None:
+        bar = self.statusBar()
+        self.progress_label = QLabel()
+        self.progress_bar = QProgressBar()
+        self.progress_bar.setMaximumWidth(240)
+        self.progress_bar.setFormat("%v of %m cases")
+        self.cancel_button = QPushButton("Cancel")
+        self.cancel_button.setToolTip("Stop grading (Esc): the run is kept as cancelled, without results")
+        self.cancel_button.clicked.connect(self.cancel_grading)
+        for widget in (self.progress_label, self.progress_bar, self.cancel_button):
+            bar.addWidget(widget)
+            widget.hide()
+        self.db_label = QLabel(f"Database: {describe(self.db_target)}")
+        self.db_label.setToolTip("Set with --db or LATTICE_DESKTOP_DB")
+        self.wasmtime_label = QLabel(f"wasmtime {WASMTIME_VERSION}")
+        self.wasmtime_label.setToolTip("Fuel is comparable only within one wasmtime version")
+        bar.addPermanentWidget(self.db_label)
+        bar.addPermanentWidget(self.wasmtime_label)
+
+    # Runs and pages ------------------------------------------------------------------
+
+    @Slot()
+    def refresh_runs(self) -> None:
+        self._runs_query.request(list_runs)
+
+    @Slot()
+    def refresh_all(self) -> None:
+        self.refresh_runs()
+        self.leaderboard_tab.refresh()
+        if self.page is not None:
+            self.open_run(self.page.run.id)
+
+    def _on_runs(self, summaries: list[RunSummary]) -> None:
+        first = not self._runs_loaded
+        self._runs_loaded = True
+        selected = self.page.run.id if self.page is not None else None
+        self.runs_panel.set_runs(summaries, select=selected)
+        self.leaderboard_tab.refresh()
+        if first and not summaries and self.auto_demo and self.demo_case.is_file():
+            self.grade_demo()
+        self.runs_shown.emit()
+
+    @Slot(int)
+    def open_run(self, run_id: int) -> None:
+        self._page_query.request(load_run_page, run_id)
+
+    @Slot(int)
+    def _open_from_board(self, run_id: int) -> None:
+        self.runs_panel.select_run(run_id, notify=False)
+        self._show_results_next = True
+        self.open_run(run_id)
+
+    def _on_page(self, page: RunPage | None) -> None:
+        if page is None:
+            self.message_bar.show_message("That run is no longer in the database.", kind="warning")
+            self.refresh_runs()
+            return
+        self.page = page
+        if page.case is not None:
+            self.case_path = page.case.path
+        self.header.show_page(page)
+        self.results_tab.show_page(page)
+        self.factory_tab.show_run(page.run, page.case)
+        self.fuel_tab.show_run(page.run, page.case)
+        self.leaderboard_tab.show_page(page)
+        if self._show_results_next or self.tabs.currentIndex() == LEADERBOARD:
+            self._show_results_next = False
+            self.tabs.setCurrentIndex(RESULTS)
+        self.page_shown.emit(page)
+
+    @Slot()
+    def _show_tab_slot(self) -> None:
+        action = self.sender()
+        if isinstance(action, QAction):
+            self.tabs.setCurrentIndex(int(action.data()))
+
+    # Cases and submissions -----------------------------------------------------------
+
+    def _initial_case(self) -> Path | None:
+        for item in self.recent_cases.items():
+            if Path(item).is_file():
+                return Path(item)
+        return self.demo_case if self.demo_case.is_file() else None
+
+    @Slot()
+    def choose_case(self) -> None:
+        start = str(self.case_path.parent) if self.case_path else ""
+        path = choose_case_file(self, start)
+        if path is not None:
+            self.open_case(path)
+
+    def open_case(self, path: Path) -> None:
+        """Make `path` the case that submissions are graded against."""
+        path = path / "case.toml" if path.is_dir() else path
+        if not path.is_file():
+            self.message_bar.show_message(f"No case manifest at {path}.")
+            return
+        self.case_path = path
+        self.recent_cases.add(path)
+        self.message_bar.show_message(
+            f"Case {path} is open: Grade submission… (Ctrl+G) grades a submission against it.",
+            kind="info")
+
+    @Slot()
+    def grade_submission(self, folder: Path | None = None) -> None:
+        if self.grading.running:
+            self.message_bar.show_message("Grading is already running — wait or Cancel it.",
+                                          kind="warning")
+            return
+        if not isinstance(folder, Path):
+            start = self.recent_submissions.items()[:1]
+            folder = choose_submission_folder(self, start[0] if start else "")
+            if folder is None:
+                return
+        try:
+            submission = load_submission(folder)
+        except UserError as exc:
+            self.message_bar.show_message(f"Cannot grade this submission: {exc}")
+            return
+        self.recent_submissions.add(submission.folder)
+        case_path = self.case_path
+        if case_path is None:
+            self.message_bar.show_message(
+                "Open a case first (Open case…, Ctrl+O): the case to grade this submission against.")
+            return
+        if submission.commands:
+            dialog = BuildConfirmDialog(submission, self)
+            dialog.exec()
+            if dialog.choice is BuildChoice.CANCEL:
+                return
+            job = (GradeJob(case_path, submission, allow_build=True)
+                   if dialog.choice is BuildChoice.BUILD else shipped_module_job(case_path, submission))
+        else:
+            job = GradeJob(case_path, submission)
+        self.start_grading([job])
+
+    def start_grading(self, jobs: list[GradeJob], *, open_result: bool = True) -> None:
+        self.message_bar.hide()
+        self._open_after_grade = open_result
+        self.grading.enqueue(jobs)
+
+    @Slot()
+    def grade_demo(self) -> None:
+        if self.grading.running or self._demo_query.busy:
+            return
+        if not self.demo_case.is_file():
+            self.message_bar.show_message(
+                f"The bundled demo case is missing ({self.demo_case}). Open a case instead (Ctrl+O).",
+                kind="warning")
+            return
+        self._demo_query.request(_demo_jobs, self.demo_case)
+
+    def _on_demo_jobs(self, jobs: list[GradeJob]) -> None:
+        if not jobs:
+            self.message_bar.show_message("The demo case has no sample submissions to grade.",
+                                          kind="warning")
+            return
+        self.start_grading(jobs, open_result=False)
+
+    @Slot()
+    def cancel_grading(self) -> None:
+        if self.grading.running:
+            self.progress_label.setText("Cancelling…")
+            self.grading.cancel()
+
+    # Grading signals -----------------------------------------------------------------
+
+    @Slot(object)
+    def _on_job_started(self, job: GradeJob) -> None:
+        self.progress_label.setText(f"Grading {job.label}…")
+        self.progress_bar.setRange(0, 0)
+        for widget in (self.progress_label, self.progress_bar, self.cancel_button):
+            widget.show()
+        self.cancel_action.setEnabled(True)
+        self.runs_panel.grade_button.setEnabled(False)
+        self.grade_action.setEnabled(False)
+
+    @Slot(object)
+    def _on_progress(self, step: Progress) -> None:
+        job = self.grading.current
+        name = job.label if job else ""
+        if step.result is not None:
+            r = step.result
+            text = f"{name}: {r.kind} {r.name} {'✓' if r.outcome.correct else '✗'} {r.outcome.label}"
+        else:
+            text = f"{name}: {step.message}…"
+        self.progress_label.setText(text)
+        if step.phase in ("smoke", "stress", "done") or step.done:
+            self.progress_bar.setRange(0, max(1, step.total))
+            self.progress_bar.setValue(step.done)
+
+    @Slot(object)
+    def _on_graded(self, stored: StoredGrade) -> None:
+        report = stored.report
+        self.statusBar().showMessage(
+            f"Graded {report.submission.name}: {report.verdict.symbol} {report.verdict.label}", 8000)
+        if self._open_after_grade:
+            self._show_results_next = True
+            self.runs_panel.select_run(stored.run_id, notify=False)
+            self.open_run(stored.run_id)
+        self.refresh_runs()
+
+    @Slot(str, str)
+    def _on_grade_failed(self, message: str, details: str) -> None:
+        self.refresh_runs()
+        if details:
+            self.report_failure(message, details)
+        else:
+            self.message_bar.show_message(f"Cannot grade: {message}")
+
+    @Slot()
+    def _on_grade_cancelled(self) -> None:
+        self.refresh_runs()
+        self.message_bar.show_message(
+            "Grading cancelled — the run is kept as cancelled, with no results.", kind="info")
+
+    @Slot()
+    def _on_grading_idle(self) -> None:
+        for widget in (self.progress_label, self.progress_bar, self.cancel_button):
+            widget.hide()
+        self.cancel_action.setEnabled(False)
+        self.runs_panel.grade_button.setEnabled(True)
+        self.grade_action.setEnabled(True)
+        if self.page is None and self._runs_loaded:
+            newest = self.runs_panel.model.summaries[:1]
+            if newest:
+                self.open_run(newest[0].id)
+
+    @Slot(str, str)
+    def report_failure(self, message: str, details: str) -> None:
+        """One place for errors from background work: user errors inline, bugs with traceback."""
+        if not details:
+            self.message_bar.show_message(message)
+            return
+        self.error_dialogs.append(show_error(self, message, details))
+
+    # Recent, drops, closing ----------------------------------------------------------
+
+    def _fill_recent_menu(self) -> None:
+        self.recent_menu.clear()
+        for title, recent, handler in (("Cases", self.recent_cases, self.open_case),
+                                       ("Submissions", self.recent_submissions, self.grade_submission)):
+            self.recent_menu.addSection(title)
+            for item in recent.items():
+                action = self.recent_menu.addAction(item)
+                action.setData((handler.__name__, item))
+                action.triggered.connect(self._open_recent)
+        if self.recent_menu.isEmpty():
+            self.recent_menu.addAction("(nothing yet)").setEnabled(False)
+
+    @Slot()
+    def _open_recent(self) -> None:
+        action = self.sender()
+        if isinstance(action, QAction):
+            handler, item = action.data()
+            getattr(self, handler)(Path(item))
+
+    def dragEnterEvent(self, event: QDragEnterEvent) -> None:
+        if any(_dropped_folder(u) for u in event.mimeData().urls()):
+            event.acceptProposedAction()
+
+    def dropEvent(self, event: QDropEvent) -> None:
+        for url in event.mimeData().urls():
+            self.open_path(_dropped_folder(url))
+        event.acceptProposedAction()
+
+    def open_path(self, path: Path | None) -> None:
+        """A dropped or named folder: a case (case.toml) or a submission (submission.toml)."""
+        if path is None:
+            return
+        if path.name == "case.toml" or (path / "case.toml").is_file():
+            self.open_case(path)
+        elif path.name == "submission.toml" or (path / "submission.toml").is_file():
+            self.grade_submission(path if path.is_dir() else path.parent)
+        else:
+            self.message_bar.show_message(
+                f"{path} holds neither case.toml nor submission.toml: drop a case or a submission folder.")
+
+    def closeEvent(self, event: QCloseEvent) -> None:
+        self.grading.cancel()
+        tasks.pool().waitForDone(30_000)
+        self.writer.close()
+        super().closeEvent(event)
+
+
+def _dropped_folder(url: QUrl) -> Path | None:
+    if not url.isLocalFile():
+        return None
+    return Path(url.toLocalFile())
+
+
+def _demo_jobs(case_path: Path) -> list[GradeJob]:
+    from lattice_desktop.manifest import load_case
+
+    case = load_case(case_path)
+    return sample_jobs(case.path, case.samples_dir)

@@ -1,0 +1,210 @@
+"""The Results tab: verdict and score against the field, the smoke tests first (each with
+the behaviour it isolates), then the stress cases' fuel against the ceiling, and the
+build log. Everything can be copied."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt, Slot
+from PySide6.QtGui import QColor
+from PySide6.QtWidgets import (
+    QApplication,
+    QFrame,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QPlainTextEdit,
+    QPushButton,
+    QScrollArea,
+    QStackedWidget,
+    QToolButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from lattice_desktop.formatting import fuel, grouped, short_hash
+from lattice_desktop.grading.outcomes import Verdict
+from lattice_desktop.store.ui_queries import RunPage
+from lattice_desktop.ui import theme
+from lattice_desktop.ui.copy_table import CopyTable
+from lattice_desktop.ui.delegates import BarDelegate, ChipDelegate
+from lattice_desktop.ui.report_text import report_text
+from lattice_desktop.ui.results_model import ResultsModel
+
+NO_RESULTS = {
+    Verdict.RUNNING: "This run is being graded — its results appear when it finishes.",
+    Verdict.CANCELLED: "This run was cancelled: it has no results. Grade the submission again "
+                       "(Ctrl+G) to get them.",
+    Verdict.INTERRUPTED: "This run was interrupted (the app closed while it ran): it has no "
+                         "results. Grade the submission again (Ctrl+G).",
+}
+
+
+def section_title(text: str) -> QLabel:
+    label = QLabel(text)
+    font = label.font()
+    font.setBold(True)
+    font.setPointSizeF(font.pointSizeF() * 1.1)
+    label.setFont(font)
+    return label
+
+
+def banner_style(colour: QColor) -> str:
+    return (f"QLabel {{ background: {theme.tint(colour, 40).name(QColor.NameFormat.HexArgb)};"
+            f" border: 1px solid {colour.name()}; border-radius: 4px; padding: 8px; }}")
+
+
+class ResultsTab(QWidget):
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.page: RunPage | None = None
+        self.smoke_model = ResultsModel(smoke=True, parent=self)
+        self.stress_model = ResultsModel(smoke=False, parent=self)
+
+        self.banner = QLabel()
+        self.banner.setWordWrap(True)
+        self.banner.setTextFormat(Qt.TextFormat.RichText)
+        self.banner.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.summary = QLabel()
+        self.summary.setWordWrap(True)
+        self.summary.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.notice = QLabel()
+        self.notice.setWordWrap(True)
+        copy = QPushButton("Copy report")
+        copy.setToolTip("Copy the whole result as text")
+        copy.clicked.connect(self.copy_report)
+
+        self.smoke_title = section_title("Smoke tests (correctness only)")
+        self.smoke_table = self._table(self.smoke_model)
+        self.stress_title = section_title("Stress cases (fuel)")
+        self.stress_table = self._table(self.stress_model)
+        self.stress_table.setItemDelegateForColumn(
+            self.stress_model.column("% of ceiling"), BarDelegate(self.stress_table))
+
+        self.log_toggle = QToolButton(text="Build log", checkable=True)
+        self.log_toggle.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
+        self.log_toggle.setArrowType(Qt.ArrowType.RightArrow)
+        self.log_toggle.toggled.connect(self._toggle_log)
+        self.log = QPlainTextEdit(readOnly=True)
+        self.log.setFont(theme.monospace())
+        self.log.setMinimumHeight(160)
+        self.log.hide()
+
+        head = QHBoxLayout()
+        head.addWidget(self.summary, 1)
+        head.addWidget(copy, 0, Qt.AlignmentFlag.AlignTop)
+        content = QWidget()
+        layout = QVBoxLayout(content)
+        layout.addWidget(self.banner)
+        layout.addLayout(head)
+        layout.addWidget(self.notice)
+        layout.addWidget(self.smoke_title)
+        layout.addWidget(self.smoke_table)
+        layout.addWidget(self.stress_title)
+        layout.addWidget(self.stress_table)
+        layout.addWidget(self.log_toggle)
+        layout.addWidget(self.log)
+        layout.addStretch(1)
+        scroll = QScrollArea()
+        scroll.setWidgetResizable(True)
+        scroll.setFrameShape(QFrame.Shape.NoFrame)
+        scroll.setWidget(content)
+
+        self.empty = QLabel("No run open.\n\nPick a run in the list on the left, or "
+                            "Grade submission… (Ctrl+G) to grade one.")
+        self.empty.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.stack = QStackedWidget()
+        self.stack.addWidget(self.empty)
+        self.stack.addWidget(scroll)
+        outer = QVBoxLayout(self)
+        outer.setContentsMargins(0, 0, 0, 0)
+        outer.addWidget(self.stack)
+        self.show_page(None)
+
+    def _table(self, model: ResultsModel) -> CopyTable:
+        table = CopyTable(fit_rows=True)
+        table.setModel(model)
+        table.setItemDelegateForColumn(model.column("Outcome"), ChipDelegate(table))
+        header = table.horizontalHeader()
+        header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        header.setSectionResizeMode(model.column("Detail"), QHeaderView.ResizeMode.Stretch)
+        return table
+
+    def show_page(self, page: RunPage | None) -> None:
+        self.page = page
+        if page is None:
+            self.smoke_model.set_results([])
+            self.stress_model.set_results([])
+            self.stack.setCurrentIndex(0)
+            return
+        run = page.run
+        self.stack.setCurrentIndex(1)
+        self.smoke_model.set_results(run.results)
+        self.stress_model.set_results(run.results)
+        self._show_banner(page)
+        self.summary.setText(self._summary_html(page))
+        missing = NO_RESULTS.get(run.summary.verdict) if not run.results else None
+        self.notice.setText(missing or "")
+        self.notice.setVisible(bool(missing))
+        has_smoke, has_stress = bool(self.smoke_model.results), bool(self.stress_model.results)
+        for widget, shown in ((self.smoke_title, has_smoke), (self.smoke_table, has_smoke),
+                              (self.stress_title, has_stress), (self.stress_table, has_stress)):
+            widget.setVisible(shown)
+        if has_stress:
+            self.stress_title.setText(
+                f"Stress cases (fuel; ceiling {fuel(run.fuel_limit)} per case)")
+        for table in (self.smoke_table, self.stress_table):
+            table.fit_height()
+        self.log.setPlainText(run.build_log or run.build_detail or "(no build: the submission "
+                                                                   "shipped its module)")
+        self.log_toggle.setText("Build log" + ("" if run.build_ok is not False else " — build failed"))
+        if run.build_ok is False:
+            self.log_toggle.setChecked(True)
+
+    def _show_banner(self, page: RunPage) -> None:
+        failed = [r for r in page.run.results if r.is_smoke and not r.outcome.correct]
+        if failed:
+            names = ", ".join(f"<code>{r.name}</code>" for r in failed)
+            plural = "s" if len(failed) > 1 else ""
+            behaviours = "; ".join(r.behaviour for r in failed if r.behaviour)
+            text = (f"✗ Smoke test{plural} {names} failed — stress cases skipped (counted failed)"
+                    + (f"<br>Behaviour at fault: {behaviours}" if behaviours else ""))
+            self.banner.setText(text)
+            self.banner.setStyleSheet(banner_style(theme.RED))
+            self.banner.show()
+        elif page.case_problem:
+            self.banner.setText(f"▲ The case manifest could not be read again: {page.case_problem}")
+            self.banner.setStyleSheet(banner_style(theme.AMBER))
+            self.banner.show()
+        else:
+            self.banner.hide()
+
+    def _summary_html(self, page: RunPage) -> str:
+        run, s = page.run, page.run.summary
+        colour = theme.verdict_colour(s.verdict).name()
+        parts = [f"<span style='color:{colour}; font-weight:bold'>{s.verdict.symbol} "
+                 f"{s.verdict.label}</span>"]
+        if s.score is not None:
+            parts.append(f"score <b>{fuel(s.score)}</b> ({grouped(s.score)})")
+        elif s.stress_fuel is not None:
+            parts.append(f"stress fuel {fuel(s.stress_fuel)} — not a score")
+        if s.max_percent_over is not None:
+            parts.append(f"▲ up to {s.max_percent_over:.1f}% over the ceiling")
+        if page.standing is not None:
+            parts.append(f"rank {page.standing.describe()} (efficiency percentile)")
+        passed = sum(1 for r in run.results if r.outcome.passed)
+        lines = [" · ".join(parts)]
+        if run.results:
+            lines.append(f"{passed} of {len(run.results)} cases passed")
+        lines.append(f"<span style='font-family:monospace'>module {short_hash(run.module_sha256)}"
+                     f"</span> · {run.fuel_settings}")
+        return "<br>".join(lines)
+
+    @Slot(bool)
+    def _toggle_log(self, shown: bool) -> None:
+        self.log.setVisible(shown)
+        self.log_toggle.setArrowType(Qt.ArrowType.DownArrow if shown else Qt.ArrowType.RightArrow)
+
+    @Slot()
+    def copy_report(self) -> None:
+        if self.page is not None:
+            QApplication.clipboard().setText(report_text(self.page))

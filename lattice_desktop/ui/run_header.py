@@ -1,0 +1,105 @@
+"""The run header, always visible above the tabs: what was run, its verdict, its score
+and where it stands in the field."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QColor, QFont
+from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QVBoxLayout, QWidget
+
+from lattice_desktop.formatting import fuel, grouped
+from lattice_desktop.grading.outcomes import Verdict
+from lattice_desktop.store.ui_queries import RunPage
+from lattice_desktop.ui import theme
+
+
+class ChipLabel(QLabel):
+    """A verdict chip as a label: symbol, word and colour together."""
+
+    def set_verdict(self, verdict: Verdict | None) -> None:
+        if verdict is None:
+            self.clear()
+            self.setStyleSheet("")
+            return
+        colour = theme.verdict_colour(verdict)
+        self.setText(f"{verdict.symbol} {verdict.label}")
+        self.setStyleSheet(
+            f"QLabel {{ background: {theme.tint(colour, 60).name(QColor.NameFormat.HexArgb)};"
+            f" border: 1px solid {colour.name()}; border-radius: 10px; padding: 2px 10px; }}"
+        )
+
+
+class RunHeader(QFrame):
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setFrameShape(QFrame.Shape.StyledPanel)
+        self.title = QLabel()
+        title_font = QFont(self.title.font())
+        title_font.setPointSizeF(title_font.pointSizeF() * 1.25)
+        title_font.setBold(True)
+        self.title.setFont(title_font)
+        self.title.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.chip = ChipLabel()
+        self.score = QLabel()
+        score_font = QFont(title_font)
+        score_font.setBold(False)
+        self.score.setFont(score_font)
+        self.score.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.standing = QLabel()
+        self.subtitle = QLabel()
+        self.subtitle.setEnabled(False)  # the palette's quieter text
+        self.subtitle.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+
+        top = QHBoxLayout()
+        top.addWidget(self.title)
+        top.addWidget(self.chip)
+        top.addStretch(1)
+        top.addWidget(self.score)
+        bottom = QHBoxLayout()
+        bottom.addWidget(self.subtitle)
+        bottom.addStretch(1)
+        bottom.addWidget(self.standing)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(12, 8, 12, 8)
+        layout.addLayout(top)
+        layout.addLayout(bottom)
+        self.show_page(None)
+
+    def show_page(self, page: RunPage | None) -> None:
+        if page is None:
+            self.title.setText("No run open")
+            self.chip.set_verdict(None)
+            self.score.clear()
+            self.standing.clear()
+            self.subtitle.setText("Pick a run on the left, or Grade submission… (Ctrl+G).")
+            return
+        s = page.run.summary
+        self.title.setText(f"{s.submission} · {s.case_label} · {s.model}")
+        self.chip.set_verdict(s.verdict)
+        if s.score is not None:
+            self.score.setText(fuel(s.score))
+            self.score.setToolTip(f"{grouped(s.score)} fuel over the stress cases")
+        elif s.verdict is Verdict.OVER_CEILING and s.stress_fuel is not None:
+            over = f" (+{s.max_percent_over:.1f}% over the ceiling)" if s.max_percent_over else ""
+            self.score.setText(f"no score{over}")
+            self.score.setToolTip(f"{grouped(s.stress_fuel)} fuel, partly on the runway")
+        else:
+            self.score.setText("no score")
+            self.score.setToolTip("Only a correct run earns a fuel score")
+        if page.standing is not None:
+            self.standing.setText(page.standing.describe())
+            self.standing.setToolTip("Rank among every model's best correct run of this case, "
+                                     "version, variant and wasmtime version")
+        else:
+            self.standing.setText("not ranked (only correct runs are)")
+            self.standing.setToolTip("")
+        when = s.started.astimezone().strftime("%Y-%m-%d %H:%M")
+        self.subtitle.setText(f"run #{s.id} · {when} · wasmtime {page.run.wasmtime_version}")
+
+    def show_message(self, title: str, subtitle: str) -> None:
+        """For a page that is not a performance run (a harness run)."""
+        self.title.setText(title)
+        self.chip.set_verdict(None)
+        self.score.clear()
+        self.standing.clear()
+        self.subtitle.setText(subtitle)

@@ -1,0 +1,97 @@
+"""`lattice-desktop screenshots OUTDIR`: grade the demo if the database has no run of it,
+then save one PNG per tab (widget.grab(), so it works under offscreen Qt)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+from PySide6.QtCore import QEventLoop, QTimer
+from PySide6.QtWidgets import QApplication
+
+from lattice_desktop.store.queries import RunSummary
+from lattice_desktop.ui.main_window import FACTORY, FUEL, LEADERBOARD, RESULTS, MainWindow
+
+WAIT_MS = 30 * 60 * 1000  # grading the bundled case can take minutes
+
+
+def wait_until(condition: Callable[[], bool], timeout_ms: int = WAIT_MS) -> None:
+    """Run the event loop until `condition()` holds (or raise TimeoutError)."""
+    loop = QEventLoop()
+    timer = QTimer()
+    timer.setInterval(20)
+    timer.timeout.connect(lambda: condition() and loop.quit())
+    deadline = QTimer()
+    deadline.setSingleShot(True)
+    deadline.timeout.connect(loop.quit)
+    timer.start()
+    deadline.start(timeout_ms)
+    if not condition():
+        loop.exec()
+    timer.stop()
+    if not condition():
+        raise TimeoutError("the app did not get there in time")
+
+
+def open_and_wait(window: MainWindow, run_id: int) -> None:
+    window.open_run(run_id)
+    wait_until(lambda: window.page is not None and window.page.run.id == run_id
+               and not window._page_query.busy)
+
+
+def pick(summaries: list[RunSummary], submission: str) -> RunSummary | None:
+    return next((s for s in summaries if s.submission == submission), None)
+
+
+def capture(window: MainWindow, outdir: Path) -> list[Path]:
+    """Save results, factory (buggy sample at its first divergence), fuel, leaderboard."""
+    outdir.mkdir(parents=True, exist_ok=True)
+    window.refresh_runs()
+    wait_until(lambda: not window._runs_query.busy)
+    summaries = window.runs_panel.model.summaries
+    if not summaries:
+        raise RuntimeError("no run to show: grade a submission first")
+    correct = [s for s in summaries if s.verdict.value == "correct"]
+    main = pick(summaries, "lines") or pick(summaries, "reference") or (correct or summaries)[0]
+    buggy = pick(summaries, "buggy") or next(
+        (s for s in summaries if s.verdict.value == "incorrect"), main)
+    saved = []
+
+    def shot(tab: int, name: str) -> None:
+        window.tabs.setCurrentIndex(tab)
+        QApplication.processEvents()
+        board = window.leaderboard_tab
+        wait_until(lambda: not board._choices_query.busy and not board._board_query.busy)
+        QApplication.processEvents()
+        path = outdir / f"{name}.png"
+        window.grab().save(str(path))
+        saved.append(path)
+
+    open_and_wait(window, main.id)
+    window.runs_panel.select_run(main.id, notify=False)
+    shot(RESULTS, "results")
+    shot(FUEL, "fuel")
+    shot(LEADERBOARD, "leaderboard")
+    open_and_wait(window, buggy.id)
+    window.runs_panel.select_run(buggy.id, notify=False)
+    shot(RESULTS, "results_incorrect")
+    window.tabs.setCurrentIndex(FACTORY)
+    window.factory_tab.go_to_first_divergence()
+    shot(FACTORY, "factory")
+    return saved
+
+
+def save_screenshots(outdir: Path, db: str | None) -> list[Path]:
+    window = MainWindow(db, auto_demo=False)
+    try:
+        window.resize(1500, 920)
+        window.show()
+        wait_until(lambda: window._runs_loaded)
+        demo_graded = any(s.case_name == "lattice" for s in window.runs_panel.model.summaries)
+        if not demo_graded and window.demo_case.is_file():
+            window.grade_demo()
+            wait_until(lambda: window.grading.running or not window._demo_query.busy)
+            wait_until(lambda: not window.grading.running and not window._demo_query.busy)
+        return capture(window, outdir)
+    finally:
+        window.close()

@@ -1,0 +1,123 @@
+"""Look: Fusion style, the system's light or dark scheme, one accent colour, and the
+colours that carry meaning (always paired with a symbol or a word where they are used)."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QColor, QFont, QFontDatabase, QGuiApplication, QPalette
+from PySide6.QtWidgets import QApplication
+
+from lattice_desktop.grading.outcomes import Outcome, Verdict
+
+ACCENT = QColor("#2f6fde")
+ACCENT_DARK = QColor("#5b93f0")
+
+# Okabe–Ito: distinguishable with the common colour-vision deficiencies.
+GREEN = QColor("#009E73")
+AMBER = QColor("#E69F00")
+RED = QColor("#D55E00")
+BLUE = QColor("#0072B2")
+PURPLE = QColor("#CC79A7")
+GREY = QColor("#8a8f98")
+
+VERDICT_COLOURS = {
+    Verdict.CORRECT: GREEN,
+    Verdict.OVER_CEILING: AMBER,
+    Verdict.INCORRECT: RED,
+    Verdict.INTERNAL_ERROR: PURPLE,
+    Verdict.RUNNING: BLUE,
+    Verdict.INTERRUPTED: GREY,
+    Verdict.CANCELLED: GREY,
+}
+
+OUTCOME_SYMBOLS = {
+    Outcome.PASS: "✓",
+    Outcome.OVER_CEILING: "▲",
+    Outcome.SKIPPED: "–",
+    Outcome.INTERNAL_ERROR: "!",
+}
+
+
+def verdict_colour(verdict: Verdict) -> QColor:
+    return VERDICT_COLOURS[verdict]
+
+
+def outcome_symbol(outcome: Outcome) -> str:
+    return OUTCOME_SYMBOLS.get(outcome, "✗")
+
+
+def outcome_colour(outcome: Outcome) -> QColor:
+    if outcome is Outcome.PASS:
+        return GREEN
+    if outcome is Outcome.OVER_CEILING:
+        return AMBER
+    if outcome is Outcome.SKIPPED:
+        return GREY
+    if outcome is Outcome.INTERNAL_ERROR:
+        return PURPLE
+    return RED
+
+
+def is_dark() -> bool:
+    app = QGuiApplication.instance()
+    if app is None:
+        return False
+    scheme = QGuiApplication.styleHints().colorScheme()
+    if scheme == Qt.ColorScheme.Dark:
+        return True
+    if scheme == Qt.ColorScheme.Light:
+        return False
+    return QGuiApplication.palette().color(QPalette.ColorRole.Window).lightness() < 128
+
+
+def accent() -> QColor:
+    return ACCENT_DARK if is_dark() else ACCENT
+
+
+def monospace() -> QFont:
+    return QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont)
+
+
+def tint(colour: QColor, alpha: int = 48) -> QColor:
+    """A translucent version of `colour`, for chip and banner backgrounds."""
+    c = QColor(colour)
+    c.setAlpha(alpha)
+    return c
+
+
+def apply_theme(app: QApplication) -> None:
+    """Fusion, the system scheme, and the accent as the highlight colour."""
+    app.setStyle("Fusion")
+    app.setPalette(_palette(is_dark()))
+    QGuiApplication.styleHints().colorSchemeChanged.connect(_follow_scheme)
+
+
+def _follow_scheme(_scheme: Qt.ColorScheme) -> None:
+    app = QApplication.instance()
+    if isinstance(app, QApplication):
+        app.setPalette(_palette(is_dark()))
+
+
+def _palette(dark: bool) -> QPalette:
+    app = QApplication.instance()
+    palette = QPalette(app.style().standardPalette()) if isinstance(app, QApplication) else QPalette()
+    role = QPalette.ColorRole
+    if dark:
+        colours = {
+            role.Window: "#1f2126", role.WindowText: "#e6e6e6", role.Base: "#17181c",
+            role.AlternateBase: "#23252b", role.Text: "#e6e6e6", role.Button: "#2a2c33",
+            role.ButtonText: "#e6e6e6", role.ToolTipBase: "#2a2c33", role.ToolTipText: "#e6e6e6",
+            role.PlaceholderText: "#8a8f98", role.BrightText: "#ffffff", role.Mid: "#3a3d45",
+            role.Dark: "#111215", role.Light: "#3a3d45", role.Midlight: "#30333a",
+            role.Shadow: "#000000",
+        }
+        for r, value in colours.items():
+            palette.setColor(r, QColor(value))
+        disabled = QColor("#6b6f78")
+        for r in (role.WindowText, role.Text, role.ButtonText):
+            palette.setColor(QPalette.ColorGroup.Disabled, r, disabled)
+    palette.setColor(role.Highlight, ACCENT_DARK if dark else ACCENT)
+    palette.setColor(role.HighlightedText, QColor("#ffffff"))
+    palette.setColor(role.Link, ACCENT_DARK if dark else ACCENT)
+    palette.setColor(role.Accent, ACCENT_DARK if dark else ACCENT)
+    return palette
