@@ -1,0 +1,129 @@
+"""`scenario generate | expect | check`: make and verify a held-out set of Lattice scenarios."""
+
+from __future__ import annotations
+
+import argparse
+import struct
+import sys
+from pathlib import Path
+
+from lattice_desktop.errors import UserError
+from lattice_desktop.lattice.generator import FEATURES, generate
+from lattice_desktop.lattice.scenario import parse_scenario
+from lattice_desktop.lattice.wasm_engine import WasmEngine
+from lattice_desktop.resources import CASES
+
+REFERENCE = CASES / "lattice" / "submissions" / "reference" / "engine.wasm"
+SUFFIX, EXPECTED_SUFFIX = ".lat", ".u64"
+
+
+def register(commands: argparse._SubParsersAction) -> None:
+    p = commands.add_parser("scenario", help="generate, compute expected answers, check scenarios")
+    sub = p.add_subparsers(dest="scenario_command", metavar="ACTION", required=True)
+
+    g = sub.add_parser("generate", help="scenarios from a seed (one to stdout, or --count to a folder)")
+    g.add_argument("--seed", type=int, default=1)
+    g.add_argument("--size", type=int, nargs=2, metavar=("W", "H"), default=(32, 32))
+    g.add_argument("--ticks", type=int, default=200)
+    g.add_argument("--snapshot", type=int, default=10)
+    g.add_argument("--density", type=float, default=0.5)
+    g.add_argument("--features", nargs="+", choices=FEATURES, default=list(FEATURES))
+    g.add_argument("--count", type=int, default=1, help="how many (seeds SEED, SEED+1, …)")
+    g.add_argument("--out", type=Path, help="folder to write NAME.lat files into")
+    g.set_defaults(func=_generate)
+
+    e = sub.add_parser("expect", help="compute each scenario's expected checksums with the reference")
+    e.add_argument("paths", nargs="+", type=Path, help="scenario files or folders of *.lat")
+    e.add_argument("--engine", type=Path, default=REFERENCE, help="reference engine (wasm)")
+    e.set_defaults(func=_expect)
+
+    c = sub.add_parser("check", help="validate scenarios and confirm their expected checksums")
+    c.add_argument("paths", nargs="+", type=Path)
+    c.add_argument("--engine", type=Path, default=REFERENCE)
+    c.set_defaults(func=_check)
+
+
+def _generate(args: argparse.Namespace) -> int:
+    width, height = args.size
+    if args.count > 1 and args.out is None:
+        raise UserError("--count needs --out FOLDER")
+    for i in range(args.count):
+        seed = args.seed + i
+        try:
+            text = generate(seed, width=width, height=height, ticks=args.ticks,
+                            snapshot=args.snapshot, density=args.density,
+                            features=tuple(args.features))
+        except ValueError as exc:
+            raise UserError(str(exc)) from None
+        parse_scenario(text, source=f"<generated seed {seed}>")  # our own output must be valid
+        if args.out is None:
+            sys.stdout.write(text)
+        else:
+            args.out.mkdir(parents=True, exist_ok=True)
+            path = args.out / f"seed-{seed}-{width}x{height}{SUFFIX}"
+            path.write_text(text)
+            print(path)
+    return 0
+
+
+def _scenarios(paths: list[Path]) -> list[Path]:
+    found: list[Path] = []
+    for path in paths:
+        if path.is_dir():
+            found.extend(sorted(path.glob(f"*{SUFFIX}")))
+        elif path.is_file():
+            found.append(path)
+        else:
+            raise UserError(f"{path}: no such file or folder")
+    if not found:
+        raise UserError(f"no *{SUFFIX} scenarios in {', '.join(map(str, paths))}")
+    return found
+
+
+def _engine(path: Path) -> WasmEngine:
+    if not path.is_file():
+        raise UserError(f"{path}: reference engine not found")
+    return WasmEngine(path)
+
+
+def _expect(args: argparse.Namespace) -> int:
+    engine = _engine(args.engine)
+    for path in _scenarios(args.paths):
+        data = path.read_bytes()
+        parse_scenario(data, source=str(path))
+        checksums = engine.run(data)
+        target = path.with_suffix(EXPECTED_SUFFIX)
+        target.write_bytes(struct.pack(f"<{len(checksums)}Q", *checksums))
+        print(f"{target}  {len(checksums)} snapshots")
+    return 0
+
+
+def _check(args: argparse.Namespace) -> int:
+    engine = _engine(args.engine)
+    problems = 0
+    paths = _scenarios(args.paths)
+    for path in paths:
+        data = path.read_bytes()
+        try:
+            scenario = parse_scenario(data, source=str(path))
+        except UserError as exc:
+            print(f"invalid  {exc}")
+            problems += 1
+            continue
+        expected_path = path.with_suffix(EXPECTED_SUFFIX)
+        if not expected_path.is_file():
+            print(f"no expected answer  {path} (run `scenario expect`)")
+            problems += 1
+            continue
+        expected = expected_path.read_bytes()
+        got = engine.run(data)
+        want = list(struct.unpack(f"<{len(expected) // 8}Q", expected)) if len(expected) % 8 == 0 else None
+        if want != got:
+            index = next((i for i, (a, b) in enumerate(zip(want or [], got)) if a != b), None)
+            where = f"first differs at snapshot {index}" if index is not None else "length differs"
+            print(f"MISMATCH {path}: {where}")
+            problems += 1
+        else:
+            print(f"ok       {path}  {scenario.width}x{scenario.height}, {len(got)} snapshots")
+    print(f"{len(paths) - problems} of {len(paths)} scenarios valid with matching expected answers")
+    return 0 if not problems else 1

@@ -1,0 +1,152 @@
+"""Rebuild the bundled Lattice case: stress scenarios, expected answers, the fuel ceiling.
+
+    python -m lattice_desktop.lattice.case_builder [--case-dir resources/cases/lattice]
+
+Expected answers come from the wasm `reference` engine (checked against the Python
+reference engine on the smoke tests). The ceiling is set from the `lines` engine's
+fuel with headroom, and each stress case's runway shrinks as its size grows while
+still letting `reference` finish on it, so `reference` lands over the ceiling on the
+larger cases instead of failing outright.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import struct
+from dataclasses import dataclass
+from pathlib import Path
+
+from lattice_desktop.lattice.generator import stress_scenarios
+from lattice_desktop.lattice.rules import simulate
+from lattice_desktop.lattice.scenario import parse_scenario
+from lattice_desktop.lattice.wasm_engine import WasmEngine
+from lattice_desktop.resources import CASES
+
+HEADROOM = 1.5  # the ceiling over the slowest stress case of `lines`
+RUNWAY_MARGIN = 1.25  # reference's need on its hardest case, times this
+
+
+@dataclass(frozen=True)
+class Built:
+    name: str
+    kind: str
+    behaviour: str
+    input_file: str
+    expected_file: str
+    lines_fuel: int
+    reference_fuel: int
+    size: int
+
+
+def _pack(checksums: list[int]) -> bytes:
+    return struct.pack(f"<{len(checksums)}Q", *checksums)
+
+
+def _behaviour(text: str) -> str:
+    first = text.splitlines()[0]
+    if not first.startswith("#"):
+        raise ValueError("a smoke scenario starts with a '#' line saying what it isolates")
+    return first.lstrip("# ").strip()
+
+
+def build(case_dir: Path) -> Path:
+    samples = case_dir / "submissions"
+    reference = WasmEngine(samples / "reference" / "engine.wasm")
+    lines = WasmEngine(samples / "lines" / "engine.wasm")
+    expected_dir = case_dir / "expected"
+    stress_dir = case_dir / "stress"
+    expected_dir.mkdir(exist_ok=True)
+    stress_dir.mkdir(exist_ok=True)
+    built: list[Built] = []
+    for path in sorted((case_dir / "smoke").glob("*.lat")):
+        text = path.read_text()
+        data = text.encode()
+        checksums = reference.run(data)
+        if checksums != simulate(parse_scenario(data, source=str(path))):
+            raise RuntimeError(f"{path.name}: the wasm and Python references disagree")
+        (expected_dir / f"{path.stem}.u64").write_bytes(_pack(checksums))
+        built.append(Built(path.stem, "smoke", _behaviour(text), f"smoke/{path.name}",
+                           f"expected/{path.stem}.u64", 0, 0, len(data)))
+        print(f"smoke  {path.stem:<36} {len(checksums):>4} snapshots")
+    for stress in stress_scenarios():
+        text = stress.text()
+        data = text.encode()
+        scenario = parse_scenario(data, source=stress.name)
+        (stress_dir / f"{stress.name}.lat").write_text(text)
+        checksums = reference.run(data)
+        if lines.run(data) != checksums:
+            raise RuntimeError(f"{stress.name}: lines and reference disagree")
+        (expected_dir / f"{stress.name}.u64").write_bytes(_pack(checksums))
+        lf, rf = lines.fuel_of(data), reference.fuel_of(data)
+        built.append(Built(stress.name, "stress", "", f"stress/{stress.name}.lat",
+                           f"expected/{stress.name}.u64", lf, rf, scenario.width * scenario.height))
+        print(f"stress {stress.name:<14} lines {lf:>14,}  reference {rf:>16,}  ×{rf / lf:6.1f}")
+    stress_built = [b for b in built if b.kind == "stress"]
+    ceiling = _round_up(max(b.lines_fuel for b in stress_built) * HEADROOM)
+    need = max(b.reference_fuel for b in stress_built) / ceiling * RUNWAY_MARGIN
+    runways = _runways(len(stress_built), max(1.0, need))
+    manifest = case_dir / "case.toml"
+    manifest.write_text(_manifest(built, ceiling, runways))
+    print(f"ceiling {ceiling:,} fuel; runways {', '.join(f'{r:g}' for r in runways)}")
+    return manifest
+
+
+def _round_up(value: float) -> int:
+    """Up to two significant figures, so the ceiling reads as a round number."""
+    scale = 10 ** max(0, int(math.log10(value)) - 1)
+    return int(math.ceil(value / scale) * scale)
+
+
+def _runways(count: int, need: float) -> list[float]:
+    """Wide for small inputs, tight for large ones; the largest still covers `need`."""
+    return [float(math.ceil(need * (1 + 0.5 * (count - 1 - i)))) for i in range(count)]
+
+
+def _manifest(built: list[Built], ceiling: int, runways: list[float]) -> str:
+    out = [
+        "# The bundled Lattice case. Rebuild with: python -m lattice_desktop.lattice.case_builder",
+        "[meta]",
+        'name = "lattice"',
+        "version = 1",
+        'variant = "standard"',
+        'family = "lattice-v1"',
+        'description = "A deterministic factory: every snapshot checksum must match the reference."',
+        "",
+        "[contract]",
+        'abi = "bytes"',
+        'entry = "lattice_run"',
+        'output = "u64-list"',
+        'records = "lattice_records"',
+        "",
+        "[sandbox]",
+        f"fuel_limit = {ceiling}",
+        "memory_limit_mib = 1024",
+        "build_timeout_s = 300",
+        "wall_clock_s = 120",
+        "",
+    ]
+    stress_index = 0
+    for b in built:
+        out += ["[[case]]", f'name = "{b.name}"', f'kind = "{b.kind}"']
+        if b.kind == "smoke":
+            out.append(f'behaviour = "{b.behaviour}"')
+        out += [f'input_file = "{b.input_file}"', f'expected_file = "{b.expected_file}"']
+        if b.kind == "stress":
+            out.append(f"fuel_runway = {runways[stress_index]:g}")
+            out.append(f"size = {b.size}")
+            out.append(f"# lines: {b.lines_fuel:,} fuel; reference: {b.reference_fuel:,} fuel")
+            stress_index += 1
+        out.append("")
+    return "\n".join(out)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--case-dir", type=Path, default=CASES / "lattice")
+    args = parser.parse_args()
+    print(build(args.case_dir))
+
+
+if __name__ == "__main__":
+    main()
