@@ -25,6 +25,8 @@ from lattice_desktop.lattice.world import BELT_DIRS, Dir, Entity, Scenario
 _NEVER, _SINK, _ASSEMBLER, _BELT = 0, 1, 2, 3
 # Outcome of an item in phase 2, and the mark of a node on the current DFS path.
 _STAYS, _MOVES, _ON_PATH = 0, 1, 2
+# `_successor`'s answers when an item's fate does not hang on another item's.
+_FREE, _BLOCKED = -1, -2
 
 
 class Factory:
@@ -163,8 +165,8 @@ class Factory:
         return accepted
 
     def _successor(self, pos: int, accepted: dict[int, set[int]]) -> int:
-        """The item at pos: -_MOVES-1 / -_STAYS-1 when decided alone, else the position of
-        the item in the (full) slot it targets, whose fate decides its own (§4d)."""
+        """_FREE or _BLOCKED when the item at pos is decided alone; otherwise the position
+        of the item in the full slot it is the candidate for, whose fate decides its own."""
         hold = self._hold
         if pos & 3 != 3:
             target = pos + 1  # §4c: slot s < 3 targets slot s + 1
@@ -172,34 +174,35 @@ class Factory:
             hi = pos >> 2
             kind = self._exit_kind[hi]
             if kind == _SINK:
-                return -1 - _MOVES  # §4a: a sink always accepts
+                return _FREE  # §4a: a sink always accepts
             if kind == _ASSEMBLER:
                 a = self._exit_dest[hi]
                 if a not in accepted:
                     accepted[a] = self._accepted(a)
-                return -1 - (_MOVES if pos in accepted[a] else _STAYS)
+                return _FREE if pos in accepted[a] else _BLOCKED
             if kind == _NEVER:
-                return -1 - _STAYS  # §3: empty, wall, source, outside, opposite belt
+                return _BLOCKED  # §3: empty, wall, source, outside, opposite belt
             dest = self._exit_dest[hi]
             # §4c: only the highest-ranked contender holding an item is the candidate.
             for contender in self._contenders[dest]:
                 if hold[contender]:
                     break
             if contender != pos:
-                return -1 - _STAYS
+                return _BLOCKED
             target = dest * 4
         # §4d: a candidate moves exactly when its target slot is open.
-        return target if hold[target] else -1 - _MOVES
+        return target if hold[target] else _FREE
 
     def _move(self) -> None:
         """§4 phase 2: decide every move as the greatest fixed point, then apply them all."""
         hold = self._hold
         fate: dict[int, int] = {}
         accepted: dict[int, set[int]] = {}
-        # Each item has at most one successor (the item in its target slot), so the items
-        # form a functional graph; walk it depth-first. Reaching a node already on the
-        # current path closes a ring of full slots, each the candidate of the next: by the
-        # greatest fixed point the ring rotates, and so does everything queued behind it.
+        # §4d. Each item has at most one successor (the item in the slot it is the
+        # candidate for), so the items form a functional graph; walk it. A walk ends at a
+        # decided item (free or blocked), at an item decided by an earlier walk, or on its
+        # own path: a ring of full slots, each the candidate of the next, which by the
+        # greatest fixed point rotates. Every item on the walk shares that outcome.
         for start in self._positions:
             if not hold[start] or start in fate:
                 continue
@@ -210,7 +213,7 @@ class Factory:
                 path.append(pos)
                 nxt = self._successor(pos, accepted)
                 if nxt < 0:
-                    outcome = -1 - nxt
+                    outcome = _MOVES if nxt == _FREE else _STAYS
                     break
                 seen = fate.get(nxt)
                 if seen is None:
