@@ -31,7 +31,7 @@ def _split_key(raw: str) -> list[str]:
     return [a or b or c for a, b, c in parts]
 
 
-def _scan_lines(text: str) -> dict[KeyPath, int]:
+def key_lines(text: str) -> dict[KeyPath, int]:
     """Map each key path (array tables indexed) to the 1-based line that defines it."""
     lines: dict[KeyPath, int] = {}
     array_counts: dict[tuple[str, ...], int] = {}
@@ -114,7 +114,7 @@ class TomlDocument:
             message = re.sub(r"\s*\(at (line \d+, column \d+|end of document)\)", "", exc.msg)
             line = getattr(exc, "lineno", None)
             raise ManifestError(f"invalid TOML: {message}", Location(str(path), line)) from None
-        return cls(path=path, data=data, lines=_scan_lines(text))
+        return cls(path=path, data=data, lines=key_lines(text))
 
     def line_of(self, path: KeyPath) -> int | None:
         while path:
