@@ -334,3 +334,55 @@ def generate(
         rng.choice(builders)(lay)
     _noise(lay, int(width * height * noise))
     return lay.text(ticks=ticks, snapshot=snapshot, comment=f"generated: seed {seed}")
+
+
+@dataclass(frozen=True)
+class StressCase:
+    """One stress scenario of the fuel benchmark: square grid of lanes plus features."""
+
+    name: str
+    size: int
+    ticks: int
+    snapshot: int
+    seed: int = 1
+
+    def text(self) -> str:
+        return stress(self.seed, size=self.size, ticks=self.ticks, snapshot=self.snapshot)
+
+
+def stress_scenarios() -> list[StressCase]:
+    """The stress cases, smallest first; the largest is 512² with >100k items in flight."""
+    return [
+        StressCase("stress-64", 64, 120, 60),
+        StressCase("stress-128", 128, 160, 80),
+        StressCase("stress-192", 192, 200, 100),
+        StressCase("stress-256", 256, 240, 120),
+        StressCase("stress-384", 384, 280, 140),
+        StressCase("stress-512", 512, 300, 150),
+    ]
+
+
+def stress(seed: int, *, size: int, ticks: int, snapshot: int) -> str:
+    """Long, mostly full belt lanes: sources feeding lanes that end in sinks (moving) or
+    walls (they fill, compress and then sit idle), with merges, rings and factories
+    between the lanes."""
+    rng = random.Random(seed)
+    lay = _Layout(size, size, rng)
+    longest = max(4, ticks // 6)
+    for y in range(1, size - 1, 2):
+        if rng.random() < 0.25:
+            continue
+        x = 0
+        while x < size - 4:
+            end = min(size - 1, x + 1 + rng.randint(longest // 2, longest))
+            dead_end = rng.random() < 0.6
+            lay.source(x, y, 1, item=rng.randint(1, 8))
+            period = 1 if dead_end else rng.choice((1, 1, 2))
+            lay.sources[(x, y)] = (*lay.sources[(x, y)][:2], period)
+            for bx in range(x + 1, end):
+                lay.belt(bx, y, 1)
+            lay.grid[y][end] = ord("#" if dead_end else "K")
+            x = end + 1
+    for _ in range(size * size // 400):
+        rng.choice(list(_FEATURES.values()))(lay)
+    return lay.text(ticks=ticks, snapshot=snapshot, comment=f"stress: seed {seed}, {size}x{size}")

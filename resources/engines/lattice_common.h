@@ -154,7 +154,7 @@ static void sink_add(World *w, u32 c, u8 type, u64 n) {
             if (okey[i]) sink_add(w, (okey[i] - 1) >> 8, (u8)(okey[i] - 1), oval[i]);
     }
     u32 key = (c << 8 | type) + 1, m = w->sk_cap - 1;
-    u32 i = (key * 2654435761u) & m;
+    u32 i = (u32)(((u64)key * 0x9E3779B97F4A7C15ull) >> 32) & m; /* high bits: all of the key */
     while (w->sk_key[i] && w->sk_key[i] != key) i = (i + 1) & m;
     if (!w->sk_key[i]) {
         w->sk_key[i] = key;

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from lattice_desktop.lattice import build_engines
 from lattice_desktop.lattice.checksum import checksum_from_records
-from lattice_desktop.lattice.generator import generate
+from lattice_desktop.lattice.generator import generate, stress_scenarios
 from lattice_desktop.lattice.rules import Factory, simulate
 from lattice_desktop.lattice.scenario import parse_scenario
 from lattice_desktop.lattice.wasm_engine import WasmEngine
@@ -216,3 +216,31 @@ def test_records_match_across_engines(text, tick):
 def test_large_grid_does_not_crash():
     data = generate(11, width=4096, height=64, ticks=3, snapshot=1, density=0.05)
     assert LINES.run(data.encode()) == REFERENCE.run(data.encode())
+
+
+# ---- stress cases ----
+
+STRESS = stress_scenarios()
+
+
+def test_stress_cases_grow_to_a_large_busy_factory():
+    assert len(STRESS) >= 5
+    sizes = [case.size for case in STRESS]
+    assert sizes == sorted(sizes) and sizes[-1] >= 512
+    largest = STRESS[-1]
+    data = largest.text().encode()
+    for tick in range(largest.snapshot, largest.ticks + 1, largest.snapshot):
+        items = sum(1 for key in LINES.records(data, tick) if key >> 56 == 1)
+        assert items >= 100_000, tick
+
+
+@pytest.mark.parametrize("case", STRESS[:3], ids=lambda c: c.name)
+def test_lines_matches_reference_on_stress(case):
+    data = case.text().encode()
+    assert LINES.run(data) == REFERENCE.run(data)
+
+
+def test_lines_needs_20x_less_fuel_on_the_largest_stress_case():
+    data = STRESS[-1].text().encode()
+    assert LINES.run(data) == REFERENCE.run(data)
+    assert REFERENCE.fuel_of(data) >= 20 * LINES.fuel_of(data)
