@@ -254,7 +254,7 @@ class Playback:
     """States of one scenario at any tick, from keyframes; safe to call from any thread."""
 
     def __init__(self, scenario_bytes: bytes, engine: WasmEngine | None = None, *,
-                 keyframe_every: int | None = None, keyframe_seconds: float = 0.25,
+                 keyframe_every: int | None = None, keyframe_seconds: float = 0.15,
                  max_keyframe_bytes: int = 512 * 2**20, cached_states: int = 6,
                  simulator: Simulator | None = None) -> None:
         self.data = scenario_bytes
@@ -267,7 +267,7 @@ class Playback:
         self._ticks: list[int] = [0]
         self._keyframes: dict[int, object] = {0: self.sim.save()}
         self._stepped = 0.0  # seconds of stepping since the last keyframe
-        self._per_tick = 1e-4  # seconds per tick, a running estimate
+        self._per_tick = 0.02  # seconds per tick, a running estimate (cautious at first)
         self._frontier = 0  # every tick up to here is at most one interval past a keyframe
         self._states: OrderedDict[int, FactoryState] = OrderedDict()
         self._cached_states = cached_states
@@ -299,6 +299,17 @@ class Playback:
         cached = self._states.get(tick)
         if cached is not None:
             return cached
+        records = self.records_at(tick, cancel)
+        state = state_from_records(self.scenario, records, tick=tick, grid=self.grid)
+        with self._waiting_lock:
+            self._states[tick] = state
+            while len(self._states) > self._cached_states:
+                self._states.popitem(last=False)
+        return state
+
+    def records_at(self, tick: int, cancel: CancelCheck | None = None) -> np.ndarray:
+        """The §8 records after `tick`, as (n, 2) u64 (key, value) pairs."""
+        tick = max(0, min(int(tick), self.ticks))
         with self._waiting_lock:
             self._waiting += 1
         with self._lock:
@@ -306,13 +317,7 @@ class Playback:
                 self._waiting -= 1
             self._seek(tick)
             self._advance(tick, cancel)
-            records = self.sim.records()
-        state = state_from_records(self.scenario, records, tick=tick, grid=self.grid)
-        with self._waiting_lock:
-            self._states[tick] = state
-            while len(self._states) > self._cached_states:
-                self._states.popitem(last=False)
-        return state
+            return np.array(self.sim.records(), copy=True)
 
     def prepare(self, cancel: CancelCheck | None = None,
                 progress: Callable[[float], None] | None = None) -> None:

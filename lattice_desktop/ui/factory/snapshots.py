@@ -1,0 +1,130 @@
+"""The snapshot list: tick, expected checksum, the submission's, and whether they match.
+
+`Snapshots` is the plain data (numpy arrays, no Qt); `SnapshotModel` adapts it to a
+QTableView, formatting rows lazily so a million snapshots cost nothing up front.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from PySide6.QtCore import QAbstractTableModel, QModelIndex, Qt
+from PySide6.QtGui import QBrush, QColor, QFont, QFontDatabase
+
+MATCH = "#2FA36B"
+MISMATCH = "#E5484D"
+_ROOT = QModelIndex()
+
+
+@dataclass(frozen=True)
+class Snapshots:
+    """Checksums at ticks interval, 2·interval, …; `got` is None when nothing was returned."""
+
+    interval: int
+    expected: np.ndarray  # uint64
+    got: np.ndarray | None  # uint64
+
+    @classmethod
+    def from_bytes(cls, interval: int, expected: bytes, got: bytes | None) -> Snapshots:
+        def u64s(data: bytes) -> np.ndarray:
+            return np.frombuffer(data[: len(data) // 8 * 8], "<u8").astype(np.uint64)
+
+        return cls(interval, u64s(expected), None if got is None else u64s(got))
+
+    def __len__(self) -> int:
+        return max(len(self.expected), 0 if self.got is None else len(self.got))
+
+    def tick(self, row: int) -> int:
+        return (row + 1) * self.interval
+
+    def row_of(self, tick: int) -> int | None:
+        return tick // self.interval - 1 if tick % self.interval == 0 and tick > 0 else None
+
+    def status(self) -> np.ndarray:
+        """Per row: 1 match, 0 mismatch, -1 unknown (no output to compare)."""
+        n = len(self)
+        if self.got is None:
+            return np.full(n, -1, np.int8)
+        out = np.zeros(n, np.int8)
+        common = min(len(self.expected), len(self.got))
+        out[:common] = self.expected[:common] == self.got[:common]
+        return out
+
+    @property
+    def first_divergence(self) -> int | None:
+        if self.got is None:
+            return None
+        wrong = np.nonzero(self.status() == 0)[0]
+        return int(wrong[0]) if len(wrong) else None
+
+
+class SnapshotModel(QAbstractTableModel):
+    HEADERS = ("#", "tick", "expected", "got", "")
+
+    def __init__(self, parent=None) -> None:
+        super().__init__(parent)
+        self.snapshots: Snapshots | None = None
+        self._status = np.zeros(0, np.int8)
+        self._first: int | None = None
+        self._mono = QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont)
+        self._bold_mono = QFont(self._mono)
+        self._bold_mono.setBold(True)
+
+    def set_snapshots(self, snapshots: Snapshots | None) -> None:
+        self.beginResetModel()
+        self.snapshots = snapshots
+        self._status = snapshots.status() if snapshots else np.zeros(0, np.int8)
+        self._first = snapshots.first_divergence if snapshots else None
+        self.endResetModel()
+
+    @property
+    def first_divergence(self) -> int | None:
+        return self._first
+
+    def rowCount(self, parent=_ROOT) -> int:  # noqa: N802
+        return 0 if parent.isValid() or self.snapshots is None else len(self.snapshots)
+
+    def columnCount(self, parent=_ROOT) -> int:  # noqa: N802
+        return 0 if parent.isValid() else len(self.HEADERS)
+
+    def headerData(self, section, orientation, role=Qt.ItemDataRole.DisplayRole):  # noqa: N802
+        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole:
+            return self.HEADERS[section]
+        return None
+
+    def data(self, index: QModelIndex, role=Qt.ItemDataRole.DisplayRole):
+        if not index.isValid() or self.snapshots is None:
+            return None
+        row, col = index.row(), index.column()
+        status = int(self._status[row])
+        if role == Qt.ItemDataRole.DisplayRole:
+            return self._text(row, col, status)
+        if role == Qt.ItemDataRole.ToolTipRole and col in (2, 3):
+            value = self._checksum(row, col)
+            return None if value is None else f"{value:016x} ({value:,})"
+        if role == Qt.ItemDataRole.FontRole and col >= 2:
+            return self._bold_mono if row == self._first else self._mono
+        if role == Qt.ItemDataRole.TextAlignmentRole:
+            align = Qt.AlignmentFlag.AlignRight if col < 2 else Qt.AlignmentFlag.AlignCenter if col == 4 \
+                else Qt.AlignmentFlag.AlignLeft
+            return int(align | Qt.AlignmentFlag.AlignVCenter)
+        if role == Qt.ItemDataRole.ForegroundRole and (col == 4 or (col == 3 and status == 0)):
+            return QBrush(QColor(MATCH if status == 1 else MISMATCH if status == 0 else "#888888"))
+        if role == Qt.ItemDataRole.BackgroundRole and row == self._first:
+            return QBrush(QColor(229, 72, 77, 48))
+        return None
+
+    def _checksum(self, row: int, col: int) -> int | None:
+        values = self.snapshots.expected if col == 2 else self.snapshots.got
+        return int(values[row]) if values is not None and row < len(values) else None
+
+    def _text(self, row: int, col: int, status: int) -> str:
+        if col == 0:
+            return str(row + 1)
+        if col == 1:
+            return f"{self.snapshots.tick(row):,}"
+        if col in (2, 3):
+            value = self._checksum(row, col)
+            return "—" if value is None else f"{value:016x}"
+        return {1: "✓", 0: "✗"}.get(status, "·")

@@ -1,0 +1,384 @@
+"""The Factory tab: replay a run's scenario tick by tick, see where checksums diverge,
+and (with the records export) the submission's own factory beside the reference's."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QItemSelectionModel, Qt, QTimer, Slot
+from PySide6.QtGui import QKeySequence, QShortcut
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QComboBox,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QSplitter,
+    QStackedWidget,
+    QTableView,
+    QVBoxLayout,
+    QWidget,
+)
+
+from lattice_desktop.grading.grader import CaseResult
+from lattice_desktop.lattice.playback import Playback, reference_engine
+from lattice_desktop.lattice.records import diff_records, differing_cells
+from lattice_desktop.lattice.view import FactoryState
+from lattice_desktop.manifest.case import CaseManifest
+from lattice_desktop.store.queries import StoredRun
+from lattice_desktop.ui import tasks
+from lattice_desktop.ui.factory.canvas import FactoryCanvas
+from lattice_desktop.ui.factory.diff_panel import DiffList, ModeSwitch
+from lattice_desktop.ui.factory.legend import Legend
+from lattice_desktop.ui.factory.loader import StateLoader
+from lattice_desktop.ui.factory.snapshots import SnapshotModel, Snapshots
+from lattice_desktop.ui.factory.submission_records import open_submission, submission_records
+from lattice_desktop.ui.factory.transport import TransportBar
+from lattice_desktop.ui.tasks import Task
+
+FRAME_MS = 33
+
+
+def _open_case(case: CaseManifest, result: CaseResult) -> tuple[str, Playback, Snapshots]:
+    entry = case.entry(result.name)
+    data = entry.input_bytes()
+    playback = Playback(data, reference_engine())
+    interval = result.snapshot_interval or playback.scenario.snapshot
+    snapshots = Snapshots.from_bytes(interval, entry.expected_bytes(), result.checksums)
+    return result.name, playback, snapshots
+
+
+def _submission_diff(sub, playback: Playback, tick: int):
+    got = submission_records(sub, playback.data, tick)
+    expected_pairs = playback.records_at(tick)
+    expected = dict(zip(expected_pairs[:, 0].tolist(), expected_pairs[:, 1].tolist()))
+    diffs = diff_records(expected, got)
+    state = FactoryState.from_records(playback.scenario, got, tick=tick)
+    return tick, state, diffs
+
+
+class FactoryTab(QWidget):
+    def __init__(self, parent=None) -> None:
+        super().__init__(parent)
+        self.run: StoredRun | None = None
+        self.case: CaseManifest | None = None
+        self.playback: Playback | None = None
+        self.snapshots: Snapshots | None = None
+        self.tick = 0
+        self._reference: FactoryState | None = None
+        self._submission = None  # SubmissionRecords once known to exist
+        self._marked: frozenset[int] = frozenset()
+        self._opening: str | None = None
+        self._want_divergence = False
+        self._diff_tick: int | None = None
+
+        self.loader = StateLoader(self)
+        self.loader.loaded.connect(self._on_loaded)
+        self.loader.failed.connect(self._on_failed)
+        self.loader.prepared.connect(self._on_prepared)
+
+        self.case_box = QComboBox(self)
+        self.case_box.setMinimumWidth(220)
+        self.case_box.setToolTip("Which scenario of the run to replay")
+        self.case_box.activated.connect(self._case_chosen)
+        self.engine_label = QLabel(self)
+        self.engine_label.setStyleSheet("color: palette(mid);")
+        self.modes = ModeSwitch(self)
+        self.modes.set_available(False, "Open a run whose submission exports lattice_records")
+        self.modes.changed.connect(self._mode_changed)
+        top = QHBoxLayout()
+        top.setContentsMargins(6, 4, 6, 0)
+        top.addWidget(QLabel("Scenario", self))
+        top.addWidget(self.case_box)
+        top.addSpacing(12)
+        top.addWidget(self.engine_label)
+        top.addStretch(1)
+        top.addWidget(self.modes)
+
+        self.canvas = FactoryCanvas(self)
+        self.legend = Legend(self)
+        self.hover = QLabel(self)
+        self.hover.setStyleSheet("color: palette(mid);")
+        self.canvas.hovered.connect(self._hovered)
+        left = QWidget(self)
+        left_layout = QVBoxLayout(left)
+        left_layout.setContentsMargins(0, 0, 0, 0)
+        left_layout.setSpacing(2)
+        left_layout.addWidget(self.canvas, 1)
+        left_layout.addWidget(self.legend)
+        left_layout.addWidget(self.hover)
+
+        self.model = SnapshotModel(self)
+        self.table = QTableView(self)
+        self.table.setModel(self.model)
+        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.table.verticalHeader().hide()
+        self.table.verticalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Fixed)
+        self.table.verticalHeader().setDefaultSectionSize(22)
+        header = self.table.horizontalHeader()
+        header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        header.setStretchLastSection(True)
+        self.table.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.table.setAlternatingRowColors(True)
+        self.table.selectionModel().currentRowChanged.connect(self._row_chosen)
+        self.diff_list = DiffList(self)
+        self.diff_list.hide()
+        side = QSplitter(Qt.Orientation.Vertical, self)
+        side.addWidget(self.table)
+        side.addWidget(self.diff_list)
+        split = QSplitter(Qt.Orientation.Horizontal, self)
+        split.addWidget(left)
+        split.addWidget(side)
+        split.setStretchFactor(0, 3)
+        split.setStretchFactor(1, 1)
+        split.setSizes([780, 360])
+
+        self.transport = TransportBar(self)
+        self.transport.seek.connect(self.show_tick)
+        self.transport.first.clicked.connect(lambda: self.step_snapshot(-1))
+        self.transport.last.clicked.connect(lambda: self.step_snapshot(+1))
+        self.transport.back.clicked.connect(lambda: self.step_ticks(-1))
+        self.transport.forward.clicked.connect(lambda: self.step_ticks(+1))
+        self.transport.play.clicked.connect(self.toggle_play)
+
+        body = QWidget(self)
+        body_layout = QVBoxLayout(body)
+        body_layout.setContentsMargins(0, 0, 0, 0)
+        body_layout.addLayout(top)
+        body_layout.addWidget(split, 1)
+        body_layout.addWidget(self.transport)
+        self.empty = QLabel("No run open — pick a run in the runs list to replay its factory.", self)
+        self.empty.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.stack = QStackedWidget(self)
+        self.stack.addWidget(self.empty)
+        self.stack.addWidget(body)
+        outer = QVBoxLayout(self)
+        outer.setContentsMargins(0, 0, 0, 0)
+        outer.addWidget(self.stack)
+
+        self.timer = QTimer(self, interval=FRAME_MS)
+        self.timer.timeout.connect(self._frame)
+        keys = (("Space", self.toggle_play), ("Left", lambda: self.step_ticks(-1)),
+                ("Right", lambda: self.step_ticks(1)), ("Shift+Left", lambda: self.step_snapshot(-1)),
+                ("Shift+Right", lambda: self.step_snapshot(1)), ("Home", lambda: self.show_tick(0)),
+                ("End", lambda: self.show_tick(self.playback.ticks if self.playback else 0)))
+        for key, slot in keys:
+            shortcut = QShortcut(QKeySequence(key), self)
+            shortcut.setContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
+            shortcut.activated.connect(slot)
+
+    # --- the public face ------------------------------------------------------------------
+
+    def show_run(self, run: StoredRun | None, case: CaseManifest | None) -> None:
+        """Open a run (None: the empty state), on its first wrong case if it has one."""
+        self._stop_playing()
+        self.loader.stop()
+        self.run, self.case = run, case
+        self.playback, self.snapshots, self._submission = None, None, None
+        self.case_box.clear()
+        lattice = [r for r in (run.results if run else []) if case and _has_case(case, r.name)]
+        if run is None or case is None or not lattice:
+            self.empty.setText("No run open — pick a run in the runs list to replay its factory."
+                               if run is None else "This run has no Lattice scenarios to replay.")
+            self.stack.setCurrentIndex(0)
+            return
+        self.stack.setCurrentIndex(1)
+        for r in lattice:
+            glyph = "✓" if r.outcome.correct else "✗"
+            self.case_box.addItem(f"{glyph} {r.name}", r.name)
+        wrong = next((i for i, r in enumerate(lattice) if r.mismatch is not None), 0)
+        self.case_box.setCurrentIndex(wrong)
+        self._want_divergence = True
+        self._open(lattice[wrong].name)
+
+    def go_to_first_divergence(self) -> None:
+        first = self.model.first_divergence
+        if self.snapshots is None:
+            self._want_divergence = True
+        elif first is not None:
+            self._select_row(first)
+            self.show_tick(self.snapshots.tick(first))
+
+    def show_tick(self, tick: int) -> None:
+        if self.playback is None:
+            return
+        self.tick = max(0, min(int(tick), self.playback.ticks))
+        self.transport.show_tick(self.tick)
+        self.loader.request(self.tick)
+
+    def step_ticks(self, delta: int) -> None:
+        self._stop_playing()
+        self.show_tick(self.tick + delta)
+
+    def step_snapshot(self, direction: int) -> None:
+        if self.snapshots is None or not len(self.snapshots):
+            return
+        interval = self.snapshots.interval
+        target = (self.tick // interval + 1) * interval if direction > 0 else \
+            ((self.tick - 1) // interval) * interval
+        target = max(0, min(target, len(self.snapshots) * interval))
+        row = self.snapshots.row_of(target)
+        if row is not None:
+            self._select_row(row)
+        self.show_tick(target)
+
+    def toggle_play(self) -> None:
+        if self.timer.isActive():
+            self._stop_playing()
+        elif self.playback is not None:
+            if self.tick >= self.playback.ticks:
+                self.show_tick(0)
+            self.timer.start()
+            self.transport.set_playing(True)
+
+    def shutdown(self) -> None:
+        """Stop background work (the main window calls this when closing)."""
+        self._stop_playing()
+        self.loader.stop()
+
+    # --- opening a scenario ---------------------------------------------------------------
+
+    def _case_chosen(self, index: int) -> None:
+        name = self.case_box.itemData(index)
+        if name and self.run is not None:
+            self._open(name)
+
+    def _open(self, name: str) -> None:
+        result = next(r for r in self.run.results if r.name == name)
+        self.loader.stop()
+        self._opening = name
+        self.engine_label.setText(f"opening {name}…")
+        task = Task(_open_case, self.case, result)
+        task.signals.done.connect(self._opened)
+        task.signals.failed.connect(self._on_failed)
+        tasks.start(task)
+        check = Task(open_submission, self.run.submission_path, self.case, name)
+        check.signals.done.connect(self._submission_checked)
+        tasks.start(check)
+
+    @Slot(object)
+    def _opened(self, opened: tuple[str, Playback, Snapshots]) -> None:
+        name, playback, snapshots = opened
+        if name != self._opening:
+            return
+        self.playback, self.snapshots = playback, snapshots
+        self._reference, self._marked = None, frozenset()
+        self.engine_label.setText(f"{playback.scenario.width}×{playback.scenario.height} · "
+                                  f"{playback.engine_name}")
+        self.canvas.set_scenario(playback.scenario)
+        self.legend.set_scenario(playback.scenario)
+        self.model.set_snapshots(snapshots)
+        self.transport.set_range(playback.ticks)
+        self.transport.timeline.set_snapshots(snapshots)
+        self.transport.timeline.set_prepared(playback.prepared)
+        self.loader.set_playback(playback)
+        first = snapshots.first_divergence
+        if self._want_divergence and first is not None:
+            self._select_row(first)
+            self.show_tick(snapshots.tick(first))
+        else:
+            self.show_tick(0)
+        self._want_divergence = False
+
+    @Slot(object)
+    def _submission_checked(self, sub) -> None:
+        if isinstance(sub, str):
+            self._submission = None
+            self.modes.set_available(False, f"Submission view unavailable: {sub}")
+        else:
+            self._submission = sub
+            self.modes.set_available(True, "")
+
+    # --- showing states -------------------------------------------------------------------
+
+    @Slot(object)
+    def _on_loaded(self, state: FactoryState) -> None:
+        self._reference = state
+        self.tick = state.tick
+        self.transport.show_tick(state.tick)
+        row = self.snapshots.row_of(state.tick) if self.snapshots else None
+        if row is not None and not self.timer.isActive():
+            self._select_row(row)
+        if self.modes.mode == "Reference" or self.timer.isActive():
+            self.canvas.set_state(state)
+            self.canvas.set_marked(self._marked if self._diff_tick == state.tick else ())
+        else:
+            self._request_diff(state.tick)
+
+    def _request_diff(self, tick: int) -> None:
+        if self._submission is None or self.playback is None:
+            return
+        self.diff_list.set_message(f"Running the submission to tick {tick:,}…")
+        task = Task(_submission_diff, self._submission, self.playback, tick)
+        task.signals.done.connect(self._diff_done)
+        task.signals.failed.connect(self._diff_failed)
+        tasks.start(task)
+
+    @Slot(object)
+    def _diff_done(self, result) -> None:
+        tick, state, diffs = result
+        if tick != self.tick or self.playback is None:
+            return
+        self._diff_tick, self._marked = tick, differing_cells(diffs)
+        shown = state if self.modes.mode == "Submission" else self._reference
+        if shown is not None:
+            self.canvas.set_state(shown)
+        self.canvas.set_marked(self._marked)
+        self.diff_list.set_diffs(diffs, self.playback.scenario.width, tick)
+
+    @Slot(str, str)
+    def _diff_failed(self, message: str, trace: str) -> None:
+        self.diff_list.set_message(message + (f"\n{trace}" if trace else ""))
+        if self._reference is not None:
+            self.canvas.set_state(self._reference)
+
+    def _mode_changed(self, mode: str) -> None:
+        self.diff_list.setVisible(mode != "Reference")
+        if mode == "Reference":
+            self.canvas.set_marked(())
+            if self._reference is not None:
+                self.canvas.set_state(self._reference)
+        else:
+            self._stop_playing()
+            self._request_diff(self.tick)
+
+    @Slot(str, str)
+    def _on_failed(self, message: str, trace: str) -> None:
+        self._stop_playing()
+        self.engine_label.setText(f"⚠ {message}")
+        self.engine_label.setToolTip(trace or message)
+
+    @Slot(float)
+    def _on_prepared(self, fraction: float) -> None:
+        self.transport.timeline.set_prepared(fraction)
+        self.transport.status.setText("" if fraction >= 1 else f"caching keyframes {fraction:.0%}")
+
+    def _hovered(self, text: str) -> None:
+        self.hover.setText(text.replace("\n", " · "))
+
+    def _frame(self) -> None:
+        if self.playback is None or self.loader.busy:
+            return
+        if self.tick >= self.playback.ticks:
+            self._stop_playing()
+            return
+        self.show_tick(self.tick + self.transport.ticks_per_frame)
+
+    def _stop_playing(self) -> None:
+        self.timer.stop()
+        self.transport.set_playing(False)
+
+    def _row_chosen(self, current, _previous) -> None:
+        if current.isValid() and self.snapshots is not None and not self.timer.isActive():
+            tick = self.snapshots.tick(current.row())
+            if tick != self.tick:
+                self.show_tick(tick)
+
+    def _select_row(self, row: int) -> None:
+        index = self.model.index(row, 0)
+        self.table.selectionModel().setCurrentIndex(
+            index, QItemSelectionModel.SelectionFlag.ClearAndSelect | QItemSelectionModel.SelectionFlag.Rows)
+        self.table.scrollTo(index, QAbstractItemView.ScrollHint.PositionAtCenter)
+
+
+def _has_case(case: CaseManifest, name: str) -> bool:
+    return case.family == "lattice-v1" and any(e.name == name for e in case.cases)
