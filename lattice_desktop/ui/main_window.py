@@ -225,7 +225,7 @@ class MainWindow(QMainWindow):
         self.factory_tab.show_run(page.run, page.case)
         self.fuel_tab.show_run(page.run, page.case)
         self.leaderboard_tab.show_page(page)
-        if self._show_results_next or self.tabs.currentIndex() == LEADERBOARD:
+        if self._show_results_next:
             self._show_results_next = False
             self.tabs.setCurrentIndex(RESULTS)
         self.page_shown.emit(page)

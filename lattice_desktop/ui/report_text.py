@@ -41,7 +41,7 @@ def detail_text(r: CaseResult, *, exact: bool = False) -> str:
     the core's own detail. `exact` keeps whole checksums (for copying and tooltips)."""
     m = r.mismatch
     if m is not None and m.unit == "snapshot" and not exact:
-        where = f"snapshot {m.index}" + (f" · tick {m.tick:,}" if m.tick else "")
+        where = f"snapshot {m.index}" + (f" · tick {m.tick}" if m.tick else "")
         return f"{where} · expected {short_hash(m.expected)} · got {short_hash(m.got)}"
     if m is not None:
         return m.describe()

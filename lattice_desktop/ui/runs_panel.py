@@ -45,7 +45,7 @@ class RunsPanel(QWidget):
             picker.setToolTip(f"Show only runs of this {tip.lower()}")
         self.verdict_picker.addItem(f"Verdict: {ANY}", None)
         for verdict in Verdict:
-            self.verdict_picker.addItem(f"{verdict.symbol} {verdict.label}", verdict)
+            self.verdict_picker.addItem(f"{verdict.symbol} {verdict.label}", verdict.value)
         self._fill_pickers()
         for picker in (self.case_picker, self.model_picker, self.verdict_picker):
             picker.currentIndexChanged.connect(self._apply_filters)
@@ -158,7 +158,8 @@ class RunsPanel(QWidget):
     def _apply_filters(self) -> None:
         self.proxy.set_filters(
             text=self.filter_box.text(), case=self.case_picker.currentData(),
-            model=self.model_picker.currentData(), verdict=self.verdict_picker.currentData(),
+            model=self.model_picker.currentData(),
+            verdict=Verdict(self.verdict_picker.currentData()) if self.verdict_picker.currentData() else None,
         )
         self.tree.expandAll()
         self._update_stack()

@@ -3,6 +3,7 @@ SQLite database there, and the main window on it (offscreen)."""
 
 from __future__ import annotations
 
+import json
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -88,7 +89,7 @@ def write_submission(folder: Path, module: str, *, model: str, commands: list[st
         (folder / "m.wasm").write_bytes(wasmtime.wat2wasm(MODULES[module]))
     build = ""
     if commands:
-        build = "commands = [" + ", ".join(repr(c).replace("'", '"') for c in commands) + "]\n"
+        build = f"commands = {json.dumps(commands)}\n"
     (folder / "submission.toml").write_text(
         f'[submission]\nmodel = "{model}"\n[build]\n{build}module = "m.wasm"\n')
     return folder
