@@ -23,6 +23,12 @@ from lattice_desktop.lattice.scenario import parse_scenario
 from lattice_desktop.lattice.wasm_engine import WasmEngine
 from lattice_desktop.resources import CASES
 
+# The smoke tests in the order a reader learns the rules.
+SMOKE_ORDER = (
+    "straight_belt", "turn", "compression_behind_blocked_exit", "side_load_priority",
+    "opposite_belt_refused", "ring_rotation", "jammed_ring", "source_period_and_full_buffer",
+    "sink_counting", "assembler_capacity", "assembler_priority", "crafting_timing", "grid_edge",
+)
 HEADROOM = 1.5  # the ceiling over the slowest stress case of `lines`
 RUNWAY_MARGIN = 1.25  # reference's need on its hardest case, times this
 
@@ -59,7 +65,9 @@ def build(case_dir: Path) -> Path:
     expected_dir.mkdir(exist_ok=True)
     stress_dir.mkdir(exist_ok=True)
     built: list[Built] = []
-    for path in sorted((case_dir / "smoke").glob("*.lat")):
+    rank = {name: i for i, name in enumerate(SMOKE_ORDER)}
+    smoke = sorted((case_dir / "smoke").glob("*.lat"), key=lambda p: (rank.get(p.stem, len(rank)), p.stem))
+    for path in smoke:
         text = path.read_text()
         data = text.encode()
         checksums = reference.run(data)
@@ -120,7 +128,7 @@ def _manifest(built: list[Built], ceiling: int, runways: list[float]) -> str:
         'records = "lattice_records"',
         "",
         "[sandbox]",
-        f"fuel_limit = {ceiling}",
+        f"fuel_limit = {ceiling:_}",
         "memory_limit_mib = 1024",
         "build_timeout_s = 300",
         "wall_clock_s = 120",
