@@ -1,14 +1,18 @@
 """Run a submission's [build] commands in a scratch copy, with limits, capturing output.
 
 Commands from a manifest are someone else's code: they run only when the caller passes
-`allowed=True` (a CLI flag, or a confirmation in the app that shows the commands).
+`allowed=True` (a CLI flag, or a confirmation in the app that shows the commands). They
+run jailed where the machine allows it (isolation.py), with a time limit, a capped log,
+and nothing of theirs left running afterwards.
 """
 
 from __future__ import annotations
 
 import os
+import secrets
 import shutil
 import signal
+import stat
 import subprocess
 import sys
 import tempfile
@@ -20,8 +24,10 @@ from pathlib import Path
 from lattice_desktop.cancel import CancelToken
 from lattice_desktop.errors import Cancelled, UserError
 from lattice_desktop.manifest.submission import Submission
+from lattice_desktop.sandbox.isolation import MARKER, Isolation, isolation, jail_command, kill_marked
 
 LOG_LIMIT = 256 * 1024
+COPY_LIMIT = 1024 * 1024 * 1024  # bytes of submission folder copied into the scratch folder
 
 
 @dataclass(frozen=True)
@@ -69,32 +75,84 @@ def build_submission(
         )
     cancel = cancel or CancelToken()
     started = time.monotonic()
-    log: list[str] = []
+    jail = isolation()
+    log: list[str] = [jail.log_line]
+
+    def failed(detail: str) -> BuildResult:
+        return BuildResult(False, "".join(log), None, detail, time.monotonic() - started)
+
     with tempfile.TemporaryDirectory(prefix="lattice-build-") as scratch_root:
         scratch = Path(scratch_root) / "src"
-        shutil.copytree(submission.folder, scratch, symlinks=True)
+        problem = _copy_submission(submission.folder, scratch, log)
+        if problem:
+            return failed(problem)
         (scratch / ".tmp").mkdir(exist_ok=True)
         env = scrubbed_environment(scratch)
+        env[MARKER] = secrets.token_hex(16)
         for command in submission.commands:
             remaining = timeout - (time.monotonic() - started)
             log.append(f"$ {command}\n")
-            code, output, reason = _run(command, scratch, env, remaining, cancel)
+            code, output, reason = _run(
+                command, scratch, env, remaining, cancel, jail=jail, scratch_root=Path(scratch_root)
+            )
             log.append(output)
             if reason:
                 log.append(f"[{reason}]\n")
-                return BuildResult(False, "".join(log), None, reason, time.monotonic() - started)
+                return failed(reason)
             if code != 0:
-                detail = f"`{command}` exited with status {code}"
-                return BuildResult(False, "".join(log), None, detail, time.monotonic() - started)
-        module = scratch / submission.module
-        if not module.is_file():
-            detail = f"the build finished but produced no {submission.module}"
-            return BuildResult(False, "".join(log), None, detail, time.monotonic() - started)
-        size = module.stat().st_size
-        if size > max_module_bytes:
-            detail = f"{submission.module} is {size:,} bytes; the case allows {max_module_bytes:,}"
-            return BuildResult(False, "".join(log), None, detail, time.monotonic() - started)
-        return BuildResult(True, "".join(log), module.read_bytes(), "", time.monotonic() - started)
+                return failed(f"`{command}` exited with status {code}")
+        return _read_module(scratch, submission, max_module_bytes, log, started)
+
+
+def _read_module(
+    scratch: Path, submission: Submission, max_module_bytes: int, log: list[str], started: float
+) -> BuildResult:
+    """The built module, if it is a regular file inside the scratch folder and small enough."""
+
+    def failed(detail: str) -> BuildResult:
+        return BuildResult(False, "".join(log), None, detail, time.monotonic() - started)
+
+    module = scratch / submission.module
+    if not module.is_file():
+        return failed(f"the build finished but produced no {submission.module}")
+    if not module.resolve().is_relative_to(scratch.resolve()):
+        return failed(f"{submission.module} is a link to a file outside the build folder")
+    size = module.stat().st_size
+    if size > max_module_bytes:
+        return failed(f"{submission.module} is {size:,} bytes; the case allows {max_module_bytes:,}")
+    with module.open("rb") as file:
+        data = file.read(max_module_bytes + 1)
+    if len(data) > max_module_bytes:
+        return failed(f"{submission.module} is over the {max_module_bytes:,} bytes the case allows")
+    return BuildResult(True, "".join(log), data, "", time.monotonic() - started)
+
+
+def _copy_submission(source: Path, target: Path, log: list[str]) -> str | None:
+    """Copy the submission folder: links stay links, special files (a FIFO would block the
+    copy for ever) are left out, and the total is capped. Returns why it failed, if it did."""
+    total = [0]
+
+    def copy(src: str, dst: str) -> None:
+        info = os.lstat(src)
+        if not stat.S_ISREG(info.st_mode):
+            log.append(f"[not copied, not a regular file: {os.path.relpath(src, source)}]\n")
+            return
+        total[0] += info.st_size
+        if total[0] > COPY_LIMIT:
+            raise _TooBig()
+        shutil.copy2(src, dst)
+
+    try:
+        shutil.copytree(source, target, symlinks=True, copy_function=copy)
+    except _TooBig:
+        return f"the submission folder holds more than {COPY_LIMIT:,} bytes; not copied"
+    except (OSError, shutil.Error) as exc:
+        return f"the submission folder could not be copied: {exc}"
+    return None
+
+
+class _TooBig(Exception):
+    pass
 
 
 def load_shipped_module(submission: Submission, max_module_bytes: int) -> BuildResult:
@@ -113,13 +171,24 @@ def load_shipped_module(submission: Submission, max_module_bytes: int) -> BuildR
 
 
 def _run(
-    command: str, cwd: Path, env: dict[str, str], timeout: float, cancel: CancelToken
+    command: str,
+    cwd: Path,
+    env: dict[str, str],
+    timeout: float,
+    cancel: CancelToken,
+    *,
+    jail: Isolation | None = None,
+    scratch_root: Path | None = None,
 ) -> tuple[int | None, str, str | None]:
-    """Run one shell command in its own process group; kill the whole group at the end."""
+    """Run one shell command (jailed when `jail` is available) in its own process group;
+    at the end kill the group and every process carrying the build's environment marker."""
     if timeout <= 0:
         return None, "", "build time limit reached"
+    argv = ["/bin/sh", "-c", command]
+    if jail is not None and jail.available and scratch_root is not None:
+        argv = jail_command(scratch_root, cwd, argv)
     process = subprocess.Popen(
-        ["/bin/sh", "-c", command], cwd=cwd, env=env, stdin=subprocess.DEVNULL,
+        argv, cwd=cwd, env=env, stdin=subprocess.DEVNULL,
         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True,
     )
     chunks: list[bytes] = []
@@ -150,6 +219,8 @@ def _run(
         time.sleep(0.02)
     _kill_group(process.pid)
     process.wait()
+    if MARKER in env:
+        kill_marked(env[MARKER])  # left running in another session, or holding the pipe
     reader.join(timeout=2)
     if process.stdout is not None:
         process.stdout.close()

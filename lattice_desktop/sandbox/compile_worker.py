@@ -1,34 +1,54 @@
-"""Compile one wasm module in a child process: `python -m ... compile_worker IN OUT`.
+"""Compile one wasm module in a child process: `python -m ... compile_worker IN OUT MEM SECS`.
 
 Compilation has no fuel, so a hostile module could make it take forever or use huge
-amounts of memory; running it here lets the parent kill it at a time limit.
-Exit codes: 0 compiled; 3 not a valid module (message on stderr).
+amounts of memory; running it here lets the parent kill it at a time limit, and the
+child bounds itself: MEM bytes of heap, SECS (+1) seconds of CPU, no core file.
+Exit codes: 0 compiled; 3 not a valid module (message on stderr); 4 out of memory.
 """
 
 from __future__ import annotations
 
+import math
+import os
 import sys
 from pathlib import Path
 
 
-def main(argv: list[str]) -> int:
+def _limit_self(memory_bytes: int, cpu_seconds: float) -> None:
     import resource
 
-    source, target, memory_bytes = Path(argv[0]), Path(argv[1]), int(argv[2])
     resource.setrlimit(resource.RLIMIT_DATA, (memory_bytes, memory_bytes))
-    import wasmtime
+    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+    cpu = math.ceil(cpu_seconds) + 1
+    resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 1))
 
-    from lattice_desktop.sandbox.engine import make_config
 
-    engine = wasmtime.Engine(make_config())
+def main(argv: list[str]) -> int:
+    source, target, memory_bytes = Path(argv[0]), Path(argv[1]), int(argv[2])
+    cpu_seconds = float(argv[3]) if len(argv) > 3 else 3600.0
+    _limit_self(memory_bytes, cpu_seconds)
     try:
-        module = wasmtime.Module(engine, source.read_bytes())
-    except wasmtime.WasmtimeError as exc:
-        print(str(exc).strip(), file=sys.stderr)
-        return 3
-    partial = target.with_suffix(".part")
-    partial.write_bytes(module.serialize())
-    partial.replace(target)
+        import wasmtime
+
+        from lattice_desktop.sandbox.engine import make_config
+
+        engine = wasmtime.Engine(make_config())
+        try:
+            module = wasmtime.Module(engine, source.read_bytes())
+        except wasmtime.WasmtimeError as exc:
+            print(str(exc).strip(), file=sys.stderr)
+            return 3
+        serialized = module.serialize()
+    except MemoryError:
+        print("out of memory while compiling", file=sys.stderr)
+        return 4
+    # A name of our own: two processes compiling the same module never share a part file.
+    partial = target.with_name(f"{target.name}.{os.getpid()}.part")
+    try:
+        partial.write_bytes(serialized)
+        partial.replace(target)
+    finally:
+        partial.unlink(missing_ok=True)
     return 0
 
 

@@ -4,20 +4,30 @@ from __future__ import annotations
 
 import hashlib
 import os
+import signal
 import subprocess
 import sys
 import tempfile
 import threading
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
 import platformdirs
 import wasmtime
 
+from lattice_desktop.cancel import CancelToken
+from lattice_desktop.errors import Cancelled
 from lattice_desktop.sandbox.engine import WASMTIME_VERSION, shared_engine
 
+# The compile child's heap (RLIMIT_DATA): a base for Python and wasmtime, plus room that
+# grows with the module (Cranelift needs tens of bytes per byte of code), capped.
+COMPILE_MEMORY_BASE = 1024 * 1024 * 1024
+COMPILE_MEMORY_PER_BYTE = 64
 COMPILE_MEMORY = 4 * 1024 * 1024 * 1024
 _WASM_MAGIC = b"\0asm"
+_EXIT_INVALID = 3
+_EXIT_OUT_OF_MEMORY = 4
 
 
 class CompileError(Exception):
@@ -41,8 +51,19 @@ _memory_cache: dict[str, wasmtime.Module] = {}
 _lock = threading.Lock()
 
 
-def compile_module(wasm: bytes, *, max_bytes: int, timeout: float) -> CompiledModule:
-    """A compiled module for these bytes, from memory, disk cache, or a child compiler."""
+def compile_memory_limit(size: int) -> int:
+    """Bytes of heap the compile child may use for a module of `size` bytes."""
+    return min(COMPILE_MEMORY, COMPILE_MEMORY_BASE + COMPILE_MEMORY_PER_BYTE * size)
+
+
+def compile_module(
+    wasm: bytes, *, max_bytes: int, timeout: float, cancel: CancelToken | None = None
+) -> CompiledModule:
+    """A compiled module for these bytes, from memory, disk cache, or a child compiler.
+
+    Compiling is bounded by `max_bytes`, by `timeout` seconds of wall clock (and CPU) in a
+    child process, and by `compile_memory_limit`; `cancel` stops the child at once.
+    """
     if len(wasm) > max_bytes:
         raise CompileError(f"module is {len(wasm):,} bytes; the case allows {max_bytes:,}")
     if not wasm.startswith(_WASM_MAGIC):
@@ -60,34 +81,75 @@ def compile_module(wasm: bytes, *, max_bytes: int, timeout: float) -> CompiledMo
             path.unlink(missing_ok=True)  # stale or damaged: compile again
             from_cache = False
     if not from_cache:
-        _compile_in_child(wasm, path, timeout)
+        _compile_in_child(wasm, path, timeout, cancel or CancelToken())
         module = wasmtime.Module.deserialize_file(shared_engine(), str(path))
     with _lock:
         _memory_cache[digest] = module
     return CompiledModule(module, digest, len(wasm), from_cache)
 
 
-def _compile_in_child(wasm: bytes, target: Path, timeout: float) -> None:
+def _compile_in_child(wasm: bytes, target: Path, timeout: float, cancel: CancelToken) -> None:
     target.parent.mkdir(parents=True, exist_ok=True)
+    memory = compile_memory_limit(len(wasm))
     with tempfile.TemporaryDirectory(prefix="lattice-compile-") as scratch:
         source = Path(scratch) / "module.wasm"
         source.write_bytes(wasm)
+        errors = Path(scratch) / "stderr.txt"
         command = [
             sys.executable, "-m", "lattice_desktop.sandbox.compile_worker",
-            str(source), str(target), str(COMPILE_MEMORY),
+            str(source), str(target), str(memory), str(timeout),
         ]
-        try:
-            done = subprocess.run(
-                command, capture_output=True, text=True, timeout=timeout, check=False
+        with errors.open("wb") as stderr:
+            child = subprocess.Popen(
+                command, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=stderr,
+                start_new_session=True,
             )
-        except subprocess.TimeoutExpired:
-            raise CompileError(f"compilation took longer than {timeout:g} s and was stopped") from None
-    if done.returncode == 3:
-        raise CompileError(f"not a valid WebAssembly module: {_first_line(done.stderr)}")
-    if done.returncode != 0:
+            reason = _wait(child, timeout, cancel)
+        message = errors.read_bytes()[:65536].decode("utf-8", "replace")
+    if reason == "cancelled":
+        raise Cancelled()
+    if reason == "timeout":
+        raise CompileError(f"compilation took longer than {timeout:g} s and was stopped")
+    code = child.returncode
+    if code == _EXIT_INVALID:
+        raise CompileError(f"not a valid WebAssembly module: {_first_line(message)}")
+    if code == _EXIT_OUT_OF_MEMORY or "memory allocation of" in message:
         raise CompileError(
-            f"the compiler stopped (exit {done.returncode}): {_first_line(done.stderr) or 'no message'}"
+            f"compiling needed more than {memory // 2**20:,} MiB of memory and was stopped"
         )
+    if code == -signal.SIGXCPU:
+        raise CompileError(f"compilation used more than {timeout:g} s of CPU and was stopped")
+    if code == -signal.SIGKILL:
+        raise CompileError("the compiler was killed (out of CPU time or memory)")
+    if code != 0:
+        raise CompileError(
+            f"the compiler stopped (exit {code}): {_first_line(message) or 'no message'}"
+        )
+
+
+def _wait(child: subprocess.Popen, timeout: float, cancel: CancelToken) -> str | None:
+    """Wait for the compile child; kill it (and anything it started) on timeout or cancel."""
+    deadline = time.monotonic() + timeout
+    reason = None
+    while True:
+        try:
+            child.wait(timeout=0.02)
+            break
+        except subprocess.TimeoutExpired:
+            pass
+        if cancel.cancelled:
+            reason = "cancelled"
+        elif time.monotonic() > deadline:
+            reason = "timeout"
+        if reason:
+            break
+    if reason:  # still running and not yet reaped, so its process group is still ours
+        try:
+            os.killpg(child.pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+        child.wait()
+    return reason
 
 
 def _first_line(text: str) -> str:

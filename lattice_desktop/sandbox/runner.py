@@ -17,6 +17,7 @@ from lattice_desktop.errors import Cancelled
 from lattice_desktop.grading.outcomes import Outcome
 from lattice_desktop.manifest.case import CaseEntry, Contract, Sandbox
 from lattice_desktop.sandbox.engine import seconds_to_epochs, shared_engine
+from lattice_desktop.sandbox.native_stack import on_deep_stack
 
 TABLE_ELEMENT_LIMIT = 1_000_000
 SPURIOUS_INTERRUPT_RETRIES = 5
@@ -100,13 +101,18 @@ def execute(
     cancel: CancelToken | None = None,
     input_bytes: bytes | None = None,
 ) -> Execution:
-    """Run `case` once in a fresh store with `budget` fuel; retry only spurious interrupts."""
+    """Run `case` once in a fresh store with `budget` fuel; retry only spurious interrupts.
+
+    Safe on any thread: a stack too small for `max_wasm_stack` moves the call to one that fits.
+    """
     cancel = cancel or CancelToken()
     data = case.input_bytes() if input_bytes is None and contract.abi == "bytes" else input_bytes
     for _ in range(SPURIOUS_INTERRUPT_RETRIES):
         cancel.raise_if_cancelled()
         started = time.perf_counter()
-        result = _execute_once(module, contract, sandbox, case, budget, data or b"")
+        result = on_deep_stack(
+            lambda: _execute_once(module, contract, sandbox, case, budget, data or b"")
+        )
         elapsed = time.perf_counter() - started
         if result.outcome is not Outcome.TIMEOUT:
             return _with_time(result, elapsed)
