@@ -22,6 +22,8 @@ ENGINES_DIR = REPO / "resources" / "engines"
 SUBMISSIONS_DIR = REPO / "resources" / "cases" / "lattice" / "submissions"
 COMMON_HEADER = "lattice_common.h"
 EXPORTS = ("alloc", "lattice_run", "lattice_records")
+# Inspection exports for playback (not part of the contract; see lattice_common.h).
+STEPPING_EXPORTS = ("lattice_begin", "lattice_step", "lattice_records_now")
 
 COMPILE_ARGS = (
     "-m",
@@ -32,7 +34,7 @@ COMPILE_ARGS = (
     "-s",
     "-nostdlib",
     "-Wl,--no-entry",
-    *(f"-Wl,--export={name}" for name in EXPORTS),
+    *(f"-Wl,--export={name}" for name in EXPORTS + STEPPING_EXPORTS),
     "-o",
     "engine.wasm",
     "engine.c",

@@ -482,4 +482,40 @@ EXPORT("lattice_records") u64 lattice_records(u32 ptr, u32 len, i64 tick) {
     return pack(out, (u64)e.n * 16);
 }
 
+/* ---- inspection (not part of the contract): one live simulation for playback ----
+ * lattice_begin parses once, lattice_step advances, lattice_records_now reports the
+ * current state like lattice_records. The app keeps one instance alive and snapshots
+ * its linear memory as keyframes, so any tick is a short step from a keyframe. */
+
+static World *live;
+static u32 live_tick;
+static u64 *live_records;
+static u64 live_records_cap; /* in records */
+
+EXPORT("lattice_begin") u32 lattice_begin(u32 ptr, u32 len) {
+    live = parse((const u8 *)(unsigned long)ptr, len);
+    engine_init(live);
+    live_tick = 0;
+    return 0;
+}
+
+EXPORT("lattice_step") u32 lattice_step(u32 ticks) {
+    for (u32 i = 0; i < ticks; i++) engine_tick(live, ++live_tick);
+    return live_tick;
+}
+
+EXPORT("lattice_records_now") u64 lattice_records_now(void) {
+    Emit e = {1, 0, 0, 0};
+    emit_state(live, &e);
+    if (e.n > live_records_cap) { /* reuse one buffer: the bump allocator never frees */
+        live_records_cap = (u64)e.n + e.n / 4;
+        live_records = lat_alloc(live_records_cap * 16 + 8);
+    }
+    e.mode = 2;
+    e.out = live_records;
+    e.n = 0;
+    emit_state(live, &e);
+    return pack(live_records, (u64)e.n * 16);
+}
+
 #endif
