@@ -1,0 +1,97 @@
+"""Fuel across the field, per case: the best any model did, and runs to compare with.
+
+The field is the run's case name, version, variant and wasmtime version (fuel is only
+comparable within one wasmtime version). A case's best counts correct answers only —
+passes and over-ceiling answers alike, since both are right and both burned fuel.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+
+from peewee import fn
+
+from lattice_desktop.grading.outcomes import Outcome, Verdict
+from lattice_desktop.store.schema import CaseResultRow, Run, SubmissionRecord
+
+CORRECT = (Outcome.PASS.value, Outcome.OVER_CEILING.value)
+
+
+@dataclass(frozen=True)
+class CaseBest:
+    case: str
+    fuel: int
+    run_id: int
+    model: str
+
+
+@dataclass(frozen=True)
+class Comparable:
+    """A finished run of the same field, for the compare picker."""
+
+    run_id: int
+    model: str
+    submission: str
+    verdict: Verdict
+    score: int | None
+    started: datetime
+
+    def describe(self) -> str:
+        return f"#{self.run_id} {self.model} · {self.submission} · {self.verdict.symbol} {self.verdict.label}"
+
+
+def _same_field(run: Run):
+    return (
+        (Run.case_name == run.case_name)
+        & (Run.case_version == run.case_version)
+        & (Run.case_variant == run.case_variant)
+        & (Run.wasmtime_version == run.wasmtime_version)
+    )
+
+
+def field_best_per_case(run_id: int) -> dict[str, CaseBest]:
+    """Per case name, the lowest fuel of a correct answer in the run's field."""
+    run = Run.get_or_none(Run.id == run_id)
+    if run is None:
+        return {}
+    best = (
+        CaseResultRow.select(CaseResultRow.name, fn.MIN(CaseResultRow.fuel).alias("best"))
+        .join(Run)
+        .where(_same_field(run) & CaseResultRow.outcome.in_(CORRECT) & CaseResultRow.fuel.is_null(False))
+        .group_by(CaseResultRow.name)
+    )
+    minima = {row.name: row.best for row in best}
+    out: dict[str, CaseBest] = {}
+    if not minima:
+        return out
+    holders = (
+        CaseResultRow.select(CaseResultRow.name, CaseResultRow.fuel, Run.id, Run.model)
+        .join(Run)
+        .where(_same_field(run) & CaseResultRow.outcome.in_(CORRECT)
+               & CaseResultRow.name.in_(list(minima)))
+        .order_by(Run.id)
+    )
+    for row in holders:
+        if row.fuel == minima[row.name] and row.name not in out:
+            out[row.name] = CaseBest(row.name, int(row.fuel), row.run.id, row.run.model)
+    return out
+
+
+def comparable_runs(run_id: int, *, limit: int = 500) -> list[Comparable]:
+    """Other finished runs of the same field, the best-scoring first."""
+    run = Run.get_or_none(Run.id == run_id)
+    if run is None:
+        return []
+    finished = [Verdict.CORRECT.value, Verdict.OVER_CEILING.value, Verdict.INCORRECT.value]
+    query = (
+        Run.select(Run, SubmissionRecord)
+        .join(SubmissionRecord)
+        .where(_same_field(run) & (Run.id != run_id) & Run.verdict.in_(finished))
+        .order_by(Run.score.is_null(), Run.score, Run.stress_fuel, Run.id.desc())
+        .limit(limit)
+    )
+    return [
+        Comparable(r.id, r.model, r.submission.name, Verdict(r.verdict), r.score, r.started)
+        for r in query
+    ]
