@@ -27,6 +27,9 @@ def make_config() -> wasmtime.Config:
     config.max_wasm_stack = MAX_WASM_STACK
     config.cranelift_opt_level = "speed"
     config.parallel_compilation = False
+    # No shared memories: `memory.atomic.wait` on one could block a worker where neither
+    # fuel nor the epoch reaches it. Off by default today; pinned so it stays off.
+    config.shared_memory = False
     return config
 
 

@@ -212,7 +212,10 @@ def _execute_once(
     except wasmtime.Trap as trap:
         return _classify_trap(trap, store, memory, sandbox, budget)
     except wasmtime.WasmtimeError as exc:
-        return Execution(Outcome.TRAP, fuel=used(), detail=_one_line(exc))
+        message = _one_line(exc)
+        if "out of memory" in message.lower():  # the GC heap, bounded like linear memory
+            return Execution(Outcome.MEMORY_LIMIT, fuel=used(), detail=message)
+        return Execution(Outcome.TRAP, fuel=used(), detail=message)
 
 
 def _classify_trap(
@@ -236,7 +239,7 @@ def _classify_trap(
             Outcome.TIMEOUT, fuel=fuel, trap_code="interrupt", frames=frames,
             detail=f"stopped by the {sandbox.wall_clock:g} s wall-clock backstop{where}",
         )
-    name = code.name.lower() if code is not None else "trap"
+    name = code.name.lower() if code is not None else _uncoded_trap_name(trap)
     if memory is not None and _near_limit(memory.data_len(store), sandbox.memory_limit):
         used_mib = memory.data_len(store) / 2**20
         return Execution(
@@ -244,10 +247,23 @@ def _classify_trap(
             detail=f"trapped ({name}) with {used_mib:.1f} MiB in use, at the "
             f"{sandbox.memory_limit // 2**20} MiB memory limit (memory.grow was refused){where}",
         )
+    memory_note = ""
+    if memory is not None and memory.data_len(store) * 2 > sandbox.memory_limit:
+        memory_note = (
+            f" ({memory.data_len(store) / 2**20:.1f} MiB of the {sandbox.memory_limit // 2**20} MiB "
+            "memory limit in use)"
+        )
     return Execution(
         Outcome.TRAP, fuel=fuel, trap_code=name, frames=frames,
-        detail=f"trap: {name}{where}",
+        detail=f"trap: {name}{where}{memory_note}",
     )
+
+
+def _uncoded_trap_name(trap: wasmtime.Trap) -> str:
+    """A name for traps wasmtime-py gives no code (an uncaught wasm exception, for one)."""
+    if "exception" in str(trap).lower():
+        return "uncaught_exception"
+    return "trap"
 
 
 def _near_limit(size: int, limit: int) -> bool:
@@ -261,7 +277,10 @@ def _frame(frame: wasmtime.Frame) -> str:
 
 
 def _one_line(exc: Exception) -> str:
+    """The error in a line: its cause when wasmtime gives one after a wasm backtrace."""
     text = str(exc).strip()
+    if "Caused by:" in text:
+        text = text.split("Caused by:", 1)[1]
     lines = [line.strip() for line in text.splitlines() if line.strip()]
     return "; ".join(lines[:3])[:400] if lines else type(exc).__name__
 
