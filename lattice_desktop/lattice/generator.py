@@ -65,6 +65,8 @@ class _Layout:
         self.assemblers[(x, y)] = (d, recipe)
 
     def recipe(self, inputs: list[tuple[int, int]], product: int) -> int:
+        if len(self.recipes) >= 255:  # recipe ids are 1..255: share an existing one
+            return self.rng.randint(1, 255)
         rid = len(self.recipes) + 1
         self.recipes[rid] = (product, self.rng.randint(1, 6), inputs)
         return rid

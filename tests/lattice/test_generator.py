@@ -59,3 +59,11 @@ def test_largest_size_is_allowed_and_beyond_is_refused():
         generate(3, width=4097, height=1)
     with pytest.raises(ValueError):
         generate(3, features=("teleporters",))
+
+
+def test_large_dense_grids_stay_within_255_recipes():
+    from lattice_desktop.lattice.generator import generate
+    from lattice_desktop.lattice.scenario import parse_scenario
+
+    scenario = parse_scenario(generate(3, width=512, height=512, density=1.0))
+    assert 200 < len(scenario.recipes) <= 255
