@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import ctypes
 import os
+import resource
 import shutil
 import signal
 import sys
@@ -48,6 +49,8 @@ _PER_MOUNT_FLAGS = {
 }
 PR_SET_PDEATHSIG = 1
 NOBODY = 65534
+FILE_LIMIT = 2 * 1024**3  # bytes in any one file the build writes
+PROCESS_LIMIT = 512  # processes and threads of `nobody`
 
 DROP_ALL = ("--inh-caps=-all", "--ambient-caps=-all", "--bounding-set=-all", "--no-new-privs")
 AS_NOBODY = (
@@ -165,11 +168,15 @@ def main(argv: list[str]) -> None:
     if setpriv is None:
         _fail("util-linux `setpriv` is not installed")
     drop = DROP_ALL
+    resource.setrlimit(resource.RLIMIT_FSIZE, (FILE_LIMIT, FILE_LIMIT))
+    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
     if _real_root():
         try:
             give_to_nobody(scratch_root)
         except OSError as exc:
             _fail(f"cannot hand the scratch folder over: {exc.strerror}")
+        # Counted per user: as `nobody` this bounds a fork bomb (threads count too).
+        resource.setrlimit(resource.RLIMIT_NPROC, (PROCESS_LIMIT, PROCESS_LIMIT))
         drop = AS_NOBODY
     os.chdir(workdir)
     try:
