@@ -3,7 +3,7 @@ published metric can be recomputed later (`harness verify`)."""
 
 from __future__ import annotations
 
-from peewee import AutoField, CharField, DateTimeField, FloatField, TextField
+from peewee import AutoField, CharField, DateTimeField, DoubleField, TextField
 
 from lattice_desktop.store.base import BaseModel
 
@@ -14,9 +14,9 @@ class HarnessRun(BaseModel):
     stage = CharField()
     harness = CharField()
     model = CharField()
-    score = FloatField()
-    execution = FloatField(null=True)
-    last_capture = FloatField(null=True)  # seconds into the run; a tie-breaker
+    score = DoubleField()
+    execution = DoubleField(null=True)
+    last_capture = DoubleField(null=True)  # seconds into the run; a tie-breaker
     box_source = TextField()
     box_text = TextField()
     trace_source = TextField()

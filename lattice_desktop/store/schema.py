@@ -10,7 +10,7 @@ from peewee import (
     BooleanField,
     CharField,
     DateTimeField,
-    FloatField,
+    DoubleField,
     ForeignKeyField,
     IntegerField,
     TextField,
@@ -63,7 +63,7 @@ class Run(BaseModel):
     score = BigIntegerField(null=True)  # total stress fuel of a correct run
     stress_fuel = BigIntegerField(null=True)
     overshoot = BigIntegerField(null=True)
-    max_percent_over = FloatField(null=True)
+    max_percent_over = DoubleField(null=True)
     fuel_limit = BigIntegerField()
     wasmtime_version = CharField()
     fuel_settings = TextField()
@@ -103,7 +103,7 @@ class CaseResultRow(BaseModel):
     mismatch_got = CharField(null=True)
     snapshot_interval = BigIntegerField(null=True)
     checksums = BlobField(null=True)
-    wall_time = FloatField()
+    wall_time = DoubleField()
 
     class Meta:
         table_name = "case_result"
@@ -115,7 +115,7 @@ class BuildLog(BaseModel):
     ok = BooleanField()
     detail = TextField()
     log = TextField()
-    seconds = FloatField()
+    seconds = DoubleField()
 
     class Meta:
         table_name = "build_log"
