@@ -120,7 +120,7 @@ def _check(args: argparse.Namespace) -> int:
         want = list(struct.unpack(f"<{len(expected) // 8}Q", expected)) if len(expected) % 8 == 0 else None
         if want != got:
             index = next((i for i, (a, b) in enumerate(zip(want or [], got)) if a != b), None)
-            where = f"first differs at snapshot {index}" if index is not None else "length differs"
+            where = f"first differs at snapshot {index + 1}" if index is not None else "length differs"
             print(f"MISMATCH {path}: {where}")
             problems += 1
         else:

@@ -21,7 +21,8 @@ class Mismatch:
 
     def describe(self) -> str:
         if self.unit == "snapshot":
-            where = f"snapshot {self.index}" + (f" · tick {self.tick}" if self.tick else "")
+            # Snapshots are numbered from 1 for people (the first is taken at tick S).
+            where = f"snapshot {self.index + 1}" + (f" · tick {self.tick}" if self.tick else "")
             return f"{where} · expected {_hex(self.expected)} · got {_hex(self.got)}"
         if self.unit == "result":
             return f"result {self.index}: expected {self.expected}, got {self.got}"

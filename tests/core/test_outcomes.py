@@ -111,7 +111,7 @@ expected = [7, 99, 9]
     assert result.outcome is Outcome.WRONG_ANSWER
     m = result.mismatch
     assert (m.unit, m.index, m.tick, m.expected, m.got) == ("snapshot", 1, 20, 99, 8)
-    assert "snapshot 1 · tick 20" in result.detail
+    assert "snapshot 2 · tick 20" in result.detail  # numbered from 1 for people
     assert result.checksums == u64s(7, 8, 9)
 
 

@@ -37,7 +37,7 @@ def test_check_flags_a_bad_scenario_with_its_line_and_a_wrong_answer(tmp_path, c
     assert main(["scenario", "check", str(tmp_path)]) == 1
     out = capsys.readouterr().out
     assert f"invalid  {first}:" in out and "tick" in out
-    assert f"MISMATCH {second}: first differs at snapshot 0" in out
+    assert f"MISMATCH {second}: first differs at snapshot 1" in out
 
 
 def test_generate_one_to_stdout_is_deterministic(capsys):
