@@ -48,6 +48,12 @@ def sample_jobs(case_path: Path, samples_dir: Path | None) -> list[GradeJob]:
     return jobs
 
 
+def demo_jobs(case_path: Path) -> list[GradeJob]:
+    """The sample submissions of a case (read on a worker: hashing its inputs takes a while)."""
+    case = load_case(case_path)
+    return sample_jobs(case.path, case.samples_dir)
+
+
 def run_job(job: GradeJob, writer: Writer, cancel: CancelToken, *, report) -> StoredGrade:
     """The worker side: read the case (hashing its inputs can take a while), grade, store."""
     case = load_case(job.case_path)
@@ -72,8 +78,7 @@ class GradeOp(QObject):
         self.writer = writer
         self._queue: deque[GradeJob] = deque()
         self._token: CancelToken | None = None
-        self._task: tasks.Task | None = None
-        self._retired: tasks.Task | None = None
+        self._signals: tasks.TaskSignals | None = None
         self._first_progress = False
         self.current: GradeJob | None = None
 
@@ -105,7 +110,10 @@ class GradeOp(QObject):
         task.signals.done.connect(self._on_done)
         task.signals.failed.connect(self._on_failed)
         task.signals.cancelled.connect(self._on_cancelled)
-        self._task = task
+        # The pool deletes the task on its worker thread when it ends; parenting its signals
+        # to this GUI-thread object keeps them alive until they are deleted here.
+        task.signals.setParent(self)
+        self._signals = task.signals
         self.job_started.emit(job)
         tasks.start(task)
 
@@ -135,9 +143,8 @@ class GradeOp(QObject):
         self._next()
 
     def _finish(self) -> None:
-        # Keep the finished task (and its signals object) alive until the next one ends:
-        # it is still delivering the signal that called us.
-        self._retired = self._task
-        self._task = None
+        if self._signals is not None:
+            self._signals.deleteLater()  # after the signal now being delivered
+        self._signals = None
         self._token = None
         self.current = None

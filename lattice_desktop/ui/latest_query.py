@@ -18,7 +18,6 @@ class _Request(QObject):
     def __init__(self, owner: LatestQuery, serial: int) -> None:
         super().__init__(owner)
         self.owner, self.serial = owner, serial
-        self.task: tasks.Task | None = None  # kept until this object is deleted
 
     @Slot(object)
     def on_done(self, value: object) -> None:
@@ -38,7 +37,6 @@ class LatestQuery(QObject):
     newest request only. Errors come out of `failed` (message, traceback)."""
 
     failed = Signal(str, str)
-    busy_changed = Signal(bool)
 
     def __init__(self, on_result: Callable[[Any], None], parent: QObject | None = None) -> None:
         super().__init__(parent)
@@ -57,10 +55,10 @@ class LatestQuery(QObject):
         task.signals.done.connect(req.on_done)
         task.signals.failed.connect(req.on_failed)
         task.signals.cancelled.connect(req.on_cancelled)
-        req.task = task
+        # The pool deletes the task on its worker thread when it ends; parenting its signals
+        # here keeps that QObject alive, and deleted, on the GUI thread (with `req`).
+        task.signals.setParent(req)
         self._pending.add(req)
-        if len(self._pending) == 1:
-            self.busy_changed.emit(True)
         tasks.start(task)
 
     def _answer(self, req: _Request, value: object) -> None:
@@ -75,6 +73,4 @@ class LatestQuery(QObject):
         """Forget `req`; True when it was the newest request."""
         self._pending.discard(req)
         req.deleteLater()  # after the signal now being delivered
-        if not self._pending:
-            self.busy_changed.emit(False)
         return req.serial == self._serial

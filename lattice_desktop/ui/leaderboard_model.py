@@ -42,7 +42,8 @@ class FuelBoardModel(QAbstractTableModel):
             self.rows = list(board.entries)
             if board.over_ceiling:
                 self.rows += [None, *board.over_ceiling]
-        self._max_fuel = max([e.fuel for e in self.rows if e is not None] + [1])
+        # Bars compare ranked bests only; an over-ceiling best can be far off that scale.
+        self._max_fuel = max([e.fuel for e in board.entries] + [1]) if board else 1
         self.endResetModel()
 
     def set_highlight(self, model: str | None) -> None:
@@ -96,9 +97,8 @@ class FuelBoardModel(QAbstractTableModel):
         if role == COPY_ROLE:
             return (str(e.rank) if not over else "over", e.model, str(e.fuel), f"{e.ratio:.6f}",
                     str(e.runs), e.date.isoformat())[col]
-        if role == BAR_ROLE and col == 2:
-            colour = theme.tint(theme.GREY, 110) if over else theme.accent()
-            return Bar(e.fuel / self._max_fuel, colour, self._display(e, col, over))
+        if role == BAR_ROLE and col == 2 and not over:
+            return Bar(e.fuel / self._max_fuel, theme.accent(), self._display(e, col, over))
         if role == Qt.ItemDataRole.ToolTipRole:
             return self._tooltip(e, col, over)
         if role == Qt.ItemDataRole.TextAlignmentRole and col in (0, 3, 4):

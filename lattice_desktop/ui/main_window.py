@@ -12,8 +12,6 @@ from PySide6.QtWidgets import (
     QLabel,
     QMainWindow,
     QMessageBox,
-    QProgressBar,
-    QPushButton,
     QSplitter,
     QTabWidget,
     QVBoxLayout,
@@ -21,7 +19,6 @@ from PySide6.QtWidgets import (
 )
 
 from lattice_desktop.errors import UserError
-from lattice_desktop.grading.grader import Progress
 from lattice_desktop.grading.session import StoredGrade
 from lattice_desktop.manifest import load_submission
 from lattice_desktop.resources import demo_case
@@ -39,7 +36,8 @@ from lattice_desktop.ui.dialogs import (
     choose_submission_folder,
 )
 from lattice_desktop.ui.errors_dialog import show_error
-from lattice_desktop.ui.grade_op import GradeJob, GradeOp, sample_jobs, shipped_module_job
+from lattice_desktop.ui.grade_op import GradeJob, GradeOp, demo_jobs, shipped_module_job
+from lattice_desktop.ui.grading_status import GradingStatus
 from lattice_desktop.ui.latest_query import LatestQuery
 from lattice_desktop.ui.leaderboard_tab import LeaderboardTab
 from lattice_desktop.ui.message_bar import MessageBar
@@ -79,7 +77,6 @@ class MainWindow(QMainWindow):
         self.grading = GradeOp(self.writer, self)
         self.grading.job_started.connect(self._on_job_started)
         self.grading.run_created.connect(self.refresh_runs)
-        self.grading.progress.connect(self._on_progress)
         self.grading.graded.connect(self._on_graded)
         self.grading.failed.connect(self._on_grade_failed)
         self.grading.cancelled.connect(self._on_grade_cancelled)
@@ -162,16 +159,8 @@ class MainWindow(QMainWindow):
 
     def _build_status_bar(self) -> None:
         bar = self.statusBar()
-        self.progress_label = QLabel()
-        self.progress_bar = QProgressBar()
-        self.progress_bar.setMaximumWidth(240)
-        self.progress_bar.setFormat("%v of %m cases")
-        self.cancel_button = QPushButton("Cancel")
-        self.cancel_button.setToolTip("Stop grading (Esc): the run is kept as cancelled, without results")
-        self.cancel_button.clicked.connect(self.cancel_grading)
-        for widget in (self.progress_label, self.progress_bar, self.cancel_button):
-            bar.addWidget(widget)
-            widget.hide()
+        self.grading_status = GradingStatus(self.grading)
+        bar.addWidget(self.grading_status)
         self.db_label = QLabel(f"Database: {describe(self.db_target)}")
         self.db_label.setToolTip("Set with --db or LATTICE_DESKTOP_DB")
         self.wasmtime_label = QLabel(f"wasmtime {WASMTIME_VERSION}")
@@ -310,7 +299,7 @@ class MainWindow(QMainWindow):
                 f"The bundled demo case is missing ({self.demo_case}). Open a case instead (Ctrl+O).",
                 kind="warning")
             return
-        self._demo_query.request(_demo_jobs, self.demo_case)
+        self._demo_query.request(demo_jobs, self.demo_case)
 
     def _on_demo_jobs(self, jobs: list[GradeJob]) -> None:
         if not jobs:
@@ -321,35 +310,15 @@ class MainWindow(QMainWindow):
 
     @Slot()
     def cancel_grading(self) -> None:
-        if self.grading.running:
-            self.progress_label.setText("Cancelling…")
-            self.grading.cancel()
+        self.grading_status.cancel()
 
     # Grading signals -----------------------------------------------------------------
 
     @Slot(object)
-    def _on_job_started(self, job: GradeJob) -> None:
-        self.progress_label.setText(f"Grading {job.label}…")
-        self.progress_bar.setRange(0, 0)
-        for widget in (self.progress_label, self.progress_bar, self.cancel_button):
-            widget.show()
+    def _on_job_started(self, _job: GradeJob) -> None:
         self.cancel_action.setEnabled(True)
         self.runs_panel.grade_button.setEnabled(False)
         self.grade_action.setEnabled(False)
-
-    @Slot(object)
-    def _on_progress(self, step: Progress) -> None:
-        job = self.grading.current
-        name = job.label if job else ""
-        if step.result is not None:
-            r = step.result
-            text = f"{name}: {r.kind} {r.name} {'✓' if r.outcome.correct else '✗'} {r.outcome.label}"
-        else:
-            text = f"{name}: {step.message}…"
-        self.progress_label.setText(text)
-        if step.phase in ("smoke", "stress", "done") or step.done:
-            self.progress_bar.setRange(0, max(1, step.total))
-            self.progress_bar.setValue(step.done)
 
     @Slot(object)
     def _on_graded(self, stored: StoredGrade) -> None:
@@ -378,8 +347,6 @@ class MainWindow(QMainWindow):
 
     @Slot()
     def _on_grading_idle(self) -> None:
-        for widget in (self.progress_label, self.progress_bar, self.cancel_button):
-            widget.hide()
         self.cancel_action.setEnabled(False)
         self.runs_panel.grade_button.setEnabled(True)
         self.grade_action.setEnabled(True)
@@ -449,10 +416,3 @@ def _dropped_folder(url: QUrl) -> Path | None:
     if not url.isLocalFile():
         return None
     return Path(url.toLocalFile())
-
-
-def _demo_jobs(case_path: Path) -> list[GradeJob]:
-    from lattice_desktop.manifest import load_case
-
-    case = load_case(case_path)
-    return sample_jobs(case.path, case.samples_dir)

@@ -140,6 +140,8 @@ class ResultsModel(QAbstractTableModel):
             return text
         if name == "Overshoot" and r.overshoot is not None:
             return f"{grouped(r.overshoot)} fuel past the ceiling: correct, but does not pass"
+        if name == "Behaviour":
+            return r.behaviour or None
         if name == "Size":
             return f"{grouped(r.size)} bytes of input"
         if name == "Detail":

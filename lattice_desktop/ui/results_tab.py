@@ -126,7 +126,12 @@ class ResultsTab(QWidget):
         table.setItemDelegateForColumn(model.column("Outcome"), ChipDelegate(table))
         header = table.horizontalHeader()
         header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
-        header.setSectionResizeMode(model.column("Detail"), QHeaderView.ResizeMode.Stretch)
+        # Long text shares the width left over (elided, whole in the tooltip), so the
+        # outcome and fuel columns are never pushed out of sight.
+        for name in ("Behaviour", "Detail"):
+            if name in model.columns:
+                header.setSectionResizeMode(model.column(name), QHeaderView.ResizeMode.Stretch)
+        table.setTextElideMode(Qt.TextElideMode.ElideRight)
         return table
 
     def show_page(self, page: RunPage | None) -> None:

@@ -34,7 +34,7 @@ def test_grading_from_the_window_stores_and_opens_the_run(qtbot, window, toy_cas
     assert window.tabs.currentIndex() == RESULTS
     qtbot.waitUntil(lambda: len(window.runs_panel.model.summaries) == 1)
     assert window.runs_panel.selected_run() == page.run.id
-    assert window.progress_bar.isHidden() and window.cancel_button.isHidden()
+    assert window.grading_status.isHidden()
 
 
 def test_progress_reports_each_case(qtbot, window, toy_case):
@@ -53,13 +53,13 @@ def test_cancel_stops_running_wasm_and_leaves_no_results(qtbot, window, tmp_path
     window.open_case(spin_case.case_path)
     with qtbot.waitSignal(window.grading.run_created, timeout=GRADE_TIMEOUT):
         window.grade_submission(spin)
-    qtbot.waitUntil(lambda: window.progress_label.text().endswith("running…")
-                    or "smoke" in window.progress_label.text()
-                    or window.progress_label.text().endswith("compiling…"), timeout=GRADE_TIMEOUT)
+    qtbot.waitUntil(lambda: window.grading_status.label.text().endswith("running…")
+                    or "smoke" in window.grading_status.label.text()
+                    or window.grading_status.label.text().endswith("compiling…"), timeout=GRADE_TIMEOUT)
     qtbot.wait(300)  # let the infinite loop start
     assert window.grading.running
     with qtbot.waitSignals([window.grading.cancelled, window.grading.idle], timeout=20_000):
-        window.cancel_button.click()
+        window.grading_status.cancel_button.click()
     run = Run.select().order_by(Run.id.desc()).first()
     assert run.verdict == Verdict.CANCELLED.value
     assert CaseResultRow.select().where(CaseResultRow.run == run.id).count() == 0

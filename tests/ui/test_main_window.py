@@ -97,7 +97,7 @@ def test_selecting_a_run_opens_it_everywhere(qtbot, graded, window):
 def test_status_bar_names_the_database_and_wasmtime(window, db_path):
     assert str(db_path) in window.db_label.text()
     assert window.wasmtime_label.text() == f"wasmtime {WASMTIME_VERSION}"
-    assert window.progress_bar.isHidden()
+    assert window.grading_status.isHidden()
 
 
 def test_an_empty_database_says_what_to_do(window):
@@ -110,7 +110,8 @@ def test_an_empty_database_says_what_to_do(window):
 def test_first_start_grades_the_demo_samples(qtbot, make_window):
     window = make_window(auto_demo=True)
     qtbot.waitUntil(lambda: len(window.runs_panel.model.summaries) == 3
-                    and not window.grading.running, timeout=60_000)
+                    and all(s.verdict.finished for s in window.runs_panel.model.summaries),
+                    timeout=60_000)
     verdicts = {s.submission: s.verdict for s in window.runs_panel.model.summaries}
     assert verdicts == {"echo": Verdict.CORRECT, "bytewise": Verdict.OVER_CEILING,
                         "wrong": Verdict.INCORRECT}

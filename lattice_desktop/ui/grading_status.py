@@ -1,0 +1,59 @@
+"""Grading progress in the status bar: what is being graded, cases done of total, and
+Cancel. Shown only while grading runs."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Slot
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QProgressBar, QPushButton, QWidget
+
+from lattice_desktop.grading.grader import Progress
+from lattice_desktop.ui.grade_op import GradeJob, GradeOp
+
+
+class GradingStatus(QWidget):
+    def __init__(self, op: GradeOp, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.op = op
+        self.label = QLabel()
+        self.bar = QProgressBar()
+        self.bar.setMaximumWidth(240)
+        self.bar.setFormat("%v of %m cases")
+        self.cancel_button = QPushButton("Cancel")
+        self.cancel_button.setToolTip(
+            "Stop grading (Esc): the run is kept as cancelled, without results")
+        self.cancel_button.clicked.connect(self.cancel)
+        layout = QHBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.label)
+        layout.addWidget(self.bar)
+        layout.addWidget(self.cancel_button)
+        op.job_started.connect(self.on_job_started)
+        op.progress.connect(self.on_progress)
+        op.idle.connect(self.hide)
+        self.hide()
+
+    @Slot()
+    def cancel(self) -> None:
+        if self.op.running:
+            self.label.setText("Cancelling…")
+            self.op.cancel()
+
+    @Slot(object)
+    def on_job_started(self, job: GradeJob) -> None:
+        self.label.setText(f"Grading {job.label}…")
+        self.bar.setRange(0, 0)  # busy until the first case finishes
+        self.show()
+
+    @Slot(object)
+    def on_progress(self, step: Progress) -> None:
+        job = self.op.current
+        name = job.label if job else ""
+        if step.result is not None:
+            r = step.result
+            mark = "✓" if r.outcome.correct else "✗"
+            self.label.setText(f"{name}: {r.kind} {r.name} {mark} {r.outcome.label}")
+        else:
+            self.label.setText(f"{name}: {step.message}…")
+        if step.phase in ("smoke", "stress", "done") or step.done:
+            self.bar.setRange(0, max(1, step.total))
+            self.bar.setValue(step.done)
