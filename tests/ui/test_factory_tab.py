@@ -3,24 +3,29 @@ the snapshot list marks the first divergence, keys drive the transport, Diff out
 
 from __future__ import annotations
 
+import random
+
 import numpy as np
 import pytest
-from PySide6.QtCore import Qt, QThreadPool
+from PySide6.QtCore import QRectF, Qt, QThreadPool
 
 from lattice_desktop.grading.session import grade_and_store
+from lattice_desktop.lattice.generator import generate
 from lattice_desktop.lattice.rules import Factory
-from lattice_desktop.lattice.scenario import parse_scenario
-from lattice_desktop.lattice.view import FactoryState
+from lattice_desktop.lattice.scenario import Entity, parse_scenario
+from lattice_desktop.lattice.view import FactoryState, layout
 from lattice_desktop.manifest.case import load_case
 from lattice_desktop.manifest.submission import load_submission
 from lattice_desktop.resources import CASES
 from lattice_desktop.store.database import open_database
 from lattice_desktop.store.queries import load_run
 from lattice_desktop.store.writer import Writer
-from lattice_desktop.ui.factory.raster import Region, Static, render
+from lattice_desktop.ui.factory.canvas import FactoryCanvas
+from lattice_desktop.ui.factory.raster import SCALES, Rasterizer, Region, Static, argb_palette, render
 from lattice_desktop.ui.factory_tab import FactoryTab
 
 LATTICE = CASES / "lattice"
+ARGB = argb_palette()
 OFFSCREEN_SHOW = "This plugin does not support propagateSizeHints"
 pytestmark = [
     pytest.mark.skipif(not (LATTICE / "submissions" / "buggy" / "engine.wasm").is_file(),
@@ -91,7 +96,7 @@ def test_every_tick_shows_exactly_the_python_reference(qtbot, tab, buggy_run):
         assert shown.assemblers == expected.assemblers
         region = tab.canvas.region
         drawn = render(expected, static, Region(region.x0, region.y0, region.x1, region.y1, region.scale))
-        assert np.array_equal(tab.canvas.codes, drawn)
+        assert np.array_equal(tab.canvas.pixels, ARGB[drawn])
 
 
 def test_keys_drive_the_transport(qtbot, tab):
@@ -137,3 +142,77 @@ def test_empty_state(qtbot):
     widget.show_run(None, None)
     assert widget.stack.currentIndex() == 0
     assert "Grade" in widget.empty.text() or "runs list" in widget.empty.text()
+
+
+# --- the fast raster path against the plain `render` -----------------------------------------
+
+
+def _scrambled(scenario, seed: int) -> FactoryState:
+    """A state with every kind of content: random items on belts, full and empty source
+    buffers, assemblers idle, crafting at every stage, with and without output."""
+    rng = np.random.default_rng(seed)
+    entity, direction = layout(scenario)
+    h, w = entity.shape
+    slots = rng.integers(0, 40, (h, w, 4)).astype(np.uint8)
+    slots[rng.random((h, w, 4)) < 0.4] = 0
+    slots[entity != Entity.BELT] = 0
+    held = rng.integers(0, 40, (h, w)).astype(np.uint8)
+    held[(entity != Entity.SOURCE) | (rng.random((h, w)) < 0.4)] = 0
+    assemblers = {}
+    for c, a in scenario.assemblers.items():
+        time = scenario.recipes[a.recipe_id].time
+        remaining = int(rng.integers(0, time + 1)) if rng.random() < 0.7 else 0
+        output = int(rng.integers(1, 40)) if rng.random() < 0.5 else 0
+        assemblers[c] = (remaining, output, {})
+    return FactoryState(tick=0, entity=entity, direction=direction, slots=slots, source_buffer=held,
+                        sink_counts={}, assemblers=assemblers)
+
+
+def _scenarios():
+    smoke = [parse_scenario(p.read_bytes()) for p in sorted((LATTICE / "smoke").glob("*.lat"))]
+    busy = parse_scenario(generate(5, width=48, height=36, ticks=50, snapshot=10, density=1.0).encode())
+    return [*smoke, busy]
+
+
+@pytest.mark.parametrize("scale", SCALES)
+def test_rasterizer_draws_exactly_like_render(scale):
+    rng = random.Random(scale)
+    for scenario in _scenarios():
+        static, grid = Static.of(scenario), layout(scenario)
+        codes, argb = Rasterizer(static, grid), Rasterizer(static, grid, ARGB)
+        w, h = scenario.width, scenario.height
+        regions = [Region(0, 0, w, h, scale)]
+        for _ in range(3):
+            x0, y0 = rng.randrange(w), rng.randrange(h)
+            regions.append(Region(x0, y0, rng.randrange(x0 + 1, w + 1), rng.randrange(y0 + 1, h + 1), scale))
+        factory = Factory(scenario)
+        for seed, region in enumerate(regions * 2):
+            factory.run_to(min(scenario.ticks, factory.tick + 3))
+            for state in (FactoryState.from_factory(factory), _scrambled(scenario, seed)):
+                expected = render(state, static, region)
+                assert np.array_equal(codes.render(state, region), expected), (scale, region)
+                assert np.array_equal(argb.render(state, region), ARGB[expected]), (scale, region)
+
+
+def test_canvas_pixels_match_render_at_every_zoom(qtbot):
+    scenario = _scenarios()[-1]
+    canvas = FactoryCanvas()
+    qtbot.addWidget(canvas)
+    canvas.resize(800, 500)
+    canvas.show()
+    canvas.set_scenario(scenario)
+    static, seen = Static.of(scenario), set()
+    for i, cells in enumerate((None, 400, 150, 80, 40, 20, 6)):
+        if cells is None:
+            canvas.fit()
+        else:
+            canvas.box.setRange(QRectF(5, 4, cells, cells * 0.6), padding=0)
+        state = _scrambled(scenario, i)
+        canvas.set_state(state)
+        qtbot.wait(5)
+        region = canvas.region
+        seen.add(region.scale)
+        assert np.array_equal(canvas.pixels, ARGB[render(state, static, region)]), region
+        image = canvas.grab().toImage()
+        assert not image.isNull()
+    assert seen == set(SCALES)

@@ -1,19 +1,60 @@
-"""The factory canvas: one ImageItem of palette codes over a dark ground, redrawn for
-the visible cells at a zoom-dependent detail; differing cells and the hovered cell are
-outlined on top. Wheel zooms, drag pans, F fits the factory to the window."""
+"""The factory canvas: one ARGB32 image of the visible cells at a zoom-dependent detail,
+painted by `raster.Rasterizer` and drawn as it is (no lookup table, no levels); differing
+cells and the hovered cell are outlined on top. Wheel zooms, drag pans, F fits the
+factory to the window."""
 
 from __future__ import annotations
 
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QPointF, QRectF, Qt, QTimer, Signal
-from PySide6.QtGui import QColor, QPainterPath, QPen
+from PySide6.QtGui import QColor, QImage, QPainter, QPainterPath, QPen
 from PySide6.QtWidgets import QGraphicsPathItem, QGraphicsRectItem, QToolTip
 
 from lattice_desktop.lattice.scenario import Scenario
-from lattice_desktop.lattice.view import FactoryState, describe_cell
+from lattice_desktop.lattice.view import FactoryState, describe_cell, layout
 from lattice_desktop.ui.factory import palette as pal
-from lattice_desktop.ui.factory.raster import Region, Static, render, scale_for
+from lattice_desktop.ui.factory.raster import Rasterizer, Region, Static, argb_palette, scale_for
+
+ARGB = argb_palette()
+
+
+class RasterItem(pg.GraphicsObject):
+    """An ARGB32 pixel array shown over a rectangle of view coordinates, nearest-neighbour.
+
+    The QImage wraps the array without copying, so redrawing into the same array and
+    calling `update()` is a whole frame; a new array (another size) gets a new QImage.
+    """
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._pixels: np.ndarray | None = None
+        self._image: QImage | None = None
+        self._rect = QRectF()
+
+    def set_pixels(self, pixels: np.ndarray, rect: QRectF) -> None:
+        if pixels is not self._pixels or self._image is None:
+            h, w = pixels.shape
+            self._pixels = pixels
+            self._image = QImage(pixels.data, w, h, 4 * w, QImage.Format.Format_RGB32)
+        if rect != self._rect:
+            self.prepareGeometryChange()
+            self._rect = QRectF(rect)
+        self.update()
+
+    def clear(self) -> None:
+        self.prepareGeometryChange()
+        self._pixels, self._image, self._rect = None, None, QRectF()
+        self.update()
+
+    def boundingRect(self) -> QRectF:  # noqa: N802 (Qt's name)
+        return QRectF(self._rect)
+
+    def paint(self, painter: QPainter, _option, _widget=None) -> None:
+        if self._image is None:
+            return
+        painter.setRenderHint(QPainter.RenderHint.SmoothPixmapTransform, False)
+        painter.drawImage(self._rect, self._image)
 
 
 class FactoryCanvas(pg.GraphicsView):
@@ -26,9 +67,7 @@ class FactoryCanvas(pg.GraphicsView):
         self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
         self.box = pg.ViewBox(lockAspect=True, invertY=True, enableMenu=False)
         self.setCentralItem(self.box)
-        self.image = pg.ImageItem(axisOrder="row-major")
-        self.image.setLookupTable(pal.LUT)
-        self.image.setLevels((0, 255))
+        self.image = RasterItem()
         self.box.addItem(self.image)
         self.outlines = QGraphicsPathItem()
         self.outlines.setPen(_cosmetic(pal.DIFF_OUTLINE, 2))
@@ -42,8 +81,9 @@ class FactoryCanvas(pg.GraphicsView):
         self.scenario: Scenario | None = None
         self.state: FactoryState | None = None
         self.static: Static | None = None
+        self.raster: Rasterizer | None = None
         self.region: Region | None = None
-        self.codes: np.ndarray | None = None  # the image last drawn, for tests and benchmarks
+        self.pixels: np.ndarray | None = None  # the ARGB32 image last drawn (reused next frame)
         self._hover: tuple[int, int] | None = None
         self._redraw = QTimer(self, singleShot=True, interval=0)
         self._redraw.timeout.connect(self.draw)
@@ -55,6 +95,8 @@ class FactoryCanvas(pg.GraphicsView):
     def set_scenario(self, scenario: Scenario | None) -> None:
         self.scenario, self.state, self.region = scenario, None, None
         self.static = Static.of(scenario) if scenario is not None else None
+        self.raster = Rasterizer(self.static, layout(scenario), ARGB) if scenario is not None else None
+        self.pixels = None
         self.set_marked(())
         self.image.clear()
         if scenario is not None:
@@ -99,12 +141,12 @@ class FactoryCanvas(pg.GraphicsView):
 
     def draw(self) -> None:
         region = self.visible_region()
-        if region is None or self.state is None or self.static is None:
+        if region is None or self.state is None or self.raster is None:
             return
         self.region = region
-        self.codes = render(self.state, self.static, region)
-        self.image.setImage(self.codes, autoLevels=False, levels=(0, 255))
-        self.image.setRect(QRectF(region.x0, region.y0, region.x1 - region.x0, region.y1 - region.y0))
+        self.pixels = self.raster.render(self.state, region)
+        self.image.set_pixels(self.pixels, QRectF(region.x0, region.y0, region.x1 - region.x0,
+                                                  region.y1 - region.y0))
 
     def _range_changed(self, *_args) -> None:
         region = self.visible_region()

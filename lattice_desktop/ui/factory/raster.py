@@ -191,3 +191,215 @@ def _masks(p: int) -> dict:
         "notch": turned(notch_east), "centre": centre, "inset": inset, "ring": ring,
         "arc": arcs, "hatch": hatch, "rim": rim,
     }
+
+
+# --- the fast path ------------------------------------------------------------------------
+#
+# `render` above is the plain statement of what a frame looks like; the canvas draws
+# with `Rasterizer`, which gives exactly the same picture (tests/ui/test_factory_tab.py
+# checks it at every scale) for far less work per frame:
+#
+# * A cell's look at rest depends only on its class (entity, direction, source type),
+#   so each scale has one P×P tile per class, and the still layer of a region (ground,
+#   hatched walls, sink rims, belt rails and chevrons, source bodies with their notch
+#   and empty buffer, idle assemblers with their arc track) is one gather of tiles,
+#   built when the region changes and copied into a reused buffer each frame.
+# * The moving parts are painted on top as rectangles through a (rows, P, cols, P) view
+#   of the image: one fancy-indexed assignment per slot and direction, no pixel lists.
+# * It paints colours straight away when given the palette as 32-bit ARGB words, so a
+#   QImage wraps the buffer as it is: no lookup pass, no levels, no copy.
+
+
+def _box(mask: np.ndarray) -> tuple[int, int, int, int] | None:
+    """(row0, row1, col0, col1) when `mask` is exactly a filled rectangle, else None."""
+    rows, cols = np.nonzero(mask)
+    if not len(rows):
+        return None
+    r0, r1, c0, c1 = int(rows.min()), int(rows.max()) + 1, int(cols.min()), int(cols.max()) + 1
+    filled = mask[r0:r1, c0:c1].all() and int(mask.sum()) == (r1 - r0) * (c1 - c0)
+    return (r0, r1, c0, c1) if filled else None
+
+
+@lru_cache(maxsize=8)
+def _boxes(p: int) -> dict:
+    """The rectangular masks of `_masks(p)` as (row0, row1, col0, col1)."""
+    masks = _masks(p)
+    boxes = {"slot": [[_box(m) for m in per_dir] for per_dir in masks["slot"]],
+             "centre": _box(masks["centre"]), "inset": _box(masks["inset"])}
+    for value in (boxes["centre"], boxes["inset"], *(b for d in boxes["slot"] for b in d)):
+        if value is None:
+            raise AssertionError(f"a slot, centre or inset mask at scale {p} is not a rectangle")
+    return boxes
+
+
+def argb_palette() -> np.ndarray:
+    """`pal.LUT` as 0xAARRGGBB words, what QImage.Format_RGB32 reads."""
+    lut = pal.LUT.astype(np.uint32)
+    return (lut[:, 3] << 24) | (lut[:, 0] << 16) | (lut[:, 1] << 8) | lut[:, 2]
+
+
+class Rasterizer:
+    """Draws states of one scenario exactly like `render`, reusing buffers between frames.
+
+    `colours` maps codes to what is written (uint8 identity: codes, like `render`; the
+    `argb_palette()`: ARGB32 pixels). The returned image is overwritten by the next call.
+    """
+
+    def __init__(self, static: Static, grid: tuple[np.ndarray, np.ndarray],
+                 colours: np.ndarray | None = None) -> None:
+        self.static = static
+        self.entity, self.direction = grid
+        self.height, self.width = self.entity.shape
+        self.colours = np.arange(256, dtype=np.uint8) if colours is None else colours
+        c = self.colours
+        self._item, self._tint = c[pal.ITEM_CODE], c[pal.TINT_CODE]
+        self._crafting, self._arc, self._track = c[pal.ASSEMBLER_CRAFTING], c[pal.ARC], c[pal.ARC_TRACK]
+        cells = np.sort(np.fromiter(static.recipe_time.keys(), np.int64, len(static.recipe_time)))
+        self._asm_cells = cells
+        self._asm_time = np.array([static.recipe_time[int(x)] for x in cells], np.int64)
+        self._asm_index = {int(x): i for i, x in enumerate(cells)}
+        # Cell classes for the still layer: (entity, direction, source type) -> 0..n-1.
+        key = (self.entity.astype(np.int64) << 16) | (self.direction.astype(np.int64) << 8) \
+            | static.source_type.astype(np.int64)
+        uniques, inverse = np.unique(key.reshape(-1), return_inverse=True)
+        self._class = inverse.reshape(self.entity.shape).astype(np.int32)
+        first = np.zeros(len(uniques), np.int64)
+        first[inverse[::-1]] = np.arange(inverse.size - 1, -1, -1)  # first cell of each class
+        self._class_cell = first
+        self._tiles: dict[int, np.ndarray] = {}
+        self._still_key: Region | None = None
+        self._still: np.ndarray | None = None
+        self._out: np.ndarray | None = None
+        self._asm_key: tuple[int, int] | None = None
+        self._asm_arrays: tuple[np.ndarray, np.ndarray] = (np.zeros(0, np.int64), np.zeros(0, np.int64))
+
+    # --- the still layer -------------------------------------------------------------------
+
+    def _tiles_for(self, p: int) -> np.ndarray:
+        """(classes, P, P) tiles: each class's block at rest, as `render` draws it."""
+        tiles = self._tiles.get(p)
+        if tiles is not None:
+            return tiles
+        rest = FactoryState(
+            tick=0, entity=self.entity, direction=self.direction,
+            slots=np.zeros((*self.entity.shape, 4), np.uint8),
+            source_buffer=np.zeros(self.entity.shape, np.uint8), sink_counts={},
+            assemblers={int(x): (0, 0, {}) for x in self._asm_cells})
+        out = np.empty((len(self._class_cell), p, p), self.colours.dtype)
+        for k, cell in enumerate(self._class_cell.tolist()):
+            x, y = cell % self.width, cell // self.width
+            out[k] = self.colours[render(rest, self.static, Region(x, y, x + 1, y + 1, p))]
+        self._tiles[p] = out
+        return out
+
+    def _still_image(self, region: Region) -> np.ndarray:
+        if self._still_key == region and self._still is not None:
+            return self._still
+        p = region.scale
+        tiles = self._tiles_for(p)
+        classes = self._class[region.y0:region.y1, region.x0:region.x1]
+        rows, cols = classes.shape
+        blocks = tiles[classes]  # (rows, cols, P, P)
+        still = np.ascontiguousarray(blocks.transpose(0, 2, 1, 3)).reshape(rows * p, cols * p)
+        self._still_key, self._still = region, still
+        return still
+
+    # --- a frame ---------------------------------------------------------------------------
+
+    def render(self, state: FactoryState, region: Region) -> np.ndarray:
+        still = self._still_image(region)
+        if self._out is None or self._out.shape != still.shape:
+            self._out = np.empty_like(still)
+        out = self._out
+        np.copyto(out, still)
+        sl = np.s_[region.y0:region.y1, region.x0:region.x1]
+        if region.scale == 1:
+            self._map(out, state, region, sl)
+        else:
+            self._blocks(out, state, region, sl)
+        return out
+
+    def _assemblers(self, state: FactoryState) -> tuple[np.ndarray, np.ndarray]:
+        """Per assembler (in `_asm_cells` order): remaining and output, once per state."""
+        key = (id(state), state.tick)
+        if self._asm_key != key:
+            n = len(self._asm_cells)
+            remaining, output = np.zeros(n, np.int64), np.zeros(n, np.int64)
+            for c, (r, o, _) in state.assemblers.items():
+                i = self._asm_index.get(c)
+                if i is not None:
+                    remaining[i], output[i] = r, o
+            self._asm_key, self._asm_arrays = key, (remaining, output)
+        return self._asm_arrays
+
+    def _visible_assemblers(self, region: Region) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        x, y = self._asm_cells % self.width - region.x0, self._asm_cells // self.width - region.y0
+        inside = (x >= 0) & (y >= 0) & (x < region.x1 - region.x0) & (y < region.y1 - region.y0)
+        return inside, x, y
+
+    def _map(self, out: np.ndarray, state: FactoryState, region: Region, sl) -> None:
+        lead = lead_item(state.slots[sl])
+        np.copyto(out, self._tint[lead], where=lead != 0)
+        held = state.source_buffer[sl] != 0
+        out[held] = self._item[self.static.source_type[sl][held]]
+        if len(self._asm_cells):
+            remaining, _ = self._assemblers(state)
+            inside, x, y = self._visible_assemblers(region)
+            busy = inside & (remaining != 0)
+            out[y[busy], x[busy]] = self._crafting
+
+    def _blocks(self, out: np.ndarray, state: FactoryState, region: Region, sl) -> None:
+        p = region.scale
+        view = out.reshape(region.y1 - region.y0, p, region.x1 - region.x0, p)
+        boxes = _boxes(p)
+        slots, direction = state.slots[sl], self.direction[sl]
+        for s in range(4):
+            ys, xs = np.nonzero(slots[..., s])
+            if not len(ys):
+                continue
+            colour = self._item[slots[ys, xs, s]]
+            facing = direction[ys, xs]
+            for d in range(4):
+                pick = facing == d
+                if pick.any():
+                    r0, r1, c0, c1 = boxes["slot"][d][s]
+                    view[ys[pick], r0:r1, xs[pick], c0:c1] = colour[pick][:, None, None]
+        held = state.source_buffer[sl]
+        ys, xs = np.nonzero(held)
+        if len(ys):
+            r0, r1, c0, c1 = boxes["centre"]
+            view[ys, r0:r1, xs, c0:c1] = self._item[held[ys, xs]][:, None, None]
+        if len(self._asm_cells):
+            self._busy_assemblers(view, state, region, boxes)
+
+    def _busy_assemblers(self, view: np.ndarray, state: FactoryState, region: Region, boxes) -> None:
+        p = region.scale
+        remaining, output = self._assemblers(state)
+        inside, x, y = self._visible_assemblers(region)
+        busy = inside & (remaining != 0)
+        if busy.any():
+            bx, by = x[busy], y[busy]
+            r0, r1, c0, c1 = boxes["inset"]
+            view[by, r0:r1, bx, c0:c1] = self._crafting
+            if p >= 8:
+                masks = _masks(p)
+                _paint_blocks(view, by, bx, masks["ring"], self._track)
+                time = self._asm_time[busy]
+                done = [max(0, min(ARC_STEPS, round(ARC_STEPS * (t - r) / t)))
+                        for t, r in zip(time.tolist(), remaining[busy].tolist())]
+                done_arr = np.array(done)
+                for k in sorted(set(done)):
+                    pick = done_arr == k
+                    _paint_blocks(view, by[pick], bx[pick], masks["arc"][k], self._arc)
+        ready = inside & (output != 0)
+        if ready.any():
+            r0, r1, c0, c1 = boxes["centre"]
+            view[y[ready], r0:r1, x[ready], c0:c1] = self._item[output[ready]][:, None, None]
+
+
+def _paint_blocks(view: np.ndarray, ys: np.ndarray, xs: np.ndarray, mask: np.ndarray, value) -> None:
+    """Set `mask`'s pixels of the blocks at (ys, xs) of a (rows, P, cols, P) view."""
+    if not len(ys):
+        return
+    my, mx = np.nonzero(mask)
+    view[ys[:, None], my[None, :], xs[:, None], mx[None, :]] = value
