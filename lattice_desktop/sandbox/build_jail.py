@@ -57,6 +57,7 @@ AS_NOBODY = (
     f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups",
     "--inh-caps=-all,+dac_read_search", "--ambient-caps=+dac_read_search",
     "--bounding-set=-all,+dac_read_search", "--no-new-privs",
+    "--pdeathsig=KILL",  # changing user clears the parent-death signal: set it again after
 )
 
 _libc = ctypes.CDLL(None, use_errno=True)

@@ -17,6 +17,12 @@ from pathlib import Path
 def _limit_self(memory_bytes: int, cpu_seconds: float) -> None:
     import resource
 
+    if sys.platform.startswith("linux"):  # die with the grader, even on kill -9
+        import ctypes
+        import signal
+
+        ctypes.CDLL(None).prctl(1, signal.SIGKILL, 0, 0, 0)  # PR_SET_PDEATHSIG
+
     resource.setrlimit(resource.RLIMIT_DATA, (memory_bytes, memory_bytes))
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
     cpu = math.ceil(cpu_seconds) + 1

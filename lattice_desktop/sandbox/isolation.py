@@ -48,8 +48,11 @@ def jail_command(scratch_root: Path, workdir: Path, argv: list[str]) -> list[str
     ]
     if os.geteuid() != 0:
         namespaces = ["--user", "--map-root-user", *namespaces]
+    # `unshare` dies with the grader (even on kill -9), and the jail with it.
+    setpriv = shutil.which("setpriv")
+    die_with_grader = [setpriv, "--pdeathsig", "KILL", "--"] if setpriv else []
     return [
-        shutil.which("unshare") or "unshare", *namespaces, "--",
+        *die_with_grader, shutil.which("unshare") or "unshare", *namespaces, "--",
         sys.executable, "-I", str(_JAIL_SCRIPT), str(scratch_root), str(workdir), "--", *argv,
     ]
 

@@ -39,10 +39,16 @@ def open_database(
     try:
         if "://" in target:
             db = connect(target)
+        elif target.startswith("file:"):  # an SQLite URI, e.g. file:runs.db?mode=ro
+            db = SqliteDatabase(target, uri=True, timeout=busy_timeout,
+                                pragmas={"foreign_keys": 1})
         else:
             path = Path(target)
             if path.exists() and path.is_dir():
                 raise StorageError("is a folder, not a database file", Location(target))
+            read_only = read_only_reason(path)
+            if read_only:
+                raise StorageError(read_only, Location(target))
             path.parent.mkdir(parents=True, exist_ok=True)
             db = SqliteDatabase(
                 str(path),
@@ -52,15 +58,40 @@ def open_database(
         db_proxy.initialize(db)
         db.connect(reuse_if_open=True)
         migrate(db)
+        if recover:
+            from lattice_desktop.store.runs import recover_interrupted
+
+            recover_interrupted()
     except StorageError:
         raise
     except (DatabaseError, sqlite3.Error, OSError) as exc:
         raise StorageError(explain(exc), Location(describe(target))) from None
-    if recover:
-        from lattice_desktop.store.runs import recover_interrupted
-
-        recover_interrupted()
     return db
+
+
+def read_only_reason(path: Path) -> str | None:
+    """Why a database at `path` could not be written, found before SQLite half-opens it.
+
+    Checks the mount (root ignores file modes but not a read-only file system), then the
+    file and its folder: WAL mode writes `-wal` and `-shm` files next to the database.
+    """
+    existing = path if path.exists() else next((p for p in path.parents if p.exists()), None)
+    if existing is None:
+        return None
+    try:
+        if os.statvfs(existing).f_flag & os.ST_RDONLY:
+            return "the database is on a read-only file system; choose a writable file with --db"
+    except OSError:
+        return None
+    if path.exists() and not os.access(path, os.W_OK):
+        return "the database file is read-only; make it writable or choose another file with --db"
+    folder = path.parent if path.parent.exists() else existing
+    if not os.access(folder, os.W_OK | os.X_OK):
+        return (
+            f"the folder {folder} is read-only (the database needs to write files next to "
+            "itself); choose a writable place with --db"
+        )
+    return None
 
 
 def explain(exc: BaseException) -> str:
