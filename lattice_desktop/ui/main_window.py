@@ -36,6 +36,8 @@ from lattice_desktop.ui.dialogs import (
     choose_submission_folder,
 )
 from lattice_desktop.ui.errors_dialog import show_error
+from lattice_desktop.ui.factory_tab import FactoryTab
+from lattice_desktop.ui.fuel_tab import FuelTab
 from lattice_desktop.ui.grade_op import GradeJob, GradeOp, demo_jobs, shipped_module_job
 from lattice_desktop.ui.grading_status import GradingStatus
 from lattice_desktop.ui.latest_query import LatestQuery
@@ -44,7 +46,6 @@ from lattice_desktop.ui.message_bar import MessageBar
 from lattice_desktop.ui.results_tab import ResultsTab
 from lattice_desktop.ui.run_header import RunHeader
 from lattice_desktop.ui.runs_panel import RunsPanel
-from lattice_desktop.ui.tab_imports import FactoryTab, FuelTab
 
 RESULTS, FACTORY, FUEL, LEADERBOARD = range(4)
 

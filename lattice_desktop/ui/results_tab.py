@@ -4,6 +4,8 @@ build log. Everything can be copied."""
 
 from __future__ import annotations
 
+import html
+
 from PySide6.QtCore import Qt, Slot
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import (
@@ -27,7 +29,7 @@ from lattice_desktop.store.ui_queries import RunPage
 from lattice_desktop.ui import theme
 from lattice_desktop.ui.copy_table import CopyTable
 from lattice_desktop.ui.delegates import BarDelegate, ChipDelegate
-from lattice_desktop.ui.report_text import report_text
+from lattice_desktop.ui.report_text import detail_text, report_text
 from lattice_desktop.ui.results_model import ResultsModel
 
 NO_RESULTS = {
@@ -171,8 +173,11 @@ class ResultsTab(QWidget):
             names = ", ".join(f"<code>{r.name}</code>" for r in failed)
             plural = "s" if len(failed) > 1 else ""
             behaviours = "; ".join(r.behaviour for r in failed if r.behaviour)
+            first = detail_text(failed[0])
             text = (f"✗ Smoke test{plural} {names} failed — stress cases skipped (counted failed)"
-                    + (f"<br>Behaviour at fault: {behaviours}" if behaviours else ""))
+                    + (f"<br>Behaviour at fault: {html.escape(behaviours)}" if behaviours else "")
+                    + (f"<br><code>{failed[0].name}</code>: <code>{html.escape(first)}</code>"
+                       if first else ""))
             self.banner.setText(text)
             self.banner.setStyleSheet(banner_style(theme.RED))
             self.banner.show()
