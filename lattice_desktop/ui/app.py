@@ -9,7 +9,6 @@ from pathlib import Path
 from PySide6.QtWidgets import QApplication, QMessageBox
 
 from lattice_desktop.errors import UserError
-from lattice_desktop.ui.pyside_refcount import pin_singletons
 
 APP_NAME = "Lattice Desktop"
 
@@ -31,7 +30,6 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def make_application(argv: list[str] | None = None) -> QApplication:
-    pin_singletons()
     app = QApplication.instance()
     if not isinstance(app, QApplication):
         app = QApplication([sys.argv[0], *(argv or [])])
