@@ -11,12 +11,17 @@ The engine behind it is a small `Simulator` interface with three implementations
   its mutable state. Always available; slow on big factories.
 * `WasmSimulator` — a wasm reference engine kept alive in one instance through the
   non-contract exports `lattice_begin`, `lattice_step` and `lattice_records_now`;
-  keyframes are compressed copies of its linear memory.
+  keyframes are copies of its linear memory, saved raw (a 4 MB copy takes a few ms) and
+  compressed later by the background walk, never inside a user's seek.
 * `ReplaySimulator` — any engine with only the §8 `lattice_records` export: every
   state is simulated from tick 0 (no keyframes are possible).
 
 Plain Python, no Qt: the app calls it from worker threads. One lock serialises the
-live simulation; `cancel` lets a newer seek supersede a stale one between chunks.
+live simulation; `cancel` lets a newer seek supersede a stale one between chunks, and
+`preview` shows a long seek's way there (the states it passes) so the screen never waits
+for the whole run to be simulated. `prepare` — the background walk — yields to any
+waiting seek between 50 ms chunks and carries on from wherever the last seek left the
+simulation, so the stretch the user is looking at gets its keyframes first.
 """
 
 from __future__ import annotations
@@ -27,6 +32,7 @@ import time
 import zlib
 from collections import OrderedDict
 from collections.abc import Callable
+from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 from typing import Protocol
@@ -45,6 +51,7 @@ STEPPING_EXPORTS = ("lattice_begin", "lattice_step", "lattice_records_now")
 REFERENCE_WASM = CASES / "lattice" / "submissions" / "reference" / "engine.wasm"
 
 CancelCheck = Callable[[], bool]
+PREVIEW_SECONDS = 0.4  # a long seek shows the state it has reached this often
 
 
 def reference_engine(path: Path = REFERENCE_WASM) -> WasmEngine | None:
@@ -193,9 +200,26 @@ def stepping_module(path: str | Path) -> tuple[wasmtime.Engine, wasmtime.Module]
         return _stepping_module(str(Path(path).resolve()))
 
 
+@dataclass(frozen=True)
+class WasmKeyframe:
+    """A wasm instance's whole linear memory after `tick`: raw, or zlib-packed."""
+
+    tick: int
+    size: int
+    data: bytes | bytearray
+    packed: bool
+
+    def pack(self) -> WasmKeyframe:
+        return self if self.packed else WasmKeyframe(self.tick, self.size, zlib.compress(self.data, 1), True)
+
+    @property
+    def nbytes(self) -> int:
+        return len(self.data)
+
+
 class WasmSimulator:
     """A wasm engine kept alive: `lattice_begin` once, then `lattice_step` and
-    `lattice_records_now`; a keyframe is its whole linear memory, compressed."""
+    `lattice_records_now`; a keyframe is its whole linear memory (`WasmKeyframe`)."""
 
     keeps_keyframes = True
 
@@ -219,15 +243,16 @@ class WasmSimulator:
 
     def save(self) -> object:
         size = self.memory.data_len(self.store)
-        return self.tick, size, zlib.compress(self.memory.read(self.store, 0, size), 1)
+        return WasmKeyframe(self.tick, size, self.memory.read(self.store, 0, size), False)
 
     def load(self, keyframe: object) -> None:
-        tick, size, packed = keyframe  # type: ignore[misc]
-        self.memory.write(self.store, zlib.decompress(packed), 0)
+        assert isinstance(keyframe, WasmKeyframe)
+        data = zlib.decompress(keyframe.data) if keyframe.packed else keyframe.data
+        self.memory.write(self.store, data, 0)
         now = self.memory.data_len(self.store)
-        if now > size:  # pages grown since: the allocator expects them zeroed
-            self.memory.write(self.store, bytes(now - size), size)
-        self.tick = tick
+        if now > keyframe.size:  # pages grown since: the allocator expects them zeroed
+            self.memory.write(self.store, bytes(now - keyframe.size), keyframe.size)
+        self.tick = keyframe.tick
 
     def records(self) -> np.ndarray:
         packed = int(self._records_now(self.store)) & 0xFFFF_FFFF_FFFF_FFFF
@@ -292,14 +317,20 @@ class Playback:
     def keyframe_ticks(self) -> list[int]:
         return list(self._ticks)
 
-    def state_at(self, tick: int, cancel: CancelCheck | None = None) -> FactoryState:
+    def state_at(self, tick: int, cancel: CancelCheck | None = None,
+                 preview: Callable[[FactoryState], None] | None = None) -> FactoryState:
         """The factory after `tick` ticks (0 = the start). Raises `Cancelled` when
-        `cancel()` turns true before the state is reached."""
+        `cancel()` turns true before the state is reached. On a long way there,
+        `preview(state)` gets the states passed, about every `PREVIEW_SECONDS`."""
         tick = max(0, min(int(tick), self.ticks))
         cached = self._states.get(tick)
         if cached is not None:
             return cached
-        records = self.records_at(tick, cancel)
+        on_the_way = None
+        if preview is not None:
+            def on_the_way(at: int, pairs: np.ndarray) -> None:
+                preview(state_from_records(self.scenario, pairs, tick=at, grid=self.grid))
+        records = self.records_at(tick, cancel, on_the_way)
         state = state_from_records(self.scenario, records, tick=tick, grid=self.grid)
         with self._waiting_lock:
             self._states[tick] = state
@@ -307,21 +338,38 @@ class Playback:
                 self._states.popitem(last=False)
         return state
 
-    def records_at(self, tick: int, cancel: CancelCheck | None = None) -> np.ndarray:
-        """The §8 records after `tick`, as (n, 2) u64 (key, value) pairs."""
+    def records_at(self, tick: int, cancel: CancelCheck | None = None,
+                   preview: Callable[[int, np.ndarray], None] | None = None) -> np.ndarray:
+        """The §8 records after `tick`, as (n, 2) u64 (key, value) pairs; `preview(tick,
+        records)` as in `state_at`."""
         tick = max(0, min(int(tick), self.ticks))
         with self._waiting_lock:
             self._waiting += 1
-        with self._lock:
+        try:
+            self._lock.acquire()
+        finally:
             with self._waiting_lock:
                 self._waiting -= 1
+        try:
             self._seek(tick)
-            self._advance(tick, cancel)
+            self._advance(tick, cancel, preview=preview)
             return np.array(self.sim.records(), copy=True)
+        finally:
+            self._lock.release()
+
+    def seconds_to(self, tick: int) -> float:
+        """A guess at how long reaching `tick` takes from the best start (no lock)."""
+        tick = max(0, min(int(tick), self.ticks))
+        ticks = self._ticks
+        key = ticks[bisect.bisect_right(ticks, tick) - 1]
+        start = self.sim.tick if key <= self.sim.tick <= tick else key
+        return (tick - start) * self._per_tick
 
     def prepare(self, cancel: CancelCheck | None = None,
                 progress: Callable[[float], None] | None = None) -> None:
-        """Walk the whole run once, saving keyframes; seeks go first between chunks."""
+        """Walk the whole run once, saving keyframes, then pack them; seeks go first
+        between chunks. Raw keyframes past a quarter of the memory budget are packed
+        on the way (here, off the seek's path)."""
         if not self.sim.keeps_keyframes:
             return
         while self._frontier < self.ticks:
@@ -330,10 +378,38 @@ class Playback:
             if cancel is not None and cancel():
                 raise Cancelled()
             with self._lock:
-                self._seek(self._frontier)
-                self._advance(self.ticks, None, seconds=0.05)
+                if self._waiting == 0:
+                    self._seek(self._frontier)
+                    self._advance(self.ticks, None, seconds=0.05)
+            if self._raw_bytes() > self.max_keyframe_bytes // 4:
+                self.pack_keyframes(cancel, keep_newest=1)
             if progress is not None:
                 progress(self.prepared)
+        self.pack_keyframes(cancel)
+        if progress is not None:
+            progress(self.prepared)
+
+    def pack_keyframes(self, cancel: CancelCheck | None = None, keep_newest: int = 0) -> None:
+        """Compress raw keyframes, oldest first (outside the simulation's lock)."""
+        while True:
+            with self._lock:
+                raw = [t for t in self._ticks if getattr(self._keyframes.get(t), "packed", True) is False]
+            if len(raw) <= keep_newest:
+                return
+            if cancel is not None and cancel():
+                raise Cancelled()
+            tick = raw[0]
+            keyframe = self._keyframes.get(tick)
+            if keyframe is None:
+                continue
+            packed = keyframe.pack()  # type: ignore[attr-defined]
+            with self._lock:
+                if tick in self._keyframes:
+                    self._keyframes[tick] = packed
+
+    def _raw_bytes(self) -> int:
+        return sum(k.nbytes for k in list(self._keyframes.values())
+                   if isinstance(k, WasmKeyframe) and not k.packed)
 
     # --- inside the lock ------------------------------------------------------------------
 
@@ -344,15 +420,23 @@ class Playback:
             self.sim.load(self._keyframes[key])
             self._stepped = 0.0
 
-    def _advance(self, tick: int, cancel: CancelCheck | None, *, seconds: float | None = None) -> None:
+    def _advance(self, tick: int, cancel: CancelCheck | None, *, seconds: float | None = None,
+                 preview: Callable[[int, np.ndarray], None] | None = None) -> None:
         """Step to `tick` (or for about `seconds`), saving keyframes past the frontier."""
         if not self.sim.keeps_keyframes:
             self.sim.step(tick - self.sim.tick)
             return
-        until = None if seconds is None else time.perf_counter() + seconds
+        started_at = time.perf_counter()
+        until = None if seconds is None else started_at + seconds
+        # A long way: show where it starts at once, then what it passes now and then.
+        shown = started_at - PREVIEW_SECONDS \
+            if (tick - self.sim.tick) * self._per_tick > PREVIEW_SECONDS else started_at
         while self.sim.tick < tick:
             if cancel is not None and cancel():
                 raise Cancelled()
+            if preview is not None and time.perf_counter() - shown >= PREVIEW_SECONDS:
+                preview(self.sim.tick, np.array(self.sim.records(), copy=True))
+                shown = time.perf_counter()
             if until is not None and time.perf_counter() > until:
                 return
             # Steps of about 20 ms at most, so cancelling and keyframes stay timely.
@@ -394,9 +478,9 @@ class Playback:
 
 
 def _keyframe_bytes(keyframe: object) -> int:
-    """A rough size: compressed wasm memory, or eight bytes per held slot in Python."""
-    if isinstance(keyframe, tuple) and len(keyframe) == 3 and isinstance(keyframe[2], bytes):
-        return len(keyframe[2])
+    """A rough size: wasm memory as held, or eight bytes per held slot in Python."""
+    if isinstance(keyframe, WasmKeyframe):
+        return keyframe.nbytes
     if isinstance(keyframe, tuple) and len(keyframe) == 5:
         return 8 * len(keyframe[1]) + 64 * (len(keyframe[2]) + len(keyframe[4]))
     return 16

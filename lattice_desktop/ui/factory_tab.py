@@ -37,13 +37,57 @@ from lattice_desktop.ui.tasks import Task
 FRAME_MS = 33
 
 
-def _open_case(case: CaseManifest, result: CaseResult) -> tuple[str, Playback, Snapshots]:
+def _stored_manifest_hash(run: StoredRun) -> str | None:
+    """The manifest hash stored with the run's case, or None when it cannot be read."""
+    try:
+        from lattice_desktop.store.schema import CaseRecord, Run
+
+        row = Run.select(CaseRecord.manifest_hash).join(CaseRecord).where(Run.id == run.id).tuples().first()
+        return row[0] if row else None
+    except Exception:  # no database open here (a run built in memory): nothing to compare
+        return None
+
+
+def stale_reasons(run: StoredRun, case: CaseManifest, result: CaseResult, playback: Playback,
+                  expected: bytes) -> list[str]:
+    """Why the stored run does not belong to the case files on disk now (empty: it does).
+
+    The run keeps what grading saw: its snapshot interval, the submission's checksums, the
+    expected checksum at the first mismatch and the manifest's hash (which covers every
+    case's input and expected files)."""
+    reasons = []
+    interval, count = playback.scenario.snapshot, len(expected) // 8
+    if result.snapshot_interval and result.snapshot_interval != interval:
+        reasons.append(f"a snapshot every {result.snapshot_interval:,} ticks then, every {interval:,} now")
+    if result.outcome.correct and result.checksums is not None and result.checksums != expected:
+        then = len(result.checksums) // 8
+        reasons.append(f"its {then:,} snapshot checksums were right then and are not the expected ones now"
+                       + (f" ({count:,} snapshots now)" if then != count else ""))
+    mismatch = result.mismatch
+    if mismatch is not None and mismatch.expected is not None and mismatch.unit != "byte":
+        now = int.from_bytes(expected[8 * mismatch.index:8 * mismatch.index + 8], "little") \
+            if 8 * mismatch.index + 8 <= len(expected) else None
+        if now != mismatch.expected:
+            reasons.append(f"snapshot {mismatch.index + 1:,} expected {mismatch.expected:016x} then, "
+                           + ("none now" if now is None else f"{now:016x} now"))
+    stored = _stored_manifest_hash(run)
+    if stored and stored != case.manifest_hash:
+        reasons.append(f"the case manifest's hash was {stored[:12]} then, {case.manifest_hash[:12]} now")
+    return reasons
+
+
+def _open_case(run: StoredRun, case: CaseManifest, result: CaseResult):
     entry = case.entry(result.name)
     data = entry.input_bytes()
+    expected = entry.expected_bytes()
     playback = Playback(data, reference_engine())
-    interval = result.snapshot_interval or playback.scenario.snapshot
-    snapshots = Snapshots.from_bytes(interval, entry.expected_bytes(), result.checksums)
-    return result.name, playback, snapshots
+    reasons = stale_reasons(run, case, result, playback, expected)
+    # Only what belongs to this scenario makes its ✓/✗ meaningless; a changed hash alone
+    # (another case's file) keeps the comparison but still says so.
+    specific = any(not r.startswith("the case manifest") for r in reasons)
+    snapshots = Snapshots.from_bytes(playback.scenario.snapshot, expected,
+                                     None if specific else result.checksums)
+    return result.name, playback, snapshots, reasons, specific
 
 
 def _submission_diff(sub, playback: Playback, tick: int):
@@ -58,6 +102,8 @@ def _submission_diff(sub, playback: Playback, tick: int):
 class FactoryTab(QWidget):
     def __init__(self, parent=None) -> None:
         super().__init__(parent)
+        self.stale: list[str] = []  # why the open run does not match the case files now
+        self._caching = ""
         self.run: StoredRun | None = None
         self.case: CaseManifest | None = None
         self.playback: Playback | None = None
@@ -72,6 +118,7 @@ class FactoryTab(QWidget):
 
         self.loader = StateLoader(self)
         self.loader.loaded.connect(self._on_loaded)
+        self.loader.previewed.connect(self._on_preview)
         self.loader.failed.connect(self._on_failed)
         self.loader.prepared.connect(self._on_prepared)
 
@@ -144,6 +191,17 @@ class FactoryTab(QWidget):
         body_layout = QVBoxLayout(body)
         body_layout.setContentsMargins(0, 0, 0, 0)
         body_layout.addLayout(top)
+        self.banner = QLabel(self)
+        self.banner.setObjectName("staleRunBanner")
+        self.banner.setWordWrap(True)
+        self.banner.setTextFormat(Qt.TextFormat.PlainText)
+        self.banner.setStyleSheet("#staleRunBanner { background: #5A4510; color: #FFE7A8; "
+                                  "border: 1px solid #A27B1E; border-radius: 4px; padding: 6px 8px; }")
+        self.banner.hide()
+        banner_row = QHBoxLayout()
+        banner_row.setContentsMargins(6, 4, 6, 0)
+        banner_row.addWidget(self.banner)
+        body_layout.addLayout(banner_row)
         body_layout.addWidget(split, 1)
         body_layout.addWidget(self.transport)
         self.empty = QLabel("No run open — pick a run in the runs list to replay its factory.", self)
@@ -174,6 +232,7 @@ class FactoryTab(QWidget):
         self.loader.stop()
         self.run, self.case = run, case
         self.playback, self.snapshots, self._submission = None, None, None
+        self._show_stale([], False)
         self.case_box.clear()
         lattice = [r for r in (run.results if run else []) if case and _has_case(case, r.name)]
         if run is None or case is None or not lattice:
@@ -247,7 +306,7 @@ class FactoryTab(QWidget):
         self.loader.stop()
         self._opening = name
         self.engine_label.setText(f"opening {name}…")
-        task = Task(_open_case, self.case, result)
+        task = Task(_open_case, self.run, self.case, result)
         task.signals.done.connect(self._opened)
         task.signals.failed.connect(self._on_failed)
         tasks.start(task)
@@ -256,11 +315,12 @@ class FactoryTab(QWidget):
         tasks.start(check)
 
     @Slot(object)
-    def _opened(self, opened: tuple[str, Playback, Snapshots]) -> None:
-        name, playback, snapshots = opened
+    def _opened(self, opened: tuple) -> None:
+        name, playback, snapshots, reasons, specific = opened
         if name != self._opening:
             return
         self.playback, self.snapshots = playback, snapshots
+        self._show_stale(reasons, specific)
         self._reference, self._marked = None, frozenset()
         self.engine_label.setText(f"{playback.scenario.width}×{playback.scenario.height} · "
                                   f"{playback.engine_name}")
@@ -288,10 +348,40 @@ class FactoryTab(QWidget):
             self._submission = sub
             self.modes.set_available(True, "")
 
+    def _show_stale(self, reasons: list[str], specific: bool) -> None:
+        self.stale = list(reasons)
+        if not reasons:
+            self.banner.hide()
+            return
+        name = self._opening or "this scenario"
+        if specific:
+            text = (f"⚠ Stale run: it was graded against an older version of {name} "
+                    f"({'; '.join(reasons)}). The factory replays the current file, so the "
+                    "snapshot list shows today's expected checksums without ✓/✗ — they would not "
+                    "be this run's. Grade the submission again to compare.")
+        else:
+            text = (f"⚠ The case changed since this run was graded ({'; '.join(reasons)}). "
+                    f"{name}'s snapshots still line up, but its input may differ from what the "
+                    "submission saw. Grade the submission again to be sure.")
+        self.banner.setText(text)
+        self.banner.setToolTip("\n".join(reasons))
+        self.banner.show()
+
     # --- showing states -------------------------------------------------------------------
+
+    @Slot(object, int)
+    def _on_preview(self, state: FactoryState, target: int) -> None:
+        """A state on the way to a far tick: show it so the screen moves, say where it goes."""
+        if self.playback is None or target != self.tick:
+            return
+        self.transport.status.setText(f"simulating to tick {target:,}: at {state.tick:,}…")
+        if self.modes.mode == "Reference" and not self.timer.isActive():
+            self.canvas.set_state(state)
+            self.canvas.set_marked(())
 
     @Slot(object)
     def _on_loaded(self, state: FactoryState) -> None:
+        self.transport.status.setText(self._caching)
         self._reference = state
         self.tick = state.tick
         self.transport.show_tick(state.tick)
@@ -323,7 +413,7 @@ class FactoryTab(QWidget):
         if shown is not None:
             self.canvas.set_state(shown)
         self.canvas.set_marked(self._marked)
-        self.diff_list.set_diffs(diffs, self.playback.scenario.width, tick)
+        self.diff_list.set_diffs(diffs, self.playback.scenario.width, tick, self.playback.scenario.items)
 
     @Slot(str, str)
     def _diff_failed(self, message: str, trace: str) -> None:
@@ -350,7 +440,9 @@ class FactoryTab(QWidget):
     @Slot(float)
     def _on_prepared(self, fraction: float) -> None:
         self.transport.timeline.set_prepared(fraction)
-        self.transport.status.setText("" if fraction >= 1 else f"caching keyframes {fraction:.0%}")
+        self._caching = "" if fraction >= 1 else f"caching keyframes {fraction:.0%}"
+        if not self.loader.busy:
+            self.transport.status.setText(self._caching)
 
     def _hovered(self, text: str) -> None:
         self.hover.setText(text.replace("\n", " · "))

@@ -86,8 +86,15 @@ class DiffList(QWidget):
         self.tree.clear()
         self.title.setText(text)
 
-    def set_diffs(self, diffs: list[RecordDiff], width: int, tick: int) -> None:
+    def set_diffs(self, diffs: list[RecordDiff], width: int, tick: int,
+                  items: dict[int, str] | None = None) -> None:
+        """`items` names item types (the scenario's `item` lines): "gear (5)", else "type 5"."""
         self.tree.clear()
+        names = items or {}
+
+        def named(t: int) -> str:
+            return f"{names[t]} ({t})" if t in names else f"type {t}"
+
         count = len(diffs)
         self.title.setText(
             f"Tick {tick:,}: the factories agree" if not count else
@@ -99,11 +106,11 @@ class DiffList(QWidget):
             low = key_low(d.key)
             what = KIND_NAMES.get(d.kind, f"kind {d.kind}")
             if d.kind == Kind.BELT_ITEM:
-                what += f" slot {low >> 8} type {low & 255}"
+                what += f" slot {low >> 8}: {named(low & 255)}"
             elif d.kind == Kind.ASSEMBLER:
                 what += f" {low}"
             else:
-                what += f" type {low & 255}"
+                what += f": {named(low & 255)}"
             item = QTreeWidgetItem([
                 f"({d.cell % width}, {d.cell // width})", what,
                 "—" if d.expected is None else f"{d.expected:,}",

@@ -2,7 +2,9 @@
 
 `StateLoader.request(tick)` starts a background `state_at` and makes every older,
 still-running request cancel itself at its next chunk; only the newest result is
-shown. Meanwhile one background task walks the run to cache keyframes.
+shown. A long seek reports the states it passes (`previewed`), so the canvas moves at
+once instead of waiting for the run to be simulated. Meanwhile one background task walks
+the run to cache keyframes, starting as soon as the playback is set.
 """
 
 from __future__ import annotations
@@ -15,8 +17,9 @@ from lattice_desktop.ui import tasks
 from lattice_desktop.ui.tasks import Task
 
 
-def _state_job(playback: Playback, generation: int, tick: int, current) -> tuple[int, FactoryState]:
-    return generation, playback.state_at(tick, cancel=lambda: current() != generation)
+def _state_job(playback: Playback, generation: int, tick: int, current, report) -> tuple[int, FactoryState]:
+    return generation, playback.state_at(tick, cancel=lambda: current() != generation,
+                                         preview=lambda state: report((generation, state)))
 
 
 def _prepare_job(playback: Playback, alive, report) -> None:
@@ -27,6 +30,7 @@ class StateLoader(QObject):
     """Loads states of one `Playback`; emits `loaded(state)` for the newest request only."""
 
     loaded = Signal(object)
+    previewed = Signal(object, int)  # a state on the way to the requested tick, that tick
     failed = Signal(str, str)
     prepared = Signal(float)  # share of the run with keyframes
 
@@ -60,7 +64,9 @@ class StateLoader(QObject):
         self._generation += 1
         self.requested = tick
         self._busy += 1
-        task = Task(_state_job, self.playback, self._generation, tick, lambda: self._generation)
+        task = Task(_state_job, self.playback, self._generation, tick, lambda: self._generation,
+                    progress=True)
+        task.signals.progress.connect(self._on_preview)
         task.signals.done.connect(self._on_done)
         task.signals.failed.connect(self._on_failed)
         task.signals.cancelled.connect(self._on_cancelled)
@@ -76,6 +82,12 @@ class StateLoader(QObject):
         generation, state = result
         if generation == self._generation:
             self.loaded.emit(state)
+
+    @Slot(object)
+    def _on_preview(self, result: tuple[int, FactoryState]) -> None:
+        generation, state = result
+        if generation == self._generation and self.requested is not None:
+            self.previewed.emit(state, self.requested)
 
     @Slot(str, str)
     def _on_failed(self, message: str, trace: str) -> None:
