@@ -114,8 +114,14 @@ def test_a_grader_killed_in_any_phase_leaves_a_consistent_database(tmp_path, pha
 def _compile_children(sub: Path) -> list[int]:
     """Compile children of this session (their target is in this session's module cache)."""
     ours = os.environ["LATTICE_DESKTOP_CACHE"]
-    return [p for p in processes_running("lattice_desktop.sandbox.compile_worker")
-            if ours.encode() in Path(f"/proc/{p}/cmdline").read_bytes()]
+    found = []
+    for pid in processes_running("lattice_desktop.sandbox.compile_worker"):
+        try:
+            if ours.encode() in Path(f"/proc/{pid}/cmdline").read_bytes():
+                found.append(pid)
+        except OSError:
+            pass  # it ended meanwhile
+    return found
 
 
 def test_a_database_locked_while_grading_is_a_clear_error_and_loses_nothing(tmp_path):
