@@ -166,3 +166,31 @@ def test_ticks_are_clamped_to_the_run():
     playback = Playback(data, simulator=PythonSimulator(parse_scenario(data)))
     assert playback.state_at(-5).tick == 0
     assert playback.state_at(10**9).tick == playback.ticks
+
+
+def test_seeks_keep_raw_keyframes_and_the_walk_packs_them(stepping_wasm):
+    data = generate(4, width=60, height=60, ticks=600, snapshot=50, density=1.0).encode()
+    playback = Playback(data, simulator=WasmSimulator(stepping_wasm, data), keyframe_every=50)
+    assert same_state(playback.state_at(420), from_scratch(data, 420))
+    frames = [playback._keyframes[t] for t in playback.keyframe_ticks()]
+    assert len(frames) > 5 and not any(f.packed for f in frames)  # no compression inside a seek
+    playback.prepare()
+    frames = [playback._keyframes[t] for t in playback.keyframe_ticks()]
+    assert playback.prepared == 1.0 and all(f.packed for f in frames)
+    for tick in (599, 3, 333, 600, 0, 420):  # from packed keyframes now
+        assert same_state(playback.state_at(tick), from_scratch(data, tick)), tick
+
+
+def test_a_long_seek_previews_the_states_it_passes(monkeypatch):
+    import lattice_desktop.lattice.playback as playback_module
+
+    monkeypatch.setattr(playback_module, "PREVIEW_SECONDS", 0.0)
+    _, data = scenarios()[-1]
+    playback = Playback(data, None, keyframe_every=1000)
+    seen: list[FactoryState] = []
+    final = playback.state_at(90, preview=seen.append)
+    assert seen and [s.tick for s in seen] == sorted(s.tick for s in seen)
+    assert all(s.tick < 90 for s in seen)
+    for state in seen[:: max(1, len(seen) // 5)]:
+        assert same_state(state, from_scratch(data, state.tick))
+    assert same_state(final, from_scratch(data, 90))

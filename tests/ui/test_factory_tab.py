@@ -3,6 +3,7 @@ the snapshot list marks the first divergence, keys drive the transport, Diff out
 
 from __future__ import annotations
 
+import dataclasses
 import random
 
 import numpy as np
@@ -19,6 +20,7 @@ from lattice_desktop.manifest.submission import load_submission
 from lattice_desktop.resources import CASES
 from lattice_desktop.store.database import open_database
 from lattice_desktop.store.queries import load_run
+from lattice_desktop.store.schema import CaseRecord
 from lattice_desktop.store.writer import Writer
 from lattice_desktop.ui.factory.canvas import FactoryCanvas
 from lattice_desktop.ui.factory.raster import SCALES, Rasterizer, Region, Static, argb_palette, render
@@ -80,6 +82,7 @@ def test_opens_on_the_first_divergence(tab, buggy_run):
     assert tab.model.index(first, 4).data() == "✗"
     assert tab.model.index(first, 0).data(Qt.ItemDataRole.BackgroundRole) is not None
     assert tab.transport.timeline.snapshots is tab.snapshots
+    assert tab.stale == [] and tab.banner.isHidden()
 
 
 def test_every_tick_shows_exactly_the_python_reference(qtbot, tab, buggy_run):
@@ -131,6 +134,12 @@ def test_diff_outlines_the_cells_that_differ(qtbot, tab):
     tab.modes.buttons["Diff"].setChecked(True)
     qtbot.waitUntil(lambda: "differing record" in tab.diff_list.title.text(), timeout=20000)
     assert tab.diff_list.tree.topLevelItemCount() > 0
+    names = tab.playback.scenario.items
+    texts = [tab.diff_list.tree.topLevelItem(i).text(1) for i in range(tab.diff_list.tree.topLevelItemCount())]
+    typed = [t for t in texts if ":" in t]
+    assert typed and all(any(f"{name} ({number})" in t for number, name in names.items()) or "type " in t
+                         for t in typed)
+    assert any(f"{name} ({number})" in t for t in typed for number, name in names.items())
     assert not tab.canvas.outlines.path().isEmpty()
     tab.modes.buttons["Reference"].setChecked(True)
     assert tab.canvas.outlines.path().isEmpty()
@@ -216,3 +225,76 @@ def test_canvas_pixels_match_render_at_every_zoom(qtbot):
         image = canvas.grab().toImage()
         assert not image.isNull()
     assert seen == set(SCALES)
+
+
+# --- stale runs --------------------------------------------------------------------------------
+
+
+def _open(qtbot, run, case) -> FactoryTab:
+    widget = FactoryTab()
+    qtbot.addWidget(widget)
+    widget.resize(1100, 700)
+    widget.show()
+    widget.show_run(run, case)
+    qtbot.waitUntil(lambda: widget.canvas.state is not None, timeout=10000)
+    return widget
+
+
+def test_a_run_graded_against_an_older_scenario_gets_a_banner(qtbot, buggy_run):
+    case, run = buggy_run
+    wrong = next(r for r in run.results if r.mismatch is not None)
+    interval = parse_scenario(case.entry(wrong.name).input_bytes()).snapshot
+    older = dataclasses.replace(
+        wrong, snapshot_interval=interval * 2,
+        mismatch=dataclasses.replace(wrong.mismatch, expected=(wrong.mismatch.expected or 0) ^ 1))
+    stale_run = dataclasses.replace(run, results=[older if r is wrong else r for r in run.results])
+    widget = _open(qtbot, stale_run, case)
+    try:
+        assert widget.case_box.currentData() == wrong.name
+        assert widget.banner.isVisible() and "Stale run" in widget.banner.text()
+        assert f"every {interval * 2:,} ticks then, every {interval:,} now" in widget.banner.text()
+        assert any("expected" in r for r in widget.stale)
+        # The list follows the file being replayed, and claims no ✓/✗ it cannot know.
+        assert widget.snapshots.interval == interval == widget.playback.scenario.snapshot
+        assert widget.model.first_divergence is None
+        assert {widget.model.index(row, 4).data() for row in range(widget.model.rowCount())} == {"·"}
+        # Opening a fresh run again clears it.
+        widget.show_run(run, case)
+        qtbot.waitUntil(lambda: widget.canvas.state is not None and widget.playback is not None, timeout=10000)
+        qtbot.waitUntil(lambda: widget.banner.isHidden(), timeout=10000)
+    finally:
+        widget.shutdown()
+        QThreadPool.globalInstance().waitForDone(10000)
+
+
+def test_a_changed_manifest_hash_is_said_even_when_the_scenario_lines_up(qtbot, buggy_run):
+    case, run = buggy_run
+    CaseRecord.update(manifest_hash="0" * 64).execute()
+    widget = _open(qtbot, load_run(run.id), case)
+    try:
+        assert widget.banner.isVisible() and "case changed" in widget.banner.text()
+        assert "000000000000 then" in widget.banner.text()
+        assert widget.model.first_divergence is not None  # this scenario's comparison still holds
+    finally:
+        widget.shutdown()
+        QThreadPool.globalInstance().waitForDone(10000)
+
+
+def test_a_far_seek_previews_on_the_way(qtbot, tab, monkeypatch):
+    import lattice_desktop.lattice.playback as playback_module
+
+    monkeypatch.setattr(playback_module, "PREVIEW_SECONDS", 0.0)
+    previews: list[int] = []
+    tab.loader.previewed.connect(lambda state, target: previews.append(state.tick))
+    playback = tab.playback
+    qtbot.waitUntil(lambda: playback.prepared == 1.0, timeout=20000)  # the walk is over
+    QThreadPool.globalInstance().waitForDone(10000)
+    # Forget every keyframe but the start's, as right after opening.
+    start = playback._keyframes[0]
+    playback._states.clear()
+    playback._ticks, playback._keyframes, playback._frontier = [0], {0: start}, 0
+    playback.sim.load(start)
+    tab.show_tick(playback.ticks)
+    wait_for_tick(qtbot, tab, playback.ticks)
+    assert previews and all(t < playback.ticks for t in previews)
+    assert "simulating" not in tab.transport.status.text()
