@@ -7,7 +7,9 @@ error comes back through a signal to an object living on the GUI thread.
     tasks.start(task)
 
 A `Task` is a QRunnable and not a QObject, so its signals live on a separate QObject
-created by the caller (on the GUI thread).
+created by the caller (on the GUI thread). The pool deletes a finished runnable on its
+worker thread, so `start` hands the signals to a keeper on the GUI thread, which deletes
+them there once their last signal has been delivered.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ import traceback
 from collections.abc import Callable
 from typing import Any
 
-from PySide6.QtCore import QObject, QRunnable, QThreadPool, Signal
+from PySide6.QtCore import QCoreApplication, QObject, QRunnable, QThreadPool, Signal, Slot
 
 from lattice_desktop.errors import Cancelled, UserError
 
@@ -28,6 +30,7 @@ class TaskSignals(QObject):
     failed = Signal(str, str)  # message, traceback ("" for a user error)
     cancelled = Signal()
     progress = Signal(object)  # whatever the function reports
+    finished = Signal()  # always last, whatever the outcome
 
 
 class Task(QRunnable):
@@ -51,6 +54,29 @@ class Task(QRunnable):
             self.signals.failed.emit(f"{type(exc).__name__}: {exc}", traceback.format_exc())
         else:
             self.signals.done.emit(result)
+        finally:
+            self.signals.finished.emit()
+
+
+class _Keeper(QObject):
+    """Owns the signals of running tasks on the GUI thread; deletes each when it is done."""
+
+    @Slot()
+    def release(self) -> None:
+        signals = self.sender()
+        if signals is not None:
+            signals.deleteLater()
+
+
+_keeper: _Keeper | None = None
+
+
+def _the_keeper() -> _Keeper:
+    global _keeper
+    if _keeper is None:
+        _keeper = _Keeper()
+        _keeper.moveToThread(QCoreApplication.instance().thread())
+    return _keeper
 
 
 def pool() -> QThreadPool:
@@ -61,4 +87,8 @@ def pool() -> QThreadPool:
 
 
 def start(task: Task) -> None:
+    """Run `task` on the pool. Call on the GUI thread, after connecting its signals."""
+    keeper = _the_keeper()
+    task.signals.setParent(keeper)
+    task.signals.finished.connect(keeper.release)
     pool().start(task)
