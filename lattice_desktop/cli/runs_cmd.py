@@ -7,9 +7,10 @@ import json
 import sys
 
 from lattice_desktop.cli.common import add_db_option, open_storage
-from lattice_desktop.cli.report_text import result_rows, result_to_dict, verdict_line
+from lattice_desktop.cli.report_text import result_rows, verdict_line
 from lattice_desktop.errors import UserError
 from lattice_desktop.formatting import fuel
+from lattice_desktop.grading.report_json import result_to_dict
 from lattice_desktop.store.field import leaderboard, standing
 from lattice_desktop.store.queries import list_runs, load_run
 

@@ -156,9 +156,10 @@ def grade(
     try:
         compiled = compile_module(
             build.module, max_bytes=case.sandbox.max_module_bytes,
-            timeout=case.sandbox.compile_timeout,
+            timeout=case.sandbox.compile_timeout, cancel=cancel,
         )
     except CompileError as exc:
+        cancel.raise_if_cancelled()  # a compile killed by Cancel is not the module's fault
         return finish(_all_failed(case, Outcome.INVALID_MODULE, str(exc)), digest, build)
     cancel.raise_if_cancelled()
     problem = check_linkage(compiled.module, case.contract)

@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
+from pathlib import Path
+
+import platformdirs
 
 from lattice_desktop.cancel import CancelToken
-from lattice_desktop.errors import Cancelled, UserError
+from lattice_desktop.errors import Cancelled, StorageError, UserError
 from lattice_desktop.grading.grader import GradeReport, ProgressCallback, grade
 from lattice_desktop.grading.outcomes import Verdict
+from lattice_desktop.grading.report_json import report_to_dict
 from lattice_desktop.manifest.case import CaseManifest
 from lattice_desktop.manifest.submission import Submission
 from lattice_desktop.store import runs
@@ -48,5 +53,28 @@ def grade_and_store(
     except BaseException:
         writer.call(runs.end_run_without_results, run_id, Verdict.INTERNAL_ERROR)
         raise
-    writer.call(runs.finish_run, run_id, report)
+    try:
+        writer.call(runs.finish_run, run_id, report)
+    except StorageError as exc:
+        kept = keep_unstored_report(run_id, report)
+        raise StorageError(
+            f"{exc.message}; the graded report was kept in {kept} so the work is not lost",
+            exc.location,
+        ) from None
     return StoredGrade(run_id, report)
+
+
+def unstored_reports_dir() -> Path:
+    return Path(platformdirs.user_data_dir("lattice-desktop")) / "unstored-reports"
+
+
+def keep_unstored_report(run_id: int, report: GradeReport) -> Path:
+    """Write a report the database refused to a JSON file beside it, and say where."""
+    folder = unstored_reports_dir()
+    folder.mkdir(parents=True, exist_ok=True)
+    stamp = report.finished.strftime("%Y%m%dT%H%M%S")
+    path = folder / f"run-{run_id}-{report.submission.model}-{stamp}.json"
+    data = report_to_dict(report)
+    data["run_id"] = run_id
+    path.write_text(json.dumps(data, indent=2))
+    return path

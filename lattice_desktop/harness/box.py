@@ -18,9 +18,12 @@ from jsonschema.exceptions import SchemaError
 
 from lattice_desktop.errors import Location, UserError
 from lattice_desktop.harness.toml_lines import line_of
+from lattice_desktop.manifest.toml_source import deepest_line
+from lattice_desktop.textfile import read_text
 
 BOX_FORMAT_VERSION = 1
 MAX_SCHEMA_BYTES = 65_536
+MAX_BOX_BYTES = 4 * 1024 * 1024
 """A tool schema longer than this (as compact JSON) is too large to record: calls to
 that tool are excluded from the Tools argument check rather than marked incorrect."""
 
@@ -213,6 +216,9 @@ def parse_box(text: str, *, source: str = "<box>") -> Box:
     except tomli.TOMLDecodeError as exc:
         raise UserError(f"not valid TOML: {exc.msg}",
                         Location(source, getattr(exc, "lineno", None))) from None
+    except RecursionError:
+        raise UserError("arrays or tables are nested too deeply",
+                        Location(source, deepest_line(text))) from None
     top = _Reader(text, source, data)
     top.check_keys({"format", "id", "name", "deadline_seconds", "stage", "objectives",
                     "tools", "execution_weights"})
@@ -254,9 +260,4 @@ def parse_box(text: str, *, source: str = "<box>") -> Box:
 
 def load_box(path: str | Path) -> Box:
     """Read and parse a box file; an unreadable file is a `UserError` too."""
-    path = Path(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise UserError(f"cannot read box file: {exc}", Location(str(path))) from None
-    return parse_box(text, source=str(path))
+    return parse_box(read_text(path, limit=MAX_BOX_BYTES, what="box file"), source=str(path))

@@ -24,4 +24,4 @@ def line_of(text: str, section: str | None, index: int | None = None,
     for path in candidates:
         if path in lines:
             return lines[path]
-    return None
+    return 1 if section is None else None  # a missing top-level key: the top of the file

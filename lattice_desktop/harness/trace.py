@@ -13,8 +13,10 @@ from pathlib import Path
 from typing import Any
 
 from lattice_desktop.errors import Location, UserError
+from lattice_desktop.textfile import read_text
 
 TRACE_FORMAT_VERSION = 1
+MAX_TRACE_BYTES = 64 * 1024 * 1024
 RUNNING_JOB_STATES = frozenset({"queued", "pending", "running"})
 PAUSE_REASONS = frozenset({"queue", "sandbox_setup", "preparation"})
 PROBE_RESULTS = frozenset({"refused", "crossed"})
@@ -220,6 +222,8 @@ def parse_trace(text: str, *, source: str = "<trace>") -> Trace:
         except json.JSONDecodeError as exc:
             raise UserError(f"not valid JSON: {exc.msg} (column {exc.colno})",
                             Location(source, number)) from None
+        except RecursionError:
+            raise UserError("JSON nested too deeply", Location(source, number)) from None
         if not isinstance(data, dict):
             raise UserError("each line must be a JSON object", Location(source, number))
         lines.append(_Line(data, number, source))
@@ -266,10 +270,5 @@ def parse_trace(text: str, *, source: str = "<trace>") -> Trace:
 
 
 def load_trace(path: str | Path) -> Trace:
-    """Read and parse a trace file; an unreadable file is a `UserError` too."""
-    path = Path(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise UserError(f"cannot read trace file: {exc}", Location(str(path))) from None
-    return parse_trace(text, source=str(path))
+    """Read and parse a trace file; too large or unreadable is a `UserError` too."""
+    return parse_trace(read_text(path, limit=MAX_TRACE_BYTES, what="trace"), source=str(path))

@@ -68,6 +68,12 @@ def key_lines(text: str) -> dict[KeyPath, int]:
     return lines
 
 
+def deepest_line(text: str) -> int:
+    """The 1-based line holding the most opening brackets: where nesting runs away."""
+    counts = [line.count("[") + line.count("{") for line in text.splitlines()] or [0]
+    return counts.index(max(counts)) + 1
+
+
 def describe_path(path: KeyPath) -> str:
     out = ""
     for part in path:
@@ -82,6 +88,7 @@ class TomlDocument:
     path: Path
     data: dict[str, Any]
     lines: dict[KeyPath, int] = field(default_factory=dict)
+    line_count: int = 1
 
     @classmethod
     def load(cls, path: Path) -> TomlDocument:
@@ -114,14 +121,20 @@ class TomlDocument:
             message = re.sub(r"\s*\(at (line \d+, column \d+|end of document)\)", "", exc.msg)
             line = getattr(exc, "lineno", None)
             raise ManifestError(f"invalid TOML: {message}", Location(str(path), line)) from None
-        return cls(path=path, data=data, lines=key_lines(text))
+        except RecursionError:
+            raise ManifestError(
+                "arrays or tables are nested too deeply", Location(str(path), deepest_line(text))
+            ) from None
+        return cls(path=path, data=data, lines=key_lines(text), line_count=text.count("\n") + 1)
 
-    def line_of(self, path: KeyPath) -> int | None:
+    def line_of(self, path: KeyPath) -> int:
+        """The line defining `path`, else its nearest enclosing table's, else the end of
+        the file (where a missing table would go)."""
         while path:
             if path in self.lines:
                 return self.lines[path]
             path = path[:-1]
-        return None
+        return self.line_count
 
     def error(self, path: KeyPath, message: str) -> ManifestError:
         return ManifestError(

@@ -6,13 +6,13 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
-from lattice_desktop.errors import Location, UserError
 from lattice_desktop.harness import HarnessResult, parse_box, parse_trace, score
+from lattice_desktop.harness.box import MAX_BOX_BYTES
 from lattice_desktop.harness.ranking import Ranked, leaderboard
 from lattice_desktop.harness.result import verify
+from lattice_desktop.harness.trace import MAX_TRACE_BYTES
 from lattice_desktop.store.harness_tables import HarnessRun
-
-MAX_INPUT_BYTES = 32 * 1024 * 1024
+from lattice_desktop.textfile import read_text
 
 
 @dataclass(frozen=True)
@@ -24,22 +24,9 @@ class StoredHarnessRun:
     trace_source: str
 
 
-def read_text(path: str | Path, what: str) -> str:
-    path = Path(path)
-    try:
-        size = path.stat().st_size
-        if size > MAX_INPUT_BYTES:
-            raise UserError(f"{what} is {size:,} bytes; the limit is {MAX_INPUT_BYTES:,}",
-                            Location(str(path)))
-        return path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise UserError("file not found", Location(str(path))) from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise UserError(f"cannot read {what}: {exc}", Location(str(path))) from None
-
-
 def score_files(box_path: str | Path, trace_path: str | Path) -> tuple[str, str, HarnessResult]:
-    box_text, trace_text = read_text(box_path, "box"), read_text(trace_path, "trace")
+    box_text = read_text(box_path, limit=MAX_BOX_BYTES, what="box file")
+    trace_text = read_text(trace_path, limit=MAX_TRACE_BYTES, what="trace")
     result = score(parse_box(box_text, source=str(box_path)),
                    parse_trace(trace_text, source=str(trace_path)))
     return box_text, trace_text, result

@@ -48,4 +48,4 @@ def test_bad_trace_is_one_error_line_and_exit_2(tmp_path, capsys):
 def test_missing_box_file(tmp_path, capsys):
     code = run(["harness", "score", str(TRACES / "clean.jsonl"), "--box",
                 str(tmp_path / "none.toml")])
-    assert code == 2 and "cannot read box file" in capsys.readouterr().err
+    assert code == 2 and "file not found" in capsys.readouterr().err

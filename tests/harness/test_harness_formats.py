@@ -147,8 +147,9 @@ def test_trace_fields_as_recorded():
     assert trace.stage == "s"
 
 
-def test_unreadable_trace_file(tmp_path):
+def test_undecodable_trace_file_names_its_line(tmp_path):
     path = tmp_path / "t.jsonl"
     path.write_bytes(b"\xff\xfe")
-    with pytest.raises(UserError, match="cannot read"):
+    with pytest.raises(UserError, match="not valid UTF-8") as info:
         load_trace(path)
+    assert info.value.location.line == 1

@@ -16,12 +16,10 @@ from lattice_desktop.grading.outcomes import Outcome, Verdict  # noqa: E402
 from lattice_desktop.manifest import load_submission  # noqa: E402
 from lattice_desktop.store.schema import CaseResultRow, Run  # noqa: E402
 from lattice_desktop.ui.grade_op import GradeJob  # noqa: E402
-from lattice_desktop.ui.pyside_refcount import pin_singletons  # noqa: E402
 from tests.core.wat_cases import ECHO_CASES, module_with_run_body, write_case, write_submission  # noqa: E402
 from tests.hostile.processes import scratch_folders, wait_for_no_descendants  # noqa: E402
 from tests.hostile.test_builds import build_folder  # noqa: E402
 
-pin_singletons()
 TIMEOUT = 60_000
 
 

@@ -1,9 +1,6 @@
 """Bad manifests, scenarios, traces and boxes: fuzzed with hypothesis, each must give a
 `UserError` that names its file (and its line), never a traceback or a hang; oversized
 files are refused at a stated limit.
-
-Known gaps in code this suite does not own are `xfail(strict=True)` with the fix named:
-when the fix lands the test passes, strict xfail fails, and the marker comes off.
 """
 
 from __future__ import annotations
@@ -122,38 +119,25 @@ def test_damaged_files_carry_a_line_when_one_is_known(tmp_path, kind, case_text)
 
 NESTED_TOML = "a = " + "[" * 100_000 + "]" * 100_000 + "\n"
 NESTED_JSON = '{"type": "run_start", "t": 0, "x": ' + "[" * 100_000 + "]" * 100_000 + "}\n"
-NEEDS_RECURSION_FIX = pytest.mark.xfail(
-    strict=True, raises=RecursionError,
-    reason="fix needed elsewhere: catch RecursionError from tomli/json as a located UserError "
-    "(manifest/toml_source.py TomlDocument.parse, harness/box.py parse_box, harness/trace.py parse_trace)",
-)
 
-
-@NEEDS_RECURSION_FIX
 def test_deeply_nested_toml_in_a_case_manifest_is_a_located_error(tmp_path):
     (tmp_path / "case.toml").write_text(NESTED_TOML)
     verdict(lambda: load_case(tmp_path), "case.toml")
 
 
-@NEEDS_RECURSION_FIX
 def test_deeply_nested_toml_in_a_box_is_a_located_error():
     verdict(lambda: parse_box(NESTED_TOML, source="nested.box.toml"), "nested.box.toml")
 
 
-@NEEDS_RECURSION_FIX
 def test_deeply_nested_json_in_a_trace_is_a_located_error():
     verdict(lambda: parse_trace(NESTED_JSON, source="nested.jsonl"), "nested.jsonl")
 
 
-@pytest.mark.xfail(strict=True, reason="fix needed in manifest/toml_source.py: a missing table has no "
-                   "line; name the end of the file (or line 1) so the error is located")
 def test_a_missing_table_names_a_line(tmp_path):
     (tmp_path / "case.toml").write_text('[contract]\nabi = "bytes"\nentry = "run"\n')
     verdict(lambda: load_case(tmp_path), "case.toml", need_line=True)
 
 
-@pytest.mark.xfail(strict=True, reason="fix needed in harness/box.py: a missing required key has no "
-                   "line; name its table's header line")
 def test_a_missing_box_key_names_a_line():
     verdict(lambda: parse_box(BOX.replace("deadline_seconds", "# deadline_seconds"), source="b.toml"),
             "b.toml", need_line=True)
@@ -171,8 +155,6 @@ def test_an_oversized_scenario_is_refused_at_its_limit():
     assert f"{MAX_SCENARIO_BYTES:,}" in str(error)
 
 
-@pytest.mark.xfail(strict=True, reason="fix needed in harness/trace.py load_trace (and harness/box.py "
-                   "load_box): no size limit; refuse files over a stated limit before reading them")
 def test_an_oversized_trace_is_refused_at_a_stated_limit(tmp_path):
     path = tmp_path / "big.jsonl"
     with path.open("wb") as out:  # 100 MiB on one line: refused by size, not parsed

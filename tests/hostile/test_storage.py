@@ -245,3 +245,40 @@ def test_a_migration_that_fails_half_way_changes_nothing(tmp_path, monkeypatch):
     open_database(path)
     assert migrations.current_version(Run._meta.database) == migrations.LATEST
     assert load_run(stored.run_id).results == stored.report.results
+
+
+def test_a_report_the_database_refuses_is_kept_on_disk(tmp_path, monkeypatch):
+    """A locked database at the moment results are written loses no grading work."""
+    import json
+    import sqlite3
+
+    from lattice_desktop.errors import StorageError
+    from lattice_desktop.grading import session
+    from lattice_desktop.grading.session import grade_and_store
+    from lattice_desktop.manifest import load_case, load_submission
+    from lattice_desktop.store import runs as store_runs
+    from lattice_desktop.store.database import open_database
+    from lattice_desktop.store.writer import Writer
+    from tests.core.wat_cases import ECHO, ECHO_CASES, write_case, write_submission
+
+    monkeypatch.setattr(session, "unstored_reports_dir", lambda: tmp_path / "kept")
+    path = tmp_path / "db.sqlite"
+    writer = Writer(open_database(path, busy_timeout=0.2))
+    finish = store_runs.finish_run
+    blocker = sqlite3.connect(path, check_same_thread=False)
+
+    def locked_while_storing(run_id, report):
+        blocker.execute("BEGIN EXCLUSIVE")
+        finish(run_id, report)
+
+    monkeypatch.setattr(store_runs, "finish_run", locked_while_storing)
+    case = load_case(write_case(tmp_path / "case", ECHO_CASES))
+    with pytest.raises(StorageError, match="kept in") as info:
+        grade_and_store(case, load_submission(write_submission(tmp_path / "sub", ECHO)), writer=writer)
+    blocker.rollback()
+    blocker.close()
+    writer.close()
+    [kept] = (tmp_path / "kept").glob("run-*.json")
+    assert str(kept) in str(info.value)
+    data = json.loads(kept.read_text())
+    assert data["verdict"] == "correct" and [r["name"] for r in data["results"]] == ["hello", "longer"]
