@@ -41,6 +41,7 @@ import numpy as np
 import wasmtime
 
 from lattice_desktop.errors import Cancelled
+from lattice_desktop.lattice import keyframe_cache
 from lattice_desktop.lattice.rules import Factory
 from lattice_desktop.lattice.scenario import Scenario, parse_scenario
 from lattice_desktop.lattice.view import FactoryState, layout
@@ -248,6 +249,9 @@ class WasmSimulator:
     def load(self, keyframe: object) -> None:
         assert isinstance(keyframe, WasmKeyframe)
         data = zlib.decompress(keyframe.data) if keyframe.packed else keyframe.data
+        missing = keyframe.size - self.memory.data_len(self.store)
+        if missing > 0:  # a keyframe from another instance (on disk) may be larger
+            self.memory.grow(self.store, -(-missing // 65536))
         self.memory.write(self.store, data, 0)
         now = self.memory.data_len(self.store)
         if now > keyframe.size:  # pages grown since: the allocator expects them zeroed
@@ -299,6 +303,8 @@ class Playback:
         self._lock = threading.Lock()
         self._waiting = 0
         self._waiting_lock = threading.Lock()
+        self._disk = self._disk_path(engine) if isinstance(self.sim, WasmSimulator) else None
+        self._load_from_disk()
 
     @property
     def ticks(self) -> int:
@@ -386,8 +392,38 @@ class Playback:
             if progress is not None:
                 progress(self.prepared)
         self.pack_keyframes(cancel)
+        self._save_to_disk()
         if progress is not None:
             progress(self.prepared)
+
+    # --- keyframes on disk ----------------------------------------------------------------
+
+    def _disk_path(self, engine: WasmEngine | None) -> Path | None:
+        try:
+            return keyframe_cache.cache_path(engine.path, self.data) if engine else None
+        except OSError:
+            return None
+
+    def _load_from_disk(self) -> None:
+        """Start warm when an earlier session walked this scenario with this engine."""
+        stored = keyframe_cache.load(self._disk) if self._disk is not None else None
+        if not stored or stored[0][0] != 0:
+            return
+        self._keyframes = {tick: WasmKeyframe(tick, size, data, True) for tick, size, data in stored}
+        self._ticks = sorted(self._keyframes)
+        self._frontier = self.ticks
+        self.sim.load(self._keyframes[0])
+
+    def _save_to_disk(self) -> None:
+        if self._disk is None or self._disk.exists():
+            return
+        with self._lock:
+            frames = [self._keyframes[t] for t in self._ticks]
+        if all(isinstance(k, WasmKeyframe) and k.packed for k in frames):
+            try:
+                keyframe_cache.save(self._disk, [(k.tick, k.size, bytes(k.data)) for k in frames])
+            except OSError:
+                pass  # a cache is an optimisation: a full or read-only disk only costs speed
 
     def pack_keyframes(self, cancel: CancelCheck | None = None, keep_newest: int = 0) -> None:
         """Compress raw keyframes, oldest first (outside the simulation's lock)."""

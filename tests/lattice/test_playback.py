@@ -3,9 +3,6 @@
 from __future__ import annotations
 
 import random
-import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -15,7 +12,6 @@ from lattice_desktop.errors import Cancelled
 from lattice_desktop.lattice.generator import generate
 from lattice_desktop.lattice.playback import (
     REFERENCE_WASM,
-    STEPPING_EXPORTS,
     Playback,
     PythonSimulator,
     ReplaySimulator,
@@ -31,32 +27,6 @@ from lattice_desktop.lattice.wasm_engine import WasmEngine
 REPO = Path(__file__).resolve().parents[2]
 SMOKE = REPO / "resources" / "cases" / "lattice" / "smoke"
 ENGINES = REPO / "resources" / "engines"
-
-# The playback exports as the app needs them on the reference engine (not part of the
-# grading contract). Used only when the bundled engine does not have them yet.
-STEPPING_C = """
-#include "engine.c"
-static World *live;
-static u64 live_tick, *rec_buf, rec_cap;
-EXPORT("lattice_begin") void lattice_begin(u32 ptr, u32 len) {
-    live = parse((const u8 *)(unsigned long)ptr, len);
-    engine_init(live);
-    live_tick = 0;
-}
-EXPORT("lattice_step") u64 lattice_step(u64 ticks) {
-    for (u64 i = 0; i < ticks; i++) engine_tick(live, (u32)++live_tick);
-    return live_tick;
-}
-EXPORT("lattice_records_now") u64 lattice_records_now(void) {
-    Emit e = {1, 0, 0, 0};
-    emit_state(live, &e);
-    if (e.n > rec_cap) { rec_cap = e.n * 2 + 64; rec_buf = lat_alloc(rec_cap * 16); }
-    e.mode = 2; e.out = rec_buf; e.n = 0;
-    emit_state(live, &e);
-    return pack(rec_buf, (u64)e.n * 16);
-}
-"""
-
 
 def same_state(a: FactoryState, b: FactoryState) -> bool:
     return (
@@ -84,22 +54,10 @@ def scenarios() -> list[tuple[str, bytes]]:
 
 
 @pytest.fixture(scope="module")
-def stepping_wasm(tmp_path_factory) -> Path:
-    """The reference engine with the playback exports: bundled, or built here with zig."""
-    if REFERENCE_WASM.is_file() and stepping_module(REFERENCE_WASM) is not None:
-        return REFERENCE_WASM
-    pytest.importorskip("ziglang")
-    folder = tmp_path_factory.mktemp("stepping")
-    shutil.copyfile(ENGINES / "reference.c", folder / "engine.c")
-    shutil.copyfile(ENGINES / "lattice_common.h", folder / "lattice_common.h")
-    (folder / "stepping.c").write_text(STEPPING_C)
-    exports = [f"-Wl,--export={n}" for n in ("alloc", "lattice_run", "lattice_records", *STEPPING_EXPORTS)]
-    subprocess.run(
-        [sys.executable, "-m", "ziglang", "cc", "--target=wasm32-freestanding", "-O2", "-s",
-         "-nostdlib", "-Wl,--no-entry", *exports, "-o", "engine.wasm", "stepping.c"],
-        cwd=folder, check=True,
-    )
-    return folder / "engine.wasm"
+def stepping_wasm() -> Path:
+    """The bundled reference engine, which carries the playback (inspection) exports."""
+    assert stepping_module(REFERENCE_WASM) is not None
+    return REFERENCE_WASM
 
 
 @pytest.mark.parametrize(("name", "data"), scenarios(), ids=[n for n, _ in scenarios()])
@@ -194,3 +152,22 @@ def test_a_long_seek_previews_the_states_it_passes(monkeypatch):
     for state in seen[:: max(1, len(seen) // 5)]:
         assert same_state(state, from_scratch(data, state.tick))
     assert same_state(final, from_scratch(data, 90))
+
+
+def test_keyframes_kept_on_disk_make_the_next_open_warm(stepping_wasm, monkeypatch, tmp_path):
+    monkeypatch.setenv("LATTICE_DESKTOP_CACHE", str(tmp_path))
+    data = generate(5, width=50, height=40, ticks=400, snapshot=50, density=1.0).encode()
+    engine = WasmEngine(stepping_wasm)
+    first = Playback(data, engine, keyframe_seconds=0.001)
+    assert first.prepared == 0.0
+    first.prepare()
+    [stored] = (tmp_path / "keyframes").glob("*.keyframes")
+    second = Playback(data, engine)
+    assert second.prepared == 1.0
+    assert second.keyframe_ticks() == first.keyframe_ticks()
+    for tick in (399, 3, 200, 0, 400):
+        assert same_state(second.state_at(tick), from_scratch(data, tick)), tick
+    stored.write_bytes(stored.read_bytes()[:-10])  # a damaged file is ignored, then replaced
+    third = Playback(data, engine)
+    assert third.prepared == 0.0 and not stored.exists()
+    assert same_state(third.state_at(123), from_scratch(data, 123))
