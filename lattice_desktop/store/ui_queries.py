@@ -1,5 +1,6 @@
 """Read-only queries shaped for the app's pages (no Qt): one run with its standing and
-case, the leaderboard scopes, the harness runs. Each runs on a worker thread."""
+case, the leaderboard scopes, the harness runs and one harness run's page, checking the
+stored harness runs reproduce. Each runs on a worker thread."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ from lattice_desktop.grading.outcomes import Verdict
 from lattice_desktop.manifest.case import CaseManifest, load_case
 from lattice_desktop.store.field import Standing, standing
 from lattice_desktop.store.harness_tables import HarnessRun
-from lattice_desktop.store.queries import StoredRun, load_run
+from lattice_desktop.store.queries import RunSummary, StoredRun, list_runs, load_run
 from lattice_desktop.store.schema import Run
 
 
@@ -77,16 +78,109 @@ class StoredHarnessRun:
     imported: datetime
     result: object  # lattice_desktop.harness.HarnessResult
 
+    @property
+    def group(self) -> str:
+        """The runs list's top-level group: the box and its stage."""
+        return f"{self.result.box} · {self.result.stage}"  # type: ignore[attr-defined]
+
 
 def harness_runs() -> list[StoredHarnessRun]:
     """Scored agent-harness runs, newest first, their published results decoded."""
     from lattice_desktop.harness import HarnessResult
 
-    rows = HarnessRun.select().order_by(HarnessRun.id.desc())
+    rows = HarnessRun.select(HarnessRun.id, HarnessRun.imported, HarnessRun.result_json).order_by(
+        HarnessRun.id.desc())
     return [
         StoredHarnessRun(row.id, row.imported, HarnessResult.from_dict(json.loads(row.result_json)))
         for row in rows
     ]
+
+
+@dataclass(frozen=True)
+class RunsListing:
+    """What the runs list shows: performance runs and harness runs, each newest first."""
+
+    runs: list[RunSummary]
+    harness: list[StoredHarnessRun]
+
+
+def runs_listing() -> RunsListing:
+    return RunsListing(list_runs(), harness_runs())
+
+
+@dataclass(frozen=True)
+class HarnessPage:
+    """Everything the run header and the harness Results view show for one harness run."""
+
+    id: int
+    imported: datetime
+    result: object  # lattice_desktop.harness.HarnessResult
+    box_source: str
+    trace_source: str
+    position: int | None  # on its box's board; None when another run of its harness and
+    board_size: int  # model ranks in its place
+    best_id: int | None  # the stored run that ranks for this harness and model
+    loop_calls: tuple[tuple[str, ...], ...]  # per loop: the repeated calls, as recorded
+
+
+def load_harness_page(stored_id: int) -> HarnessPage | None:
+    from lattice_desktop.store.harness_runs import load_harness_run
+
+    stored = load_harness_run(stored_id)
+    if stored is None:
+        return None
+    result = stored.result
+    board = harness_boards().get((result.stage, result.box), [])
+    mine = next((row for row in board if row.stored_id == stored_id), None)
+    best = next((row.stored_id for row in board
+                 if (row.result.harness, row.result.model) == (result.harness, result.model)),
+                None)
+    return HarnessPage(stored.id, stored.imported, result, stored.box_source, stored.trace_source,
+                       None if mine is None else mine.position, len(board), best,
+                       _loop_calls(stored_id, result))
+
+
+def _loop_calls(stored_id: int, result) -> tuple[tuple[str, ...], ...]:
+    """The calls each loop repeats (tool and arguments as recorded), read from the stored
+    trace; just the tool names when the trace cannot be read again."""
+    from lattice_desktop.harness import parse_trace
+    from lattice_desktop.harness.trace import ToolCall
+
+    if not result.loops:
+        return ()
+    row = HarnessRun.get_by_id(stored_id)
+    try:
+        calls = {c.line: c for c in parse_trace(row.trace_text, source=row.trace_source).of(ToolCall)}
+    except UserError:
+        calls = {}
+    shown = []
+    for loop in result.loops:
+        ordered = sorted(line for line in calls if loop.first_line <= line <= loop.last_line)
+        cycle = [calls[line] for line in ordered[:len(loop.tools)]]
+        if len(cycle) == len(loop.tools) and all(c.tool == t for c, t in zip(cycle, loop.tools)):
+            shown.append(tuple(f"{c.tool} {json.dumps(c.arguments, ensure_ascii=False)}"
+                               for c in cycle))
+        else:
+            shown.append(tuple(loop.tools))
+    return tuple(shown)
+
+
+@dataclass(frozen=True)
+class HarnessCheck:
+    """`verify_stored` over every stored harness run: how many reproduce, and what does not."""
+
+    count: int
+    problems: list[tuple[int, list[str]]]  # (stored id, what did not reproduce)
+
+    @property
+    def reproduced(self) -> int:
+        return self.count - len(self.problems)
+
+
+def check_harness_runs() -> HarnessCheck:
+    from lattice_desktop.store.harness_runs import verify_stored
+
+    return HarnessCheck(HarnessRun.select().count(), verify_stored())
 
 
 @dataclass(frozen=True)

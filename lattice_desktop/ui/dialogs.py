@@ -1,5 +1,6 @@
-"""Dialogs: the gate before running a submission's build commands, file choosers, and
-the recent cases and submissions kept in QSettings."""
+"""Dialogs: the gate before running a submission's build commands, file choosers (cases,
+submissions, harness boxes and traces), and the recent cases and submissions kept in
+QSettings."""
 
 from __future__ import annotations
 
@@ -93,6 +94,19 @@ def choose_submission_folder(parent: QWidget, start: str = "") -> Path | None:
     path = QFileDialog.getExistingDirectory(parent, "Choose a submission folder "
                                             "(holding submission.toml)", start)
     return Path(path) if path else None
+
+
+def choose_harness_box(parent: QWidget, start: str = "") -> Path | None:
+    path, _ = QFileDialog.getOpenFileName(parent, "Import harness run: 1. the box definition",
+                                          start, "Harness boxes (*.toml);;All files (*)")
+    return Path(path) if path else None
+
+
+def choose_harness_traces(parent: QWidget, start: str = "") -> list[Path]:
+    paths, _ = QFileDialog.getOpenFileNames(
+        parent, "Import harness run: 2. one or more run traces recorded against that box",
+        start, "Run traces (*.jsonl);;All files (*)")
+    return [Path(p) for p in paths]
 
 
 class Recent:

@@ -1,6 +1,6 @@
 """The Leaderboard tab: pick a case, version and variant (or a harness box and stage);
-models ranked by their best correct fuel, the open run's model highlighted.
-Queries run off the GUI thread; double-click opens that run."""
+models ranked by their best correct fuel (or harnesses by Score, then Execution), the open
+run's model highlighted. Queries run off the GUI thread; double-click opens that run."""
 
 from __future__ import annotations
 
@@ -20,8 +20,9 @@ from lattice_desktop.store.field import Leaderboard, leaderboard
 from lattice_desktop.store.ui_queries import BoardChoices, BoardScope, RunPage, board_choices
 from lattice_desktop.ui.copy_table import CopyTable
 from lattice_desktop.ui.delegates import ID_ROLE, BarDelegate
+from lattice_desktop.ui.harness_board import HarnessBoard
 from lattice_desktop.ui.latest_query import LatestQuery
-from lattice_desktop.ui.leaderboard_model import FuelBoardModel, HarnessBoardModel
+from lattice_desktop.ui.leaderboard_model import FuelBoardModel
 
 PERF, HARNESS = "perf", "harness"
 
@@ -36,8 +37,9 @@ class LeaderboardTab(QWidget):
         self.choices = BoardChoices([], {})
         self.preferred: tuple[str, str, object, object] | None = None  # kind, name, version, variant
         self.open_model: str | None = None
+        self.open_agent: tuple[str, str] | None = None  # the open harness run's harness, model
         self.fuel_model = FuelBoardModel(self)
-        self.harness_model = HarnessBoardModel(self)
+        self.harness_model = HarnessBoard(self)
         self._choices_query = LatestQuery(self._on_choices, self)
         self._board_query = LatestQuery(self._on_board, self)
         for query in (self._choices_query, self._board_query):
@@ -52,6 +54,7 @@ class LeaderboardTab(QWidget):
         refresh.clicked.connect(self.refresh)
         self.scope_note = QLabel()
         self.scope_note.setEnabled(False)
+        self.scope_note.setWordWrap(True)
 
         self.table = CopyTable()
         self.table.setItemDelegateForColumn(2, BarDelegate(self.table))
@@ -87,15 +90,17 @@ class LeaderboardTab(QWidget):
         if page is None:
             return
         s = page.run.summary
-        self.open_model = s.model
+        self.open_model, self.open_agent = s.model, None
         self.preferred = (PERF, s.case_name, s.case_version, s.case_variant)
         self.fuel_model.set_highlight(s.model)
         self._select_preferred()
 
-    def show_harness(self, box: str, stage: str, model: str) -> None:
+    def show_harness(self, box: str, stage: str, model: str, harness: str | None = None) -> None:
+        """Follow an open harness run: its box's board, its harness and model highlighted."""
         self.open_model = model
+        self.open_agent = (harness, model) if harness is not None else None
         self.preferred = (HARNESS, box, stage, None)
-        self.harness_model.set_highlight(model)
+        self.harness_model.set_agent(self.open_agent)
         self._select_preferred()
 
     # Pickers -------------------------------------------------------------------------
@@ -220,16 +225,25 @@ class LeaderboardTab(QWidget):
         self.table.setModel(self.harness_model)
         self.table.clearSpans()
         self.harness_model.set_rows(rows)
-        self.harness_model.set_highlight(self.open_model)
+        self.harness_model.set_agent(self.open_agent)
         self._fit_columns()
-        self.scope_note.setText(f"harness box {box} · stage {stage} · ranked by Score, then "
-                                "Execution; \"-\" is a metric that could not be measured")
+        self.scope_note.setText(f"harness box {box} · stage {stage} · each harness and model at "
+                                "its best run, ranked by Score, then Execution (0..1, higher is "
+                                "better); \"-\" is a metric that could not be measured, never 0")
         self.stack.setCurrentIndex(1 if rows else 0)
+        if not rows:
+            self.empty.setText("No harness run of this box and stage yet — "
+                               "File > Import harness run… to add one.")
 
     def _fit_columns(self) -> None:
         header = self.table.horizontalHeader()
         header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
         self.table.resizeColumnsToContents()
+        harness = self.table.model() is self.harness_model
+        # A harness board's metrics stay together on the right of the names.
+        header.setStretchLastSection(not harness)
+        if harness:
+            header.setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
         if self.table.model() is self.fuel_model:
             self.table.setColumnWidth(2, max(self.table.columnWidth(2), 260))
 

@@ -1,6 +1,7 @@
 """The main window: runs list on the left, the run header and the tabs on the right,
 grading progress in the status bar. A thin client of the core: every read runs off the
-GUI thread, every write goes through the one Writer."""
+GUI thread, every write goes through the one Writer. Harness runs open through
+`HarnessSide` (harness_window.py), in the same tabs."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from PySide6.QtWidgets import (
     QMainWindow,
     QMessageBox,
     QSplitter,
+    QStackedWidget,
     QTabWidget,
     QVBoxLayout,
     QWidget,
@@ -24,8 +26,7 @@ from lattice_desktop.manifest import load_submission
 from lattice_desktop.resources import demo_case
 from lattice_desktop.sandbox.engine import WASMTIME_VERSION
 from lattice_desktop.store.database import default_location, describe, open_database
-from lattice_desktop.store.queries import RunSummary, list_runs
-from lattice_desktop.store.ui_queries import RunPage, load_run_page
+from lattice_desktop.store.ui_queries import RunPage, RunsListing, load_run_page, runs_listing
 from lattice_desktop.store.writer import Writer
 from lattice_desktop.ui import tasks
 from lattice_desktop.ui.dialogs import (
@@ -40,6 +41,7 @@ from lattice_desktop.ui.factory_tab import FactoryTab
 from lattice_desktop.ui.fuel_tab import FuelTab
 from lattice_desktop.ui.grade_op import GradeJob, GradeOp, demo_jobs, shipped_module_job
 from lattice_desktop.ui.grading_status import GradingStatus
+from lattice_desktop.ui.harness_window import HarnessSide
 from lattice_desktop.ui.latest_query import LatestQuery
 from lattice_desktop.ui.leaderboard_tab import LeaderboardTab
 from lattice_desktop.ui.message_bar import MessageBar
@@ -109,11 +111,23 @@ class MainWindow(QMainWindow):
         self.leaderboard_tab = LeaderboardTab()
         self.leaderboard_tab.open_run.connect(self._open_from_board)
         self.leaderboard_tab.failed.connect(self.report_failure)
+        self.harness = HarnessSide(self)
+        self.runs_panel.harness_selected.connect(self.harness.open)
+        self.leaderboard_tab.open_harness_run.connect(self.harness.open_from_board)
+        # A harness run shows its own Results view, and calm Factory and Fuel empty
+        # states, in the same tab positions: each tab is a stack of the two faces.
+        self.tab_stacks: list[QStackedWidget] = []
         self.tabs = QTabWidget()
         self.tabs.setDocumentMode(True)
-        for widget, title in ((self.results_tab, "Results"), (self.factory_tab, "Factory"),
-                              (self.fuel_tab, "Fuel"), (self.leaderboard_tab, "Leaderboard")):
-            self.tabs.addTab(widget, title)
+        for perf, harness, title in ((self.results_tab, self.harness.results, "Results"),
+                                     (self.factory_tab, self.harness.no_factory, "Factory"),
+                                     (self.fuel_tab, self.harness.no_fuel, "Fuel")):
+            stack = QStackedWidget()
+            stack.addWidget(perf)
+            stack.addWidget(harness)
+            self.tab_stacks.append(stack)
+            self.tabs.addTab(stack, title)
+        self.tabs.addTab(self.leaderboard_tab, "Leaderboard")
         right = QWidget()
         right_layout = QVBoxLayout(right)
         right_layout.setContentsMargins(0, 6, 6, 0)
@@ -140,6 +154,8 @@ class MainWindow(QMainWindow):
         self._action(file_menu, "Grade the &demo samples", None, self.grade_demo)
         self.cancel_action = self._action(file_menu, "&Cancel grading", "Esc", self.cancel_grading)
         self.cancel_action.setEnabled(False)
+        file_menu.addSeparator()
+        self.harness.add_actions(file_menu)
         file_menu.addSeparator()
         self._action(file_menu, "&Quit", QKeySequence.StandardKey.Quit, self.close)
         view = self.menuBar().addMenu("&View")
@@ -173,7 +189,7 @@ class MainWindow(QMainWindow):
 
     @Slot()
     def refresh_runs(self) -> None:
-        self._runs_query.request(list_runs)
+        self._runs_query.request(runs_listing)
 
     @Slot()
     def refresh_all(self) -> None:
@@ -181,16 +197,29 @@ class MainWindow(QMainWindow):
         self.leaderboard_tab.refresh()
         if self.page is not None:
             self.open_run(self.page.run.id)
+        elif self.harness.page is not None:
+            self.harness.open(self.harness.page.id)
 
-    def _on_runs(self, summaries: list[RunSummary]) -> None:
+    def _on_runs(self, listing: RunsListing) -> None:
         first = not self._runs_loaded
         self._runs_loaded = True
         selected = self.page.run.id if self.page is not None else None
-        self.runs_panel.set_runs(summaries, select=selected)
+        harness = self.harness.page.id if self.harness.page is not None else None
+        self.runs_panel.set_runs(listing.runs, listing.harness, select=selected,
+                                 select_harness=harness)
         self.leaderboard_tab.refresh()
-        if first and not summaries and self.auto_demo and self.demo_case.is_file():
-            self.grade_demo()
+        if first and not listing.runs and not listing.harness and self.auto_demo:
+            # First start on an empty database: grade the demo and import the harness
+            # examples, so every view has something to show.
+            if self.demo_case.is_file():
+                self.grade_demo()
+            self.harness.import_bundled()
         self.runs_shown.emit()
+
+    def show_harness_views(self, harness: bool) -> None:
+        """Results, Factory and Fuel show the harness faces (True) or the run's (False)."""
+        for stack in self.tab_stacks:
+            stack.setCurrentIndex(1 if harness else 0)
 
     @Slot(int)
     def open_run(self, run_id: int) -> None:
@@ -207,9 +236,10 @@ class MainWindow(QMainWindow):
             self.message_bar.show_message("That run is no longer in the database.", kind="warning")
             self.refresh_runs()
             return
-        self.page = page
+        self.page, self.harness.page = page, None
         if page.case is not None:
             self.case_path = page.case.path
+        self.show_harness_views(False)
         self.header.show_page(page)
         self.results_tab.show_page(page)
         self.factory_tab.show_run(page.run, page.case)
@@ -351,7 +381,7 @@ class MainWindow(QMainWindow):
         self.cancel_action.setEnabled(False)
         self.runs_panel.grade_button.setEnabled(True)
         self.grade_action.setEnabled(True)
-        if self.page is None and self._runs_loaded:
+        if self.page is None and self.harness.page is None and self._runs_loaded:
             newest = self.runs_panel.model.summaries[:1]
             if newest:
                 self.open_run(newest[0].id)

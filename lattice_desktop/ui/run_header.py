@@ -1,5 +1,5 @@
 """The run header, always visible above the tabs: what was run, its verdict, its score
-and where it stands in the field."""
+and where it stands in the field; for a harness run, its Score, Execution and rank."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QVBoxLayout, QWidget
 
 from lattice_desktop.formatting import fuel, grouped
 from lattice_desktop.grading.outcomes import Verdict
-from lattice_desktop.store.ui_queries import RunPage
+from lattice_desktop.store.ui_queries import HarnessPage, RunPage
 from lattice_desktop.ui import theme
 
 
@@ -103,3 +103,23 @@ class RunHeader(QFrame):
         self.score.clear()
         self.standing.clear()
         self.subtitle.setText(subtitle)
+
+    def show_harness(self, page: HarnessPage) -> None:
+        """A harness run: "harness · box · stage · model", its Score and Execution."""
+        r = page.result
+        score, execution = r.metrics["score"], r.execution
+        self.title.setText(f"{r.harness} · {r.box} · {r.stage} · {r.model}")
+        self.chip.set_verdict(None)
+        self.score.setText(f"Score {score.shown} · Execution {execution.shown}")
+        self.score.setToolTip(f"{score.formula}\n{execution.formula}\n\nScore ranks first, "
+                              "then Execution; \"-\" is a metric that could not be measured")
+        if page.position is not None:
+            self.standing.setText(f"#{page.position} of {page.board_size} on {r.box} · {r.stage}")
+            self.standing.setToolTip("Rank among every harness and model's best run of this box "
+                                     "and stage: by Score, then Execution, then tie-breakers")
+        else:
+            self.standing.setText(f"not ranked — run #{page.best_id} is this harness and model's best")
+            self.standing.setToolTip("A board lists one run per harness and model: its best")
+        when = page.imported.astimezone().strftime("%Y-%m-%d %H:%M")
+        self.subtitle.setText(f"harness run {r.run_id} · #{page.id} · imported {when} · "
+                              f"scorer version {r.scorer_version}")

@@ -1,9 +1,11 @@
-"""The runs list as a tree — case, then model, then runs — adapting a plain list of
-`RunSummary` (newest first), and the filter proxy behind the filter box and pickers."""
+"""The runs list as a tree — case, then model, then runs; and for harness runs box ·
+stage, then harness / model, then runs — adapting plain lists of `RunSummary` and
+`StoredHarnessRun` (newest first), and the filter proxy behind the filter box and pickers."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from datetime import datetime
 
 from PySide6.QtCore import (
     QAbstractItemModel,
@@ -17,6 +19,7 @@ from PySide6.QtGui import QFont
 from lattice_desktop.formatting import fuel, grouped
 from lattice_desktop.grading.outcomes import Verdict
 from lattice_desktop.store.queries import RunSummary
+from lattice_desktop.store.ui_queries import StoredHarnessRun
 from lattice_desktop.ui import theme
 from lattice_desktop.ui.delegates import CHIP_ROLE, ID_ROLE, SORT_ROLE, Chip
 
@@ -24,6 +27,8 @@ Index = QModelIndex | QPersistentModelIndex
 ROOT = QModelIndex()  # the invisible root, as a default argument
 COLUMNS = ("Run", "Verdict", "Score", "Date")
 VERDICT_COLUMN, SCORE_COLUMN = 1, 2
+HARNESS_KIND = "harness"  # the verdict picker's entry for harness runs (they have none)
+HARNESS_ROLE = Qt.ItemDataRole.UserRole + 20  # a harness run's stored id
 
 
 def verdict_chip(verdict: Verdict) -> Chip:
@@ -36,6 +41,7 @@ class _Node:
     parent: _Node | None = None
     children: list[_Node] = field(default_factory=list)
     run: RunSummary | None = None
+    harness: StoredHarnessRun | None = None
     row: int = 0
 
     def add(self, child: _Node) -> _Node:
@@ -48,19 +54,32 @@ class _Node:
             return [self.run]
         return [r for c in self.children for r in c.runs()]
 
+    def harness_runs(self) -> list[StoredHarnessRun]:
+        if self.harness is not None:
+            return [self.harness]
+        return [r for c in self.children for r in c.harness_runs()]
+
 
 class RunsModel(QAbstractItemModel):
     def __init__(self, parent=None) -> None:
         super().__init__(parent)
         self._root = _Node("")
         self._leaves: dict[int, _Node] = {}
+        self._harness_leaves: dict[int, _Node] = {}
         self.summaries: list[RunSummary] = []
+        self.harness: list[StoredHarnessRun] = []
 
-    def set_runs(self, summaries: list[RunSummary]) -> None:
-        """Replace the list (newest first); groups are ordered by their newest run."""
+    @property
+    def empty(self) -> bool:
+        return not self.summaries and not self.harness
+
+    def set_runs(self, summaries: list[RunSummary], harness: list[StoredHarnessRun] | None = None) -> None:
+        """Replace the lists (newest first); groups are ordered by their newest run, the
+        harness boxes after the cases."""
         self.beginResetModel()
         self.summaries = list(summaries)
-        self._root, self._leaves = _Node(""), {}
+        self.harness = list(harness or [])
+        self._root, self._leaves, self._harness_leaves = _Node(""), {}, {}
         cases: dict[str, _Node] = {}
         models: dict[tuple[str, str], _Node] = {}
         for s in self.summaries:
@@ -69,14 +88,29 @@ class RunsModel(QAbstractItemModel):
             key = (s.case_label, s.model)
             model = models.get(key) or models.setdefault(key, case.add(_Node(s.model)))
             self._leaves[s.id] = model.add(_Node(f"{s.submission} #{s.id}", run=s))
+        boxes: dict[str, _Node] = {}
+        agents: dict[tuple[str, str], _Node] = {}
+        for h in self.harness:
+            r = h.result
+            box = boxes.get(h.group) or boxes.setdefault(h.group, self._root.add(_Node(h.group)))
+            key = (h.group, f"{r.harness} / {r.model}")
+            agent = agents.get(key) or agents.setdefault(key, box.add(_Node(key[1])))
+            self._harness_leaves[h.id] = agent.add(_Node(f"{r.run_id} #{h.id}", harness=h))
         self.endResetModel()
 
     def index_of_run(self, run_id: int) -> QModelIndex:
         node = self._leaves.get(run_id)
         return QModelIndex() if node is None else self.createIndex(node.row, 0, node)
 
+    def index_of_harness_run(self, stored_id: int) -> QModelIndex:
+        node = self._harness_leaves.get(stored_id)
+        return QModelIndex() if node is None else self.createIndex(node.row, 0, node)
+
     def run_at(self, index: Index) -> RunSummary | None:
         return self._node(index).run if index.isValid() else None
+
+    def harness_at(self, index: Index) -> StoredHarnessRun | None:
+        return self._node(index).harness if index.isValid() else None
 
     # Qt's side -----------------------------------------------------------------------
 
@@ -117,6 +151,8 @@ class RunsModel(QAbstractItemModel):
             return None
         node, col = self._node(index), index.column()
         run = node.run
+        if node.harness is not None:
+            return _harness_data(node.harness, node.label, col, role)
         if run is None:
             return self._group_data(node, col, role)
         if role == Qt.ItemDataRole.DisplayRole:
@@ -136,6 +172,9 @@ class RunsModel(QAbstractItemModel):
 
     def _group_data(self, node: _Node, col: int, role: int):
         runs = node.runs()
+        harness = node.harness_runs() if not runs else []
+        if harness and role in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.ToolTipRole, SORT_ROLE):
+            return _harness_group_data(node, harness, col, role)
         if role == Qt.ItemDataRole.DisplayRole:
             if col == 0:
                 return node.label
@@ -156,8 +195,50 @@ class RunsModel(QAbstractItemModel):
         return None
 
 
-def _short_date(run: RunSummary) -> str:
-    when = run.started.astimezone()
+def _harness_data(h: StoredHarnessRun, label: str, col: int, role: int):
+    """A harness run's row: its Score, and its Execution where a verdict would be."""
+    r = h.result
+    score, execution = r.metrics["score"], r.execution
+    if role == Qt.ItemDataRole.DisplayRole:
+        return (label, f"exec {execution.shown}", score.shown, _short_date(h.imported))[col]
+    if role == Qt.ItemDataRole.ToolTipRole:
+        return "\n".join([f"{r.harness} / {r.model} · box {r.box} · stage {r.stage}",
+                          f"run {r.run_id} (stored #{h.id})", score.formula, execution.formula,
+                          f"imported {h.imported.astimezone():%Y-%m-%d %H:%M:%S}"])
+    if role == Qt.ItemDataRole.TextAlignmentRole and col in (VERDICT_COLUMN, SCORE_COLUMN):
+        return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+    if role == Qt.ItemDataRole.ForegroundRole and col in (VERDICT_COLUMN, SCORE_COLUMN):
+        metric = execution if col == VERDICT_COLUMN else score
+        return theme.GREY if metric.value is None else None
+    if role == HARNESS_ROLE:
+        return h.id
+    if role == SORT_ROLE:
+        return (h.id, execution.value or -1.0, score.value, h.id)[col]
+    return None
+
+
+def _harness_group_data(node: _Node, runs: list[StoredHarnessRun], col: int, role: int):
+    if role == Qt.ItemDataRole.DisplayRole:
+        if col == 0:
+            return node.label if node.parent is not None and node.parent.parent is not None \
+                else f"◇ {node.label}"
+        if col == VERDICT_COLUMN:
+            return f"{len(runs)} run{'s' if len(runs) != 1 else ''}"
+        if col == SCORE_COLUMN:
+            best = max(runs, key=lambda r: r.result.metrics["score"].value)
+            return f"best {best.result.metrics['score'].shown}"
+        return ""
+    if role == Qt.ItemDataRole.ToolTipRole and col == 0:
+        return ("Harness runs against this box and stage, scored 0..1 (higher is better): "
+                "Score, then Execution" if node.children and node.children[0].harness is None
+                else "Score, then Execution; \"-\" where a metric could not be measured")
+    if role == SORT_ROLE:
+        return -max(r.id for r in runs)
+    return None
+
+
+def _short_date(run: RunSummary | datetime) -> str:
+    when = (run if isinstance(run, datetime) else run.started).astimezone()
     if when.date() == when.now().astimezone().date():
         return when.strftime("%H:%M")
     return when.strftime("%d %b %H:%M")
@@ -183,8 +264,8 @@ def _tooltip(run: RunSummary) -> str:
 
 
 class RunsFilter(QSortFilterProxyModel):
-    """Text (case, model, submission), and exact case / model / verdict; groups are
-    shown while any of their runs is."""
+    """Text (case, model, submission; box, stage, harness, run id), and exact case or box /
+    model / verdict (or harness runs only); groups are shown while any of their runs is."""
 
     def __init__(self, parent=None) -> None:
         super().__init__(parent)
@@ -193,18 +274,24 @@ class RunsFilter(QSortFilterProxyModel):
         self.text = ""
         self.case: str | None = None
         self.model: str | None = None
-        self.verdict: Verdict | None = None
+        self.verdict: Verdict | str | None = None
 
     def set_filters(self, *, text: str = "", case: str | None = None, model: str | None = None,
-                    verdict: Verdict | None = None) -> None:
+                    verdict: Verdict | str | None = None) -> None:
         self.beginFilterChange()
         self.text, self.case, self.model, self.verdict = text.strip().lower(), case, model, verdict
         self.endFilterChange()
 
     def filterAcceptsRow(self, row: int, parent: Index) -> bool:
         source = self.sourceModel()
-        run = source.run_at(source.index(row, 0, parent))
+        index = source.index(row, 0, parent)
+        harness = source.harness_at(index)
+        if harness is not None:
+            return self._accepts_harness(harness)
+        run = source.run_at(index)
         if run is None:
+            return False
+        if self.verdict == HARNESS_KIND:
             return False
         if self.case and run.case_label != self.case:
             return False
@@ -214,5 +301,18 @@ class RunsFilter(QSortFilterProxyModel):
             return False
         if self.text:
             hay = f"{run.case_label} {run.model} {run.submission} #{run.id}".lower()
+            return all(word in hay for word in self.text.split())
+        return True
+
+    def _accepts_harness(self, h: StoredHarnessRun) -> bool:
+        r = h.result
+        if self.verdict is not None and self.verdict != HARNESS_KIND:
+            return False  # a harness run has no verdict
+        if self.case and h.group != self.case:
+            return False
+        if self.model and r.model != self.model:
+            return False
+        if self.text:
+            hay = f"harness {h.group} {r.harness} {r.model} {r.run_id} #{h.id}".lower()
             return all(word in hay for word in self.text.split())
         return True

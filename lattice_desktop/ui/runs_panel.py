@@ -1,4 +1,5 @@
-"""The left side: filter box and pickers over the runs tree, and the two main actions."""
+"""The left side: filter box and pickers over the runs tree (performance runs and harness
+runs), and the two main actions."""
 
 from __future__ import annotations
 
@@ -18,14 +19,16 @@ from PySide6.QtWidgets import (
 
 from lattice_desktop.grading.outcomes import Verdict
 from lattice_desktop.store.queries import RunSummary
+from lattice_desktop.store.ui_queries import StoredHarnessRun
 from lattice_desktop.ui.delegates import ChipDelegate
-from lattice_desktop.ui.runs_model import VERDICT_COLUMN, RunsFilter, RunsModel
+from lattice_desktop.ui.runs_model import HARNESS_KIND, VERDICT_COLUMN, RunsFilter, RunsModel
 
 ANY = "Any"
 
 
 class RunsPanel(QWidget):
     run_selected = Signal(int)
+    harness_selected = Signal(int)  # a harness run's stored id
     grade_requested = Signal()
     open_case_requested = Signal()
     demo_requested = Signal()
@@ -36,16 +39,19 @@ class RunsPanel(QWidget):
         self.proxy = RunsFilter(self)
         self.proxy.setSourceModel(self.model)
 
-        self.filter_box = QLineEdit(placeholderText="Filter runs (Ctrl+F): case, model, submission")
+        self.filter_box = QLineEdit(
+            placeholderText="Filter runs (Ctrl+F): case, model, submission, box, harness")
         self.filter_box.setClearButtonEnabled(True)
         self.filter_box.textChanged.connect(self._apply_filters)
         self.case_picker, self.model_picker, self.verdict_picker = (QComboBox() for _ in range(3))
         for picker, tip in ((self.case_picker, "Case"), (self.model_picker, "Model"),
                             (self.verdict_picker, "Verdict")):
             picker.setToolTip(f"Show only runs of this {tip.lower()}")
+        self.case_picker.setToolTip("Show only runs of this case, or of this harness box and stage")
         self.verdict_picker.addItem(f"Verdict: {ANY}", None)
         for verdict in Verdict:
             self.verdict_picker.addItem(f"{verdict.symbol} {verdict.label}", verdict.value)
+        self.verdict_picker.addItem("◇ harness runs", HARNESS_KIND)
         self._fill_pickers()
         for picker in (self.case_picker, self.model_picker, self.verdict_picker):
             picker.currentIndexChanged.connect(self._apply_filters)
@@ -65,7 +71,7 @@ class RunsPanel(QWidget):
 
         self.empty = QLabel(
             "No runs yet.\n\nGrade submission… (Ctrl+G) to grade a submission folder,\n"
-            "or open the bundled demo."
+            "or open the bundled demo. Harness runs: File > Import harness run…"
         )
         self.empty.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.empty.setWordWrap(True)
@@ -110,19 +116,29 @@ class RunsPanel(QWidget):
         layout.addLayout(self.stack, 1)
         self._update_stack()
 
-    def set_runs(self, summaries: list[RunSummary], *, select: int | None = None) -> None:
-        current = select if select is not None else self.selected_run()
+    def set_runs(self, summaries: list[RunSummary], harness: list[StoredHarnessRun] | None = None,
+                 *, select: int | None = None, select_harness: int | None = None) -> None:
+        if select is None and select_harness is None:
+            select, select_harness = self.selected_run(), self.selected_harness_run()
         self.tree.selectionModel().blockSignals(True)
-        self.model.set_runs(summaries)
+        self.model.set_runs(summaries, harness)
         self._fill_pickers()
         self.tree.expandAll()
         self.tree.selectionModel().blockSignals(False)
-        if current is not None:
-            self.select_run(current, notify=False)
+        if select is not None:
+            self.select_run(select, notify=False)
+        elif select_harness is not None:
+            self.select_harness_run(select_harness, notify=False)
         self._update_stack()
 
     def select_run(self, run_id: int, *, notify: bool = True) -> None:
-        index = self.proxy.mapFromSource(self.model.index_of_run(run_id))
+        self._select(self.model.index_of_run(run_id), notify)
+
+    def select_harness_run(self, stored_id: int, *, notify: bool = True) -> None:
+        self._select(self.model.index_of_harness_run(stored_id), notify)
+
+    def _select(self, source: QModelIndex, notify: bool) -> None:
+        index = self.proxy.mapFromSource(source)
         if not index.isValid():
             return
         selection = self.tree.selectionModel()
@@ -135,14 +151,20 @@ class RunsPanel(QWidget):
         run = self.model.run_at(self.proxy.mapToSource(self.tree.currentIndex()))
         return None if run is None else run.id
 
+    def selected_harness_run(self) -> int | None:
+        run = self.model.harness_at(self.proxy.mapToSource(self.tree.currentIndex()))
+        return None if run is None else run.id
+
     def focus_filter(self) -> None:
         self.filter_box.setFocus()
         self.filter_box.selectAll()
 
     def _fill_pickers(self) -> None:
         for picker, label, values in (
-            (self.case_picker, "Case", sorted({s.case_label for s in self.model.summaries})),
-            (self.model_picker, "Model", sorted({s.model for s in self.model.summaries})),
+            (self.case_picker, "Case", sorted({s.case_label for s in self.model.summaries})
+             + sorted({h.group for h in self.model.harness})),
+            (self.model_picker, "Model", sorted({s.model for s in self.model.summaries}
+                                                | {h.result.model for h in self.model.harness})),
         ):
             chosen = picker.currentData()
             picker.blockSignals(True)
@@ -159,13 +181,13 @@ class RunsPanel(QWidget):
         self.proxy.set_filters(
             text=self.filter_box.text(), case=self.case_picker.currentData(),
             model=self.model_picker.currentData(),
-            verdict=Verdict(self.verdict_picker.currentData()) if self.verdict_picker.currentData() else None,
+            verdict=_verdict(self.verdict_picker.currentData()),
         )
         self.tree.expandAll()
         self._update_stack()
 
     def _update_stack(self) -> None:
-        if not self.model.summaries:
+        if self.model.empty:
             self.stack.setCurrentIndex(1)
         elif self.proxy.rowCount() == 0:
             self.stack.setCurrentIndex(2)
@@ -174,6 +196,15 @@ class RunsPanel(QWidget):
 
     @Slot(QModelIndex, QModelIndex)
     def _on_current(self, current: QModelIndex, _previous: QModelIndex) -> None:
-        run = self.model.run_at(self.proxy.mapToSource(current))
+        source = self.proxy.mapToSource(current)
+        run, harness = self.model.run_at(source), self.model.harness_at(source)
         if run is not None:
             self.run_selected.emit(run.id)
+        elif harness is not None:
+            self.harness_selected.emit(harness.id)
+
+
+def _verdict(data: str | None) -> Verdict | str | None:
+    if not data:
+        return None
+    return HARNESS_KIND if data == HARNESS_KIND else Verdict(data)

@@ -1,5 +1,6 @@
-"""`lattice-desktop screenshots OUTDIR`: grade the demo if the database has no run of it,
-then save one PNG per tab (widget.grab(), so it works under offscreen Qt)."""
+"""`lattice-desktop screenshots OUTDIR`: grade the demo if the database has no run of it
+(and import the bundled harness examples if it has no harness run), then save one PNG per
+tab and the harness views (widget.grab(), so it works under offscreen Qt)."""
 
 from __future__ import annotations
 
@@ -39,12 +40,26 @@ def open_and_wait(window: MainWindow, run_id: int) -> None:
                and not window._page_query.busy)
 
 
+def open_harness_and_wait(window: MainWindow, stored_id: int) -> None:
+    window.harness.open(stored_id)
+    wait_until(lambda: window.harness.page is not None and window.harness.page.id == stored_id
+               and not window.harness.busy)
+
+
+def import_bundled_harness(window: MainWindow) -> None:
+    window.harness.import_bundled()
+    wait_until(lambda: not window.harness.busy, 60_000)
+    window.refresh_runs()
+    wait_until(lambda: not window._runs_query.busy)
+
+
 def pick(summaries: list[RunSummary], submission: str) -> RunSummary | None:
     return next((s for s in summaries if s.submission == submission), None)
 
 
 def capture(window: MainWindow, outdir: Path) -> list[Path]:
-    """Save results, factory (buggy sample at its first divergence), fuel, leaderboard."""
+    """Save results, factory (buggy sample at its first divergence), fuel, leaderboard,
+    and a harness run's results and its box's leaderboard."""
     outdir.mkdir(parents=True, exist_ok=True)
     window.refresh_runs()
     wait_until(lambda: not window._runs_query.busy)
@@ -78,6 +93,13 @@ def capture(window: MainWindow, outdir: Path) -> list[Path]:
     window.tabs.setCurrentIndex(FACTORY)
     window.factory_tab.go_to_first_divergence()
     shot(FACTORY, "factory")
+    harness = window.runs_panel.model.harness
+    shown = next((h for h in harness if h.result.run_id.startswith("looping")),
+                 harness[0] if harness else None)
+    if shown is not None:
+        open_harness_and_wait(window, shown.id)
+        shot(RESULTS, "harness_results")
+        shot(LEADERBOARD, "harness_leaderboard")
     return saved
 
 
@@ -92,6 +114,8 @@ def save_screenshots(outdir: Path, db: str | None) -> list[Path]:
             window.grade_demo()
             wait_until(lambda: window.grading.running or not window._demo_query.busy)
             wait_until(lambda: not window.grading.running and not window._demo_query.busy)
+        if not window.runs_panel.model.harness:
+            import_bundled_harness(window)
         return capture(window, outdir)
     finally:
         window.close()
