@@ -181,3 +181,28 @@ def make_window(qtbot, db_path: Path, toy_case: ToyCase, settings):
 @pytest.fixture
 def window(make_window):
     return make_window()
+
+
+HARNESS_EXAMPLES = Path(__file__).resolve().parents[2] / "resources" / "harness"
+
+
+def import_harness_into(db_path: Path, *traces: str) -> dict[str, int]:
+    """Score and store bundled example traces with the core (no Qt): name -> stored id."""
+    from lattice_desktop.store.database import open_database
+    from lattice_desktop.store.harness_runs import import_run
+    from lattice_desktop.store.writer import Writer
+
+    writer = Writer(open_database(db_path))
+    box = HARNESS_EXAMPLES / "webshop.box.toml"
+    try:
+        return {name: writer.call(import_run, box, HARNESS_EXAMPLES / "traces" / f"{name}.jsonl")
+                for name in traces}
+    finally:
+        writer.close()
+
+
+@pytest.fixture
+def harness_stored(db_path: Path) -> dict[str, int]:
+    """Every bundled harness example trace, scored and stored."""
+    names = sorted(p.stem for p in (HARNESS_EXAMPLES / "traces").glob("*.jsonl"))
+    return import_harness_into(db_path, *names)
