@@ -27,6 +27,12 @@ from lattice_desktop.ui.leaderboard_model import FuelBoardModel
 PERF, HARNESS = "perf", "harness"
 
 
+def find_data(picker: QComboBox, value: object) -> int:
+    """The index of the item whose data equals `value`, or -1. (`QComboBox.findData`
+    compares Python objects such as tuples by identity, so an equal tuple is not found.)"""
+    return next((i for i in range(picker.count()) if picker.itemData(i) == value), -1)
+
+
 class LeaderboardTab(QWidget):
     open_run = Signal(int)
     open_harness_run = Signal(int)
@@ -47,6 +53,8 @@ class LeaderboardTab(QWidget):
 
         self.case_picker, self.version_picker, self.variant_picker = QComboBox(), QComboBox(), QComboBox()
         self.case_picker.setMinimumContentsLength(16)
+        for picker in (self.version_picker, self.variant_picker):  # "stage qualifier" fits
+            picker.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
         self.case_picker.currentIndexChanged.connect(self._on_case_picked)
         self.version_picker.currentIndexChanged.connect(self._on_version_picked)
         self.variant_picker.currentIndexChanged.connect(self._request_board)
@@ -117,7 +125,7 @@ class LeaderboardTab(QWidget):
             self.case_picker.addItem(f"{box} (harness box)", (HARNESS, box))
         self.case_picker.blockSignals(False)
         if not self._select_preferred():
-            index = self.case_picker.findData(current) if current else 0
+            index = find_data(self.case_picker, current) if current else 0
             self.case_picker.setCurrentIndex(max(0, index))
             self._on_case_picked()
         if self.case_picker.count() == 0:
@@ -127,15 +135,15 @@ class LeaderboardTab(QWidget):
         if self.preferred is None:
             return False
         kind, name, version, variant = self.preferred
-        index = self.case_picker.findData((kind, name))
+        index = find_data(self.case_picker, (kind, name))
         if index < 0:
             return False
         self._set_quietly(self.case_picker, index)
         self._fill_versions()
-        self._set_quietly(self.version_picker, max(0, self.version_picker.findData(version)))
+        self._set_quietly(self.version_picker, max(0, find_data(self.version_picker, version)))
         self._fill_variants()
         if variant is not None:
-            self._set_quietly(self.variant_picker, max(0, self.variant_picker.findData(variant)))
+            self._set_quietly(self.variant_picker, max(0, find_data(self.variant_picker, variant)))
         self._request_board()
         return True
 
@@ -203,6 +211,9 @@ class LeaderboardTab(QWidget):
 
     @Slot(object)
     def _on_board(self, board: Leaderboard) -> None:
+        kind_name = self.case_picker.currentData()
+        if not kind_name or kind_name[0] != PERF:
+            return  # a harness box was picked since: this answer is stale
         self.table.setModel(self.fuel_model)
         self.fuel_model.set_board(board)
         self.fuel_model.set_highlight(self.open_model)

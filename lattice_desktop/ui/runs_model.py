@@ -205,7 +205,7 @@ def _harness_data(h: StoredHarnessRun, label: str, col: int, role: int):
         return "\n".join([f"{r.harness} / {r.model} · box {r.box} · stage {r.stage}",
                           f"run {r.run_id} (stored #{h.id})", score.formula, execution.formula,
                           f"imported {h.imported.astimezone():%Y-%m-%d %H:%M:%S}"])
-    if role == Qt.ItemDataRole.TextAlignmentRole and col in (VERDICT_COLUMN, SCORE_COLUMN):
+    if role == Qt.ItemDataRole.TextAlignmentRole and col == SCORE_COLUMN:
         return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
     if role == Qt.ItemDataRole.ForegroundRole and col in (VERDICT_COLUMN, SCORE_COLUMN):
         metric = execution if col == VERDICT_COLUMN else score

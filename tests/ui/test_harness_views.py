@@ -197,13 +197,21 @@ def test_a_bad_box_key_is_named_and_nothing_is_stored(qtbot, window, tmp_path):
     assert HarnessRun.select().count() == 0
 
 
-def test_double_click_on_a_harness_board_row_opens_that_run(qtbot, harness_stored, window):
+def test_double_click_on_a_harness_board_row_opens_that_run(qtbot, graded, harness_stored,
+                                                            window):
     listed(qtbot, window, 7)
-    open_harness(qtbot, window, harness_stored["nothing"])
     tab = window.leaderboard_tab
-    qtbot.waitUntil(lambda: tab.table.model() is tab.harness_model
-                    and tab.harness_model.rowCount() == 7 and not tab._choices_query.busy,
+    qtbot.waitUntil(lambda: tab.case_picker.count() == 2 and not tab._choices_query.busy,
                     timeout=TIMEOUT)
+    with qtbot.waitSignal(window.page_shown, timeout=TIMEOUT):
+        window.runs_panel.select_run(graded["echo"])
+    qtbot.waitUntil(lambda: tab.table.model() is tab.fuel_model and not tab._board_query.busy,
+                    timeout=TIMEOUT)
+    open_harness(qtbot, window, harness_stored["nothing"])  # the board follows the open run
+    qtbot.waitUntil(lambda: tab.table.model() is tab.harness_model
+                    and tab.harness_model.rowCount() == 7 and not tab._choices_query.busy
+                    and not tab._board_query.busy, timeout=TIMEOUT)
+    assert tab.case_picker.currentData() == ("harness", "webshop")
     board = tab.harness_model
     assert board.mine(6) and not board.mine(0)  # the open run's harness and model
     window.tabs.setCurrentIndex(LEADERBOARD)
