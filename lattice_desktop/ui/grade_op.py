@@ -78,7 +78,6 @@ class GradeOp(QObject):
         self.writer = writer
         self._queue: deque[GradeJob] = deque()
         self._token: CancelToken | None = None
-        self._signals: tasks.TaskSignals | None = None
         self._first_progress = False
         self.current: GradeJob | None = None
 
@@ -110,10 +109,6 @@ class GradeOp(QObject):
         task.signals.done.connect(self._on_done)
         task.signals.failed.connect(self._on_failed)
         task.signals.cancelled.connect(self._on_cancelled)
-        # The pool deletes the task on its worker thread when it ends; parenting its signals
-        # to this GUI-thread object keeps them alive until they are deleted here.
-        task.signals.setParent(self)
-        self._signals = task.signals
         self.job_started.emit(job)
         tasks.start(task)
 
@@ -143,8 +138,5 @@ class GradeOp(QObject):
         self._next()
 
     def _finish(self) -> None:
-        if self._signals is not None:
-            self._signals.deleteLater()  # after the signal now being delivered
-        self._signals = None
         self._token = None
         self.current = None

@@ -55,9 +55,6 @@ class LatestQuery(QObject):
         task.signals.done.connect(req.on_done)
         task.signals.failed.connect(req.on_failed)
         task.signals.cancelled.connect(req.on_cancelled)
-        # The pool deletes the task on its worker thread when it ends; parenting its signals
-        # here keeps that QObject alive, and deleted, on the GUI thread (with `req`).
-        task.signals.setParent(req)
         self._pending.add(req)
         tasks.start(task)
 

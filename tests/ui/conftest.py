@@ -11,7 +11,6 @@ from pathlib import Path
 import pytest
 import wasmtime
 
-
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 ALLOC = '(func (export "alloc") (param i32) (result i32) i32.const 1024)'
