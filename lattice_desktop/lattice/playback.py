@@ -520,3 +520,24 @@ def _keyframe_bytes(keyframe: object) -> int:
     if isinstance(keyframe, tuple) and len(keyframe) == 5:
         return 8 * len(keyframe[1]) + 64 * (len(keyframe[2]) + len(keyframe[4]))
     return 16
+
+
+def prewarm(case_path: str | Path, cancel: CancelCheck | None = None) -> int:
+    """Walk every stress scenario of a Lattice case once with the wasm reference, largest
+    first, so their keyframes are on disk before anyone scrubs them. Returns how many
+    scenarios were walked (those already cached are skipped)."""
+    from lattice_desktop.manifest import load_case
+
+    engine = reference_engine()
+    case = load_case(case_path)
+    if engine is None or case.family != "lattice-v1":
+        return 0
+    walked = 0
+    for entry in sorted(case.stress, key=lambda e: -e.size):
+        if cancel is not None and cancel():
+            raise Cancelled()
+        playback = Playback(entry.input_bytes(), engine)
+        if playback.prepared < 1.0:
+            playback.prepare(cancel)
+            walked += 1
+    return walked

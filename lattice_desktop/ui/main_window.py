@@ -5,6 +5,7 @@ GUI thread, every write goes through the one Writer. Harness runs open through
 
 from __future__ import annotations
 
+import threading
 from pathlib import Path
 
 from PySide6.QtCore import QSettings, QUrl, Signal, Slot
@@ -22,6 +23,7 @@ from PySide6.QtWidgets import (
 
 from lattice_desktop.errors import UserError
 from lattice_desktop.grading.session import StoredGrade
+from lattice_desktop.lattice.playback import prewarm
 from lattice_desktop.manifest import load_submission
 from lattice_desktop.resources import demo_case
 from lattice_desktop.sandbox.engine import WASMTIME_VERSION
@@ -68,6 +70,8 @@ class MainWindow(QMainWindow):
         self.recent_cases = Recent("cases", self.settings)
         self.recent_submissions = Recent("submissions", self.settings)
         self.demo_case = demo if demo is not None else demo_case()
+        self._prewarm_pending = False
+        self._closing = threading.Event()
         self.auto_demo = auto_demo
         self.case_path: Path | None = self._initial_case()
         self.page: RunPage | None = None
@@ -213,6 +217,7 @@ class MainWindow(QMainWindow):
             # examples, so every view has something to show.
             if self.demo_case.is_file():
                 self.grade_demo()
+                self._prewarm_pending = True
             self.harness.import_bundled()
         self.runs_shown.emit()
 
@@ -378,6 +383,9 @@ class MainWindow(QMainWindow):
 
     @Slot()
     def _on_grading_idle(self) -> None:
+        if self._prewarm_pending:
+            self._prewarm_pending = False
+            self._start_prewarm()
         self.cancel_action.setEnabled(False)
         self.runs_panel.grade_button.setEnabled(True)
         self.grade_action.setEnabled(True)
@@ -436,7 +444,15 @@ class MainWindow(QMainWindow):
             self.message_bar.show_message(
                 f"{path} holds neither case.toml nor submission.toml: drop a case or a submission folder.")
 
+    def _start_prewarm(self) -> None:
+        """After the demo is graded: walk its stress scenarios in the background so the
+        Factory tab can show any tick of them at once (keyframes are kept on disk)."""
+        task = tasks.Task(prewarm, self.demo_case, self._closing.is_set)
+        task.signals.failed.connect(self.report_failure)
+        tasks.start(task)
+
     def closeEvent(self, event: QCloseEvent) -> None:
+        self._closing.set()
         self.grading.cancel()
         tasks.pool().waitForDone(30_000)
         self.writer.close()

@@ -171,3 +171,29 @@ def test_keyframes_kept_on_disk_make_the_next_open_warm(stepping_wasm, monkeypat
     third = Playback(data, engine)
     assert third.prepared == 0.0 and not stored.exists()
     assert same_state(third.state_at(123), from_scratch(data, 123))
+
+
+def test_prewarm_walks_each_stress_scenario_once(tmp_path, monkeypatch):
+    from lattice_desktop.lattice.playback import prewarm
+
+    monkeypatch.setenv("LATTICE_DESKTOP_CACHE", str(tmp_path / "cache"))
+    folder = tmp_path / "case"
+    folder.mkdir()
+    entries = []
+    for i, size in enumerate((20, 30)):
+        text = generate(i, width=size, height=size, ticks=60, snapshot=20)
+        (folder / f"s{i}.lat").write_text(text)
+        entries.append(f'[[case]]\nname = "s{i}"\nkind = "stress"\ninput_file = "s{i}.lat"\nexpected = [1]\n')
+    (folder / "case.toml").write_text(
+        '[meta]\nname = "tiny"\nversion = 1\nfamily = "lattice-v1"\n'
+        '[contract]\nabi = "bytes"\nentry = "lattice_run"\noutput = "u64-list"\n'
+        "[sandbox]\nfuel_limit = 1000\n" + "\n".join(entries)
+    )
+    assert prewarm(folder / "case.toml") == 2
+    assert prewarm(folder / "case.toml") == 0  # already on disk
+    data = (folder / "s1.lat").read_bytes()
+    warm = Playback(data, WasmEngine(REFERENCE_WASM))
+    assert warm.prepared == 1.0
+    assert same_state(warm.state_at(45), from_scratch(data, 45))
+    with pytest.raises(Cancelled):
+        prewarm(folder / "case.toml", cancel=lambda: True)
