@@ -4,7 +4,7 @@ and (with the records export) the submission's own factory beside the reference'
 from __future__ import annotations
 
 from PySide6.QtCore import QItemSelectionModel, Qt, QTimer, Slot
-from PySide6.QtGui import QKeySequence, QShortcut
+from PySide6.QtGui import QFontDatabase, QFontMetrics, QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
@@ -166,6 +166,10 @@ class FactoryTab(QWidget):
         header.setStretchLastSection(True)
         self.table.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.table.setAlternatingRowColors(True)
+        # Wide enough for both 16-digit checksums and the ✓/✗ column, never cut off.
+        mono = QFontMetrics(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
+        digits = mono.horizontalAdvance("0" * 16)
+        self.table.setMinimumWidth(2 * digits + mono.horizontalAdvance("000,000,000") + 110)
         self.table.selectionModel().currentRowChanged.connect(self._row_chosen)
         self.diff_list = DiffList(self)
         self.diff_list.hide()

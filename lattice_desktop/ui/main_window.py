@@ -219,6 +219,9 @@ class MainWindow(QMainWindow):
                 self.grade_demo()
                 self._prewarm_pending = True
             self.harness.import_bundled()
+        elif first and listing.runs and self.page is None and self.harness.page is None:
+            self.runs_panel.select_run(listing.runs[0].id, notify=False)
+            self.open_run(listing.runs[0].id)  # a returning user sees their newest run
         self.runs_shown.emit()
 
     def show_harness_views(self, harness: bool) -> None:
