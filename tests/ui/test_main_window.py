@@ -147,3 +147,10 @@ def test_recent_cases_and_submissions_are_remembered(qtbot, window, toy_case, se
     window._fill_recent_menu()
     texts = [a.text() for a in window.recent_menu.actions()]
     assert str(toy_case.case_path) in texts
+
+
+def test_a_returning_user_sees_their_newest_run(qtbot, graded, make_window):
+    window = make_window(auto_demo=True)
+    qtbot.waitUntil(lambda: window.page is not None, timeout=10_000)
+    assert window.page.run.id == max(graded.values())
+    assert not window.grading.running  # nothing regraded: the database already had runs
