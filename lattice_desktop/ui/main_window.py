@@ -219,7 +219,7 @@ class MainWindow(QMainWindow):
                 self.grade_demo()
                 self._prewarm_pending = True
             self.harness.import_bundled()
-        elif first and listing.runs and self.page is None and self.harness.page is None:
+        elif first and self.auto_demo and listing.runs and self.page is None and self.harness.page is None:
             self.runs_panel.select_run(listing.runs[0].id, notify=False)
             self.open_run(listing.runs[0].id)  # a returning user sees their newest run
         self.runs_shown.emit()
