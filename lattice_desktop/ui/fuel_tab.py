@@ -108,6 +108,15 @@ class FuelTab(QWidget):
             self.compare_box.addItem(other.describe(), other.run_id)
         self._redraw()
 
+    def compare_with(self, run_id: int) -> bool:
+        """Compare with another run (as choosing it in the box does); False if not offered."""
+        index = self.compare_box.findData(run_id)
+        if index < 0:
+            return False
+        self.compare_box.setCurrentIndex(index)
+        self._compare_chosen(index)
+        return True
+
     def _compare_chosen(self, index: int) -> None:
         other_id = self.compare_box.itemData(index)
         if self.run is None:

@@ -166,12 +166,13 @@ class FuelScaling(pg.PlotWidget):
     SERIES = (("this run", "#E69F00", "o"), ("field's best", FIELD, "d"), ("compared", COMPARE, "s"))
 
     def __init__(self, parent=None) -> None:
-        super().__init__(parent, axisItems={"bottom": SILogAxis("bottom", "B"),
+        # A case's size is in its own unit (bytes of input by default, cells for Lattice).
+        super().__init__(parent, axisItems={"bottom": SILogAxis("bottom", ""),
                                             "left": SILogAxis("left", "fuel")})
         self.setBackground(None)
         self.setMenuEnabled(False)
         self.hideButtons()
-        self.getAxis("bottom").setLabel("input size")
+        self.getAxis("bottom").setLabel("input size (the case's size: cells for Lattice)")
         self.getAxis("left").setLabel("fuel")
         self.showGrid(x=True, y=True, alpha=0.15)
         self.legend = self.addLegend(offset=(8, 8), labelTextSize="8pt",
