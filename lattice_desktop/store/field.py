@@ -53,7 +53,8 @@ def _ordinal(n: int) -> str:
     return f"{n}{suffix}"
 
 
-def _same_field(run: Run):
+def same_field(run: Run):
+    """Runs comparable with `run`: same case, version, variant and wasmtime version."""
     return (
         (Run.case_name == run.case_name)
         & (Run.case_version == run.case_version)
@@ -69,7 +70,7 @@ def standing(run_id: int) -> Standing | None:
         return None
     others = (
         Run.select(Run.model, fn.MIN(Run.score).alias("best"))
-        .where(_same_field(run) & (Run.verdict == Verdict.CORRECT.value) & (Run.model != run.model))
+        .where(same_field(run) & (Run.verdict == Verdict.CORRECT.value) & (Run.model != run.model))
         .group_by(Run.model)
     )
     bests = [row.best for row in others]

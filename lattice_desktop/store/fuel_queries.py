@@ -13,6 +13,7 @@ from datetime import datetime
 from peewee import fn
 
 from lattice_desktop.grading.outcomes import Outcome, Verdict
+from lattice_desktop.store.field import same_field
 from lattice_desktop.store.schema import CaseResultRow, Run, SubmissionRecord
 
 CORRECT = (Outcome.PASS.value, Outcome.OVER_CEILING.value)
@@ -41,15 +42,6 @@ class Comparable:
         return f"#{self.run_id} {self.model} · {self.submission} · {self.verdict.symbol} {self.verdict.label}"
 
 
-def _same_field(run: Run):
-    return (
-        (Run.case_name == run.case_name)
-        & (Run.case_version == run.case_version)
-        & (Run.case_variant == run.case_variant)
-        & (Run.wasmtime_version == run.wasmtime_version)
-    )
-
-
 def field_best_per_case(run_id: int) -> dict[str, CaseBest]:
     """Per case name, the lowest fuel of a correct answer in the run's field."""
     run = Run.get_or_none(Run.id == run_id)
@@ -58,7 +50,7 @@ def field_best_per_case(run_id: int) -> dict[str, CaseBest]:
     best = (
         CaseResultRow.select(CaseResultRow.name, fn.MIN(CaseResultRow.fuel).alias("best"))
         .join(Run)
-        .where(_same_field(run) & CaseResultRow.outcome.in_(CORRECT) & CaseResultRow.fuel.is_null(False))
+        .where(same_field(run) & CaseResultRow.outcome.in_(CORRECT) & CaseResultRow.fuel.is_null(False))
         .group_by(CaseResultRow.name)
     )
     minima = {row.name: row.best for row in best}
@@ -68,7 +60,7 @@ def field_best_per_case(run_id: int) -> dict[str, CaseBest]:
     holders = (
         CaseResultRow.select(CaseResultRow.name, CaseResultRow.fuel, Run.id, Run.model)
         .join(Run)
-        .where(_same_field(run) & CaseResultRow.outcome.in_(CORRECT)
+        .where(same_field(run) & CaseResultRow.outcome.in_(CORRECT)
                & CaseResultRow.name.in_(list(minima)))
         .order_by(Run.id)
     )
@@ -87,7 +79,7 @@ def comparable_runs(run_id: int, *, limit: int = 500) -> list[Comparable]:
     query = (
         Run.select(Run, SubmissionRecord)
         .join(SubmissionRecord)
-        .where(_same_field(run) & (Run.id != run_id) & Run.verdict.in_(finished))
+        .where(same_field(run) & (Run.id != run_id) & Run.verdict.in_(finished))
         .order_by(Run.score.is_null(), Run.score, Run.stress_fuel, Run.id.desc())
         .limit(limit)
     )

@@ -22,10 +22,34 @@ HARNESS_METRICS = ("score", "execution", "cost", "focus", "time", "compliance", 
 OVER_SECTION = "Over the ceiling — correct, but no comparable score"
 
 
-class FuelBoardModel(QAbstractTableModel):
+class _BoardModel(QAbstractTableModel):
+    """Rows under a fixed header; subclasses say which columns are right-aligned."""
+
+    columns: tuple[str, ...] = ()
+    right_aligned: frozenset[int] = frozenset()
+
+    def rowCount(self, parent: Index = ROOT) -> int:  # noqa: N802
+        return 0 if parent.isValid() else len(self.rows)
+
+    def columnCount(self, parent: Index = ROOT) -> int:  # noqa: N802
+        return 0 if parent.isValid() else len(self.columns)
+
+    def headerData(self, section: int, orientation: Qt.Orientation,  # noqa: N802
+                   role: int = Qt.ItemDataRole.DisplayRole):
+        if orientation != Qt.Orientation.Horizontal:
+            return None
+        if role == Qt.ItemDataRole.DisplayRole:
+            return self.columns[section]
+        if role == Qt.ItemDataRole.TextAlignmentRole and section in self.right_aligned:
+            return RIGHT
+        return None
+
+
+class FuelBoardModel(_BoardModel):
     """Rows: the ranked entries, then (when any) a section row, then over-ceiling bests."""
 
     columns = FUEL_COLUMNS
+    right_aligned = frozenset({0, 3, 4})
 
     def __init__(self, parent=None) -> None:
         super().__init__(parent)
@@ -58,21 +82,6 @@ class FuelBoardModel(QAbstractTableModel):
 
     def entry(self, row: int) -> BoardEntry | None:
         return self.rows[row] if 0 <= row < len(self.rows) else None
-
-    def rowCount(self, parent: Index = ROOT) -> int:
-        return 0 if parent.isValid() else len(self.rows)
-
-    def columnCount(self, parent: Index = ROOT) -> int:
-        return 0 if parent.isValid() else len(self.columns)
-
-    def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole):
-        if orientation != Qt.Orientation.Horizontal:
-            return None
-        if role == Qt.ItemDataRole.DisplayRole:
-            return self.columns[section]
-        if role == Qt.ItemDataRole.TextAlignmentRole and section in (0, 3, 4):
-            return RIGHT
-        return None
 
     def flags(self, index: Index) -> Qt.ItemFlag:
         if index.isValid() and self.rows[index.row()] is None:
@@ -142,10 +151,11 @@ class FuelBoardModel(QAbstractTableModel):
         return text
 
 
-class HarnessBoardModel(QAbstractTableModel):
+class HarnessBoardModel(_BoardModel):
     """Harness boxes: rank by Score then Execution; "-" for a missing metric, never 0."""
 
     columns = HARNESS_COLUMNS
+    right_aligned = frozenset(range(len(HARNESS_COLUMNS))) - {1}
 
     def __init__(self, parent=None) -> None:
         super().__init__(parent)
@@ -159,21 +169,6 @@ class HarnessBoardModel(QAbstractTableModel):
 
     def set_highlight(self, model: str | None) -> None:
         self.highlight_model = model
-
-    def rowCount(self, parent: Index = ROOT) -> int:
-        return 0 if parent.isValid() else len(self.rows)
-
-    def columnCount(self, parent: Index = ROOT) -> int:
-        return 0 if parent.isValid() else len(self.columns)
-
-    def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole):
-        if orientation != Qt.Orientation.Horizontal:
-            return None
-        if role == Qt.ItemDataRole.DisplayRole:
-            return self.columns[section]
-        if role == Qt.ItemDataRole.TextAlignmentRole and section != 1:
-            return RIGHT
-        return None
 
     def metric(self, row: HarnessRow, col: int):
         name = HARNESS_METRICS[col - 2]
