@@ -6,6 +6,7 @@ import re
 import struct
 from dataclasses import dataclass
 
+from lattice_desktop.formatting import short_hash
 from lattice_desktop.manifest.case import Contract
 
 
@@ -19,11 +20,13 @@ class Mismatch:
     tick: int | None = None
     unit: str = "byte"
 
-    def describe(self) -> str:
+    def describe(self, *, short: bool = False) -> str:
+        """One line; `short` abbreviates checksums to their first and last four digits."""
         if self.unit == "snapshot":
             # Snapshots are numbered from 1 for people (the first is taken at tick S).
             where = f"snapshot {self.index + 1}" + (f" · tick {self.tick}" if self.tick else "")
-            return f"{where} · expected {_hex(self.expected)} · got {_hex(self.got)}"
+            hexed = short_hash if short else _hex
+            return f"{where} · expected {hexed(self.expected)} · got {hexed(self.got)}"
         if self.unit == "result":
             return f"result {self.index}: expected {self.expected}, got {self.got}"
         return f"byte {self.index}: expected {_byte(self.expected)}, got {_byte(self.got)}"

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from lattice_desktop.formatting import grouped, short_hash
+from lattice_desktop.formatting import grouped
 from lattice_desktop.grading.grader import CaseResult
 from lattice_desktop.grading.outcomes import Outcome
 from lattice_desktop.store.ui_queries import RunPage
@@ -40,11 +40,8 @@ def detail_text(r: CaseResult, *, exact: bool = False) -> str:
     """The failing behaviour in one line: the first divergence, the trap and its frame, or
     the core's own detail. `exact` keeps whole checksums (for copying and tooltips)."""
     m = r.mismatch
-    if m is not None and m.unit == "snapshot" and not exact:
-        where = f"snapshot {m.index}" + (f" · tick {m.tick}" if m.tick else "")
-        return f"{where} · expected {short_hash(m.expected)} · got {short_hash(m.got)}"
     if m is not None:
-        return m.describe()
+        return m.describe(short=not exact)
     if r.trap_code and r.outcome is not Outcome.PASS:
         frame = f" in {r.frames[0]}" if r.frames else ""
         return f"trap {r.trap_code}{frame}"

@@ -88,7 +88,7 @@ def test_a_snapshot_divergence_reads_at_a_glance():
     result = CaseResult(
         name="stress-64", kind="stress", behaviour="", size=64, outcome=Outcome.WRONG_ANSWER,
         ceiling=1000, budget=1000, fuel=900,
-        mismatch=Mismatch(12, 0x3F0A_0000_0000_E21C, 0x9B1C_0000_0000_0A44, tick=1200,
+        mismatch=Mismatch(11, 0x3F0A_0000_0000_E21C, 0x9B1C_0000_0000_0A44, tick=1200,
                           unit="snapshot"))
     assert detail_text(result) == "snapshot 12 · tick 1200 · expected 3f0a…e21c · got 9b1c…0a44"
     assert "3f0a00000000e21c" in detail_text(result, exact=True)
