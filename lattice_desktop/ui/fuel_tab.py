@@ -47,6 +47,7 @@ class FuelTab(QWidget):
         self.compare_box.activated.connect(self._compare_chosen)
         self.summary = QLabel(self)
         self.summary.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.summary.setWordWrap(True)
         top = QHBoxLayout()
         top.setContentsMargins(8, 6, 8, 0)
         top.addWidget(QLabel("Compare with", self))

@@ -3,6 +3,8 @@ colours that carry meaning (always paired with a symbol or a word where they are
 
 from __future__ import annotations
 
+import os
+
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor, QFont, QFontDatabase, QGuiApplication, QPalette
 from PySide6.QtWidgets import QApplication
@@ -59,6 +61,10 @@ def outcome_colour(outcome: Outcome) -> QColor:
 
 
 def is_dark() -> bool:
+    """The system's scheme, unless LATTICE_DESKTOP_THEME says `dark` or `light`."""
+    forced = os.environ.get("LATTICE_DESKTOP_THEME", "").lower()
+    if forced in ("dark", "light"):
+        return forced == "dark"
     app = QGuiApplication.instance()
     if app is None:
         return False

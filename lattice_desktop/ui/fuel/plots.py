@@ -119,7 +119,7 @@ class FuelBars(pg.PlotWidget):
                                     f"{b.model} (run #{b.run_id})")
         top = max([floor + h for h in heights] + [self.ceiling.value()] +
                   [math.log10(r.budget) for r in results if r.budget]) if results else 1
-        self.setYRange(floor, top + 0.7, padding=0)  # headroom for the legend row
+        self.setYRange(floor, top + 1.2, padding=0)  # headroom for the legend row
         self.setXRange(-0.6, max(0, len(results) - 1) + 0.6, padding=0)
         self._legend(results, bool(best), bool(compare), compare_name)
 
