@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from lattice_desktop.cli.common import err
+from lattice_desktop.cli.common import err, positive_int
 from lattice_desktop.errors import UserError
 from lattice_desktop.formatting import fuel
 from lattice_desktop.grading.grader import grade
@@ -21,7 +21,7 @@ def register(commands: argparse._SubParsersAction) -> None:
     check.add_argument("manifest", nargs="?", default="lattice",
                        help="case manifest, folder or bundled name (default: lattice)")
     check.add_argument("--build", action="store_true", help="rebuild samples from source first")
-    check.add_argument("--workers", type=int, default=2)
+    check.add_argument("--workers", type=positive_int, default=2)
     check.set_defaults(func=_check)
 
 

@@ -34,3 +34,14 @@ def open_storage(args: argparse.Namespace) -> Writer:
 
 def err(message: str) -> None:
     print(message, file=sys.stderr, flush=True)
+
+
+def positive_int(text: str) -> int:
+    """An argparse type: a whole number of at least 1."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, not {value}")
+    return value

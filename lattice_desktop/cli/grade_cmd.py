@@ -7,7 +7,7 @@ import json
 import sys
 
 from lattice_desktop.cancel import CancelToken
-from lattice_desktop.cli.common import VERDICT_EXIT, add_db_option, err, open_storage
+from lattice_desktop.cli.common import VERDICT_EXIT, add_db_option, err, open_storage, positive_int
 from lattice_desktop.cli.report_text import report_lines
 from lattice_desktop.grading.grader import Progress, grade
 from lattice_desktop.grading.report_json import report_to_dict
@@ -28,7 +28,7 @@ def register(commands: argparse._SubParsersAction) -> None:
     p.add_argument("--build", action="store_true",
                    help="allow running the submission's [build] commands (they are someone else's code)")
     p.add_argument("--json", action="store_true", help="print the report as JSON on stdout")
-    p.add_argument("--workers", type=int, default=2, help="threads running cases (default 2)")
+    p.add_argument("--workers", type=positive_int, default=2, help="threads running cases (default 2)")
     p.add_argument("--no-store", action="store_true", help="grade without recording the run")
     add_db_option(p)
     p.set_defaults(func=run)

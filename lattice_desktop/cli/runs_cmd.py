@@ -10,16 +10,17 @@ from lattice_desktop.cli.common import add_db_option, open_storage
 from lattice_desktop.cli.report_text import result_rows, verdict_line
 from lattice_desktop.errors import UserError
 from lattice_desktop.formatting import fuel
+from lattice_desktop.grading.outcomes import Verdict
 from lattice_desktop.grading.report_json import result_to_dict
 from lattice_desktop.store.field import leaderboard, standing
-from lattice_desktop.store.queries import list_runs, load_run
+from lattice_desktop.store.queries import distinct_values, list_runs, load_run
 
 
 def register(commands: argparse._SubParsersAction) -> None:
     p = commands.add_parser("runs", help="list stored runs, newest first")
     p.add_argument("--case", help="only this case name")
     p.add_argument("--model", help="only this model")
-    p.add_argument("--verdict", help="only this verdict (correct, over_ceiling, incorrect, …)")
+    p.add_argument("--verdict", choices=[v.value for v in Verdict], help="only this verdict")
     p.add_argument("--limit", type=int, default=50)
     add_db_option(p)
     p.set_defaults(func=_runs)
@@ -43,7 +44,9 @@ def _runs(args: argparse.Namespace) -> int:
     open_storage(args)
     rows = list_runs(case=args.case, model=args.model, verdict=args.verdict, limit=args.limit)
     if not rows:
-        print("No runs yet — grade one with `lattice-desktop grade SUBMISSION --case CASE`.")
+        filtered = args.case or args.model or args.verdict
+        print("No runs match those filters." if filtered else
+              "No runs yet — grade one with `lattice-desktop grade SUBMISSION --case CASE`.")
         return 0
     print(f"{'run':>5}  {'case':<22} {'model':<20} {'verdict':<14} {'score':>12}  finished")
     for r in rows:
@@ -88,6 +91,10 @@ def _show(args: argparse.Namespace) -> int:
 
 def _leaderboard(args: argparse.Namespace) -> int:
     open_storage(args)
+    known = distinct_values("case_name")
+    if args.case not in known:
+        raise UserError(f"no runs of a case named '{args.case}'"
+                        + (f" (cases with runs: {', '.join(known)})" if known else " (no runs yet)"))
     board = leaderboard(args.case, args.case_version, args.variant)
     if args.json:
         json.dump({

@@ -79,3 +79,20 @@ def test_runs_show_and_leaderboard(tmp_path, capsys):
 def test_missing_submission_is_a_usage_error(tmp_path, capsys):
     assert main(["grade", str(tmp_path / "nowhere"), "--case", "x"]) == 2
     assert "file not found" in capsys.readouterr().err
+
+
+def test_bad_arguments_are_usage_errors_not_empty_answers(tmp_path, capsys):
+    import pytest
+
+    db = ["--db", str(tmp_path / "db")]
+    case = write_case(tmp_path / "case", ECHO_CASES)
+    main(["grade", str(write_submission(tmp_path / "m", ECHO)), "--case", str(case), *db])
+    capsys.readouterr()
+    assert main(["leaderboard", "nosuch", *db]) == 2
+    assert "no runs of a case named 'nosuch' (cases with runs: echo)" in capsys.readouterr().err
+    for argv in (["runs", "--verdict", "bogus"], ["grade", "x", "--workers", "0"]):
+        with pytest.raises(SystemExit) as info:
+            main([*argv, *db])
+        assert info.value.code == 2
+    assert main(["runs", "--case", "nosuch", *db]) == 0
+    assert "No runs match those filters." in capsys.readouterr().out
