@@ -10,17 +10,16 @@ import pytest
 
 from lattice_desktop.errors import Cancelled
 from lattice_desktop.lattice.generator import generate
-from lattice_desktop.lattice.playback import (
-    REFERENCE_WASM,
-    Playback,
+from lattice_desktop.lattice.playback import REFERENCE_WASM, Playback
+from lattice_desktop.lattice.rules import Factory
+from lattice_desktop.lattice.scenario import parse_scenario
+from lattice_desktop.lattice.simulators import (
     PythonSimulator,
     ReplaySimulator,
     WasmSimulator,
     state_from_records,
     stepping_module,
 )
-from lattice_desktop.lattice.rules import Factory
-from lattice_desktop.lattice.scenario import parse_scenario
 from lattice_desktop.lattice.view import FactoryState
 from lattice_desktop.lattice.wasm_engine import WasmEngine
 

@@ -1,0 +1,247 @@
+"""Simulators behind playback: one live factory that steps, saves and restores keyframes.
+
+* `PythonSimulator` — the reference rules (`rules.Factory`); keyframes are copies of
+  its mutable state. Always available; slow on big factories.
+* `WasmSimulator` — a wasm reference engine kept alive in one instance through the
+  non-contract exports `lattice_begin`, `lattice_step` and `lattice_records_now`;
+  keyframes are copies of its linear memory (`WasmKeyframe`), raw or zlib-packed.
+* `ReplaySimulator` — any engine with only the §8 `lattice_records` export: every
+  state is simulated from tick 0 (no keyframes are possible).
+
+Plus `state_from_records`, a vectorised decoder from records to a drawable state.
+"""
+
+from __future__ import annotations
+
+import threading
+import zlib
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from typing import Protocol
+
+import numpy as np
+import wasmtime
+
+from lattice_desktop.lattice.rules import Factory
+from lattice_desktop.lattice.scenario import Scenario
+from lattice_desktop.lattice.view import FactoryState, layout
+from lattice_desktop.lattice.wasm_engine import EngineError, WasmEngine
+
+STEPPING_EXPORTS = ("lattice_begin", "lattice_step", "lattice_records_now")
+
+
+# --- records to a drawable state, vectorised ----------------------------------------------
+
+
+def state_from_records(scenario: Scenario, data: bytes | np.ndarray, *, tick: int,
+                       grid: tuple[np.ndarray, np.ndarray] | None = None) -> FactoryState:
+    """A `FactoryState` from §8 records of a trusted engine, as (key, value) u64 pairs.
+
+    Gives the same state as `FactoryState.from_records` without a Python loop over belt
+    items (a stress factory holds hundreds of thousands); it does not validate records.
+    """
+    w, h = scenario.width, scenario.height
+    entity, direction = grid if grid is not None else layout(scenario)
+    pairs = np.frombuffer(data, "<u8").reshape(-1, 2) if isinstance(data, bytes) else data
+    keys, values = pairs[:, 0], pairs[:, 1]
+    kind = keys >> np.uint64(56)
+    cell = ((keys >> np.uint64(16)) & np.uint64(0xFFFFFF)).astype(np.int64)
+    low = (keys & np.uint64(0xFFFF)).astype(np.int64)
+    slots = np.zeros((h * w, 4), np.uint8)
+    belt = kind == 1
+    slots[cell[belt], (low[belt] >> 8) & 3] = low[belt] & 0xFF
+    source_buffer = np.zeros(h * w, np.uint8)
+    held = kind == 2
+    source_buffer[cell[held]] = low[held] & 0xFF
+    sink_counts: dict[int, dict[int, int]] = {}
+    assemblers: dict[int, tuple[int, int, dict[int, int]]] = {c: (0, 0, {}) for c in scenario.assemblers}
+    rest = np.nonzero(kind >= 3)[0]
+    for k, c, lo, v in zip(kind[rest].tolist(), cell[rest].tolist(), low[rest].tolist(),
+                           values[rest].tolist()):
+        if k == 3:
+            sink_counts.setdefault(c, {})[lo & 0xFF] = v
+            continue
+        remaining, output, buffer = assemblers[c]
+        if k == 4:
+            remaining = lo
+        elif k == 5:
+            output = lo & 0xFF
+        else:
+            buffer = {**buffer, lo & 0xFF: v}
+        assemblers[c] = (remaining, output, buffer)
+    return FactoryState(
+        tick=tick, entity=entity, direction=direction, slots=slots.reshape(h, w, 4),
+        source_buffer=source_buffer.reshape(h, w), sink_counts=sink_counts, assemblers=assemblers,
+    )
+
+
+def _records_array(records: dict[int, int]) -> np.ndarray:
+    pairs = np.empty((len(records), 2), np.uint64)
+    pairs[:, 0] = np.fromiter(records.keys(), np.uint64, len(records))
+    pairs[:, 1] = np.fromiter(records.values(), np.uint64, len(records))
+    return pairs
+
+
+# --- simulators ---------------------------------------------------------------------------
+
+
+class Simulator(Protocol):
+    """One live run of a scenario. `tick` is the last tick completed."""
+
+    tick: int
+    keeps_keyframes: bool  # False when a keyframe would cost as much as replaying
+
+    def step(self, ticks: int) -> None: ...
+
+    def save(self) -> object: ...
+
+    def load(self, keyframe: object) -> None: ...
+
+    def records(self) -> np.ndarray: ...  # (n, 2) u64 (key, value) pairs of the state now
+
+
+class PythonSimulator:
+    """The reference rules; a keyframe is a copy of the factory's mutable state."""
+
+    keeps_keyframes = True
+
+    def __init__(self, scenario: Scenario) -> None:
+        self.factory = Factory(scenario)
+
+    @property
+    def tick(self) -> int:
+        return self.factory.tick
+
+    def step(self, ticks: int) -> None:
+        self.factory.run_to(self.factory.tick + ticks)
+
+    # The fields below are everything `Factory.step` mutates (tests/lattice/test_playback.py
+    # checks keyframed states against stepping from scratch, so a new field shows up there).
+    def save(self) -> object:
+        f = self.factory
+        return (f.tick, list(f._hold), [dict(d) for d in f._sink_counts], list(f._remaining),
+                [dict(d) for d in f._buffer])
+
+    def load(self, keyframe: object) -> None:
+        tick, hold, sinks, remaining, buffer = keyframe  # type: ignore[misc]
+        f = self.factory
+        f.tick, f._hold, f._remaining = tick, list(hold), list(remaining)
+        f._sink_counts = [dict(d) for d in sinks]
+        f._buffer = [dict(d) for d in buffer]
+
+    def records(self) -> np.ndarray:
+        return _records_array(self.factory.records())
+
+
+class ReplaySimulator:
+    """An engine with only `lattice_records` (§8): each state is simulated from tick 0."""
+
+    keeps_keyframes = False
+
+    def __init__(self, engine: WasmEngine, scenario_bytes: bytes) -> None:
+        self.engine, self.data, self.tick = engine, scenario_bytes, 0
+
+    def step(self, ticks: int) -> None:
+        self.tick += ticks
+
+    def save(self) -> object:
+        return self.tick
+
+    def load(self, keyframe: object) -> None:
+        self.tick = int(keyframe)  # type: ignore[arg-type]
+
+    def records(self) -> np.ndarray:
+        return _records_array(self.engine.records(self.data, self.tick))
+
+
+@lru_cache(maxsize=8)
+def _stepping_module(path: str) -> tuple[wasmtime.Engine, wasmtime.Module] | None:
+    engine = wasmtime.Engine()
+    module = wasmtime.Module.from_file(engine, path)
+    names = {e.name for e in module.exports}
+    return (engine, module) if names.issuperset(STEPPING_EXPORTS) else None
+
+
+_module_lock = threading.Lock()
+
+
+def stepping_module(path: str | Path) -> tuple[wasmtime.Engine, wasmtime.Module] | None:
+    """The compiled module when it has the stepping exports, else None."""
+    with _module_lock:
+        return _stepping_module(str(Path(path).resolve()))
+
+
+@dataclass(frozen=True)
+class WasmKeyframe:
+    """A wasm instance's whole linear memory after `tick`: raw, or zlib-packed."""
+
+    tick: int
+    size: int
+    data: bytes | bytearray
+    packed: bool
+
+    def pack(self) -> WasmKeyframe:
+        return self if self.packed else WasmKeyframe(self.tick, self.size, zlib.compress(self.data, 1), True)
+
+    @property
+    def nbytes(self) -> int:
+        return len(self.data)
+
+
+class WasmSimulator:
+    """A wasm engine kept alive: `lattice_begin` once, then `lattice_step` and
+    `lattice_records_now`; a keyframe is its whole linear memory (`WasmKeyframe`)."""
+
+    keeps_keyframes = True
+
+    def __init__(self, path: str | Path, scenario_bytes: bytes) -> None:
+        compiled = stepping_module(path)
+        if compiled is None:
+            raise EngineError(f"{path} lacks the stepping exports {', '.join(STEPPING_EXPORTS)}")
+        engine, module = compiled
+        self.store = wasmtime.Store(engine)
+        exports = wasmtime.Instance(self.store, module, []).exports(self.store)
+        self.memory = exports["memory"]
+        self._step, self._records_now = exports["lattice_step"], exports["lattice_records_now"]
+        ptr = exports["alloc"](self.store, len(scenario_bytes))
+        self.memory.write(self.store, scenario_bytes, ptr)
+        exports["lattice_begin"](self.store, ptr, len(scenario_bytes))
+        self.tick = 0
+
+    def step(self, ticks: int) -> None:
+        if ticks > 0:
+            self.tick = int(self._step(self.store, ticks))
+
+    def save(self) -> object:
+        size = self.memory.data_len(self.store)
+        return WasmKeyframe(self.tick, size, self.memory.read(self.store, 0, size), False)
+
+    def load(self, keyframe: object) -> None:
+        assert isinstance(keyframe, WasmKeyframe)
+        data = zlib.decompress(keyframe.data) if keyframe.packed else keyframe.data
+        missing = keyframe.size - self.memory.data_len(self.store)
+        if missing > 0:  # a keyframe from another instance (on disk) may be larger
+            self.memory.grow(self.store, -(-missing // 65536))
+        self.memory.write(self.store, data, 0)
+        now = self.memory.data_len(self.store)
+        if now > keyframe.size:  # pages grown since: the allocator expects them zeroed
+            self.memory.write(self.store, bytes(now - keyframe.size), keyframe.size)
+        self.tick = keyframe.tick
+
+    def records(self) -> np.ndarray:
+        packed = int(self._records_now(self.store)) & 0xFFFF_FFFF_FFFF_FFFF
+        ptr, length = packed >> 32, packed & 0xFFFF_FFFF
+        if length % 16 or ptr + length > self.memory.data_len(self.store):
+            raise EngineError("lattice_records_now returned a bad (pointer, length)")
+        data = self.memory.read(self.store, ptr, ptr + length)
+        return np.frombuffer(data, "<u8").reshape(-1, 2)
+
+
+def make_simulator(scenario: Scenario, scenario_bytes: bytes, engine: WasmEngine | None) -> Simulator:
+    """The fastest simulator the engine allows (see the module docstring)."""
+    if engine is None:
+        return PythonSimulator(scenario)
+    if stepping_module(engine.path) is not None:
+        return WasmSimulator(engine.path, scenario_bytes)
+    return ReplaySimulator(engine, scenario_bytes)
