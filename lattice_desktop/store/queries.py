@@ -35,6 +35,7 @@ class RunSummary:
 class StoredRun:
     summary: RunSummary
     manifest_path: str
+    manifest_hash: str  # of the case files as they were graded
     submission_path: str
     module_sha256: str | None
     fuel_limit: int
@@ -117,6 +118,7 @@ def load_run(run_id: int) -> StoredRun | None:
     return StoredRun(
         summary=_summary(run, run.submission.name),
         manifest_path=run.case.manifest_path,
+        manifest_hash=run.case.manifest_hash,
         submission_path=run.submission.path,
         module_sha256=run.submission.module_sha256,
         fuel_limit=run.fuel_limit,

@@ -18,9 +18,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from lattice_desktop.grading.grader import CaseResult
-from lattice_desktop.lattice.playback import Playback, reference_engine
-from lattice_desktop.lattice.records import diff_records, differing_cells
+from lattice_desktop.lattice.playback import Playback
+from lattice_desktop.lattice.records import differing_cells
 from lattice_desktop.lattice.view import FactoryState
 from lattice_desktop.manifest.case import CaseManifest
 from lattice_desktop.store.queries import StoredRun
@@ -29,74 +28,13 @@ from lattice_desktop.ui.factory.canvas import FactoryCanvas
 from lattice_desktop.ui.factory.diff_panel import DiffList, ModeSwitch
 from lattice_desktop.ui.factory.legend import Legend
 from lattice_desktop.ui.factory.loader import StateLoader
+from lattice_desktop.ui.factory.opening import open_case, submission_diff
 from lattice_desktop.ui.factory.snapshots import SnapshotModel, Snapshots
-from lattice_desktop.ui.factory.submission_records import open_submission, submission_records
+from lattice_desktop.ui.factory.submission_records import open_submission
 from lattice_desktop.ui.factory.transport import TransportBar
 from lattice_desktop.ui.tasks import Task
 
 FRAME_MS = 33
-
-
-def _stored_manifest_hash(run: StoredRun) -> str | None:
-    """The manifest hash stored with the run's case, or None when it cannot be read."""
-    try:
-        from lattice_desktop.store.schema import CaseRecord, Run
-
-        row = Run.select(CaseRecord.manifest_hash).join(CaseRecord).where(Run.id == run.id).tuples().first()
-        return row[0] if row else None
-    except Exception:  # no database open here (a run built in memory): nothing to compare
-        return None
-
-
-def stale_reasons(run: StoredRun, case: CaseManifest, result: CaseResult, playback: Playback,
-                  expected: bytes) -> list[str]:
-    """Why the stored run does not belong to the case files on disk now (empty: it does).
-
-    The run keeps what grading saw: its snapshot interval, the submission's checksums, the
-    expected checksum at the first mismatch and the manifest's hash (which covers every
-    case's input and expected files)."""
-    reasons = []
-    interval, count = playback.scenario.snapshot, len(expected) // 8
-    if result.snapshot_interval and result.snapshot_interval != interval:
-        reasons.append(f"a snapshot every {result.snapshot_interval:,} ticks then, every {interval:,} now")
-    if result.outcome.correct and result.checksums is not None and result.checksums != expected:
-        then = len(result.checksums) // 8
-        reasons.append(f"its {then:,} snapshot checksums were right then and are not the expected ones now"
-                       + (f" ({count:,} snapshots now)" if then != count else ""))
-    mismatch = result.mismatch
-    if mismatch is not None and mismatch.expected is not None and mismatch.unit != "byte":
-        now = int.from_bytes(expected[8 * mismatch.index:8 * mismatch.index + 8], "little") \
-            if 8 * mismatch.index + 8 <= len(expected) else None
-        if now != mismatch.expected:
-            reasons.append(f"snapshot {mismatch.index + 1:,} expected {mismatch.expected:016x} then, "
-                           + ("none now" if now is None else f"{now:016x} now"))
-    stored = _stored_manifest_hash(run)
-    if stored and stored != case.manifest_hash:
-        reasons.append(f"the case manifest's hash was {stored[:12]} then, {case.manifest_hash[:12]} now")
-    return reasons
-
-
-def _open_case(run: StoredRun, case: CaseManifest, result: CaseResult):
-    entry = case.entry(result.name)
-    data = entry.input_bytes()
-    expected = entry.expected_bytes()
-    playback = Playback(data, reference_engine())
-    reasons = stale_reasons(run, case, result, playback, expected)
-    # Only what belongs to this scenario makes its ✓/✗ meaningless; a changed hash alone
-    # (another case's file) keeps the comparison but still says so.
-    specific = any(not r.startswith("the case manifest") for r in reasons)
-    snapshots = Snapshots.from_bytes(playback.scenario.snapshot, expected,
-                                     None if specific else result.checksums)
-    return result.name, playback, snapshots, reasons, specific
-
-
-def _submission_diff(sub, playback: Playback, tick: int):
-    got = submission_records(sub, playback.data, tick)
-    expected_pairs = playback.records_at(tick)
-    expected = dict(zip(expected_pairs[:, 0].tolist(), expected_pairs[:, 1].tolist()))
-    diffs = diff_records(expected, got)
-    state = FactoryState.from_records(playback.scenario, got, tick=tick)
-    return tick, state, diffs
 
 
 class FactoryTab(QWidget):
@@ -310,7 +248,7 @@ class FactoryTab(QWidget):
         self.loader.stop()
         self._opening = name
         self.engine_label.setText(f"opening {name}…")
-        task = Task(_open_case, self.run, self.case, result)
+        task = Task(open_case, self.run, self.case, result)
         task.signals.done.connect(self._opened)
         task.signals.failed.connect(self._on_failed)
         tasks.start(task)
@@ -402,7 +340,7 @@ class FactoryTab(QWidget):
         if self._submission is None or self.playback is None:
             return
         self.diff_list.set_message(f"Running the submission to tick {tick:,}…")
-        task = Task(_submission_diff, self._submission, self.playback, tick)
+        task = Task(submission_diff, self._submission, self.playback, tick)
         task.signals.done.connect(self._diff_done)
         task.signals.failed.connect(self._diff_failed)
         tasks.start(task)

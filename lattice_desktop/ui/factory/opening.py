@@ -1,0 +1,65 @@
+"""Opening a run's scenario for the Factory tab, and diffing a submission's records: work
+that runs on worker threads, plus the check that the stored run still matches the case
+files on disk."""
+
+from __future__ import annotations
+
+from lattice_desktop.grading.grader import CaseResult
+from lattice_desktop.lattice.playback import Playback, reference_engine
+from lattice_desktop.lattice.records import diff_records
+from lattice_desktop.lattice.view import FactoryState
+from lattice_desktop.manifest.case import CaseManifest
+from lattice_desktop.store.queries import StoredRun
+from lattice_desktop.ui.factory.snapshots import Snapshots
+from lattice_desktop.ui.factory.submission_records import submission_records
+
+
+def stale_reasons(run: StoredRun, case: CaseManifest, result: CaseResult, playback: Playback,
+                  expected: bytes) -> list[str]:
+    """Why the stored run does not belong to the case files on disk now (empty: it does).
+
+    The run keeps what grading saw: its snapshot interval, the submission's checksums, the
+    expected checksum at the first mismatch and the manifest's hash (which covers every
+    case's input and expected files)."""
+    reasons = []
+    interval, count = playback.scenario.snapshot, len(expected) // 8
+    if result.snapshot_interval and result.snapshot_interval != interval:
+        reasons.append(f"a snapshot every {result.snapshot_interval:,} ticks then, every {interval:,} now")
+    if result.outcome.correct and result.checksums is not None and result.checksums != expected:
+        then = len(result.checksums) // 8
+        reasons.append(f"its {then:,} snapshot checksums were right then and are not the expected ones now"
+                       + (f" ({count:,} snapshots now)" if then != count else ""))
+    mismatch = result.mismatch
+    if mismatch is not None and mismatch.expected is not None and mismatch.unit != "byte":
+        now = int.from_bytes(expected[8 * mismatch.index:8 * mismatch.index + 8], "little") \
+            if 8 * mismatch.index + 8 <= len(expected) else None
+        if now != mismatch.expected:
+            reasons.append(f"snapshot {mismatch.index + 1:,} expected {mismatch.expected:016x} then, "
+                           + ("none now" if now is None else f"{now:016x} now"))
+    stored = run.manifest_hash
+    if stored and stored != case.manifest_hash:
+        reasons.append(f"the case manifest's hash was {stored[:12]} then, {case.manifest_hash[:12]} now")
+    return reasons
+
+
+def open_case(run: StoredRun, case: CaseManifest, result: CaseResult):
+    entry = case.entry(result.name)
+    data = entry.input_bytes()
+    expected = entry.expected_bytes()
+    playback = Playback(data, reference_engine())
+    reasons = stale_reasons(run, case, result, playback, expected)
+    # Only what belongs to this scenario makes its ✓/✗ meaningless; a changed hash alone
+    # (another case's file) keeps the comparison but still says so.
+    specific = any(not r.startswith("the case manifest") for r in reasons)
+    snapshots = Snapshots.from_bytes(playback.scenario.snapshot, expected,
+                                     None if specific else result.checksums)
+    return result.name, playback, snapshots, reasons, specific
+
+
+def submission_diff(sub, playback: Playback, tick: int):
+    got = submission_records(sub, playback.data, tick)
+    expected_pairs = playback.records_at(tick)
+    expected = dict(zip(expected_pairs[:, 0].tolist(), expected_pairs[:, 1].tolist()))
+    diffs = diff_records(expected, got)
+    state = FactoryState.from_records(playback.scenario, got, tick=tick)
+    return tick, state, diffs
