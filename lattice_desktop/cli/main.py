@@ -7,7 +7,7 @@ import sys
 import traceback
 
 from lattice_desktop import __version__
-from lattice_desktop.cli import case_cmd, grade_cmd, runs_cmd
+from lattice_desktop.cli import case_cmd, grade_cmd, harness_cmd, runs_cmd, scenario_cmd
 from lattice_desktop.cli.common import EXIT_CANCELLED, EXIT_INTERNAL, EXIT_USAGE
 from lattice_desktop.errors import Cancelled, UserError
 
@@ -22,20 +22,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"lattice-desktop {__version__}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for module in _command_modules():
+    for module in (grade_cmd, runs_cmd, case_cmd, scenario_cmd, harness_cmd):
         module.register(commands)
     return parser
-
-
-def _command_modules() -> list:
-    modules = [grade_cmd, runs_cmd, case_cmd]
-    for name in ("scenario_cmd", "harness_cmd"):
-        try:
-            modules.append(__import__(f"lattice_desktop.cli.{name}", fromlist=["register"]))
-        except ModuleNotFoundError as exc:
-            if exc.name != f"lattice_desktop.cli.{name}":
-                raise
-    return modules
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -7,6 +7,7 @@ CLI, the app's workers and the tests all drive the same function.
 from __future__ import annotations
 
 import hashlib
+import struct
 import threading
 import traceback
 from collections.abc import Callable, Iterable
@@ -179,7 +180,7 @@ def grade(
 
     results: list[CaseResult] = []
     with _pool(workers) as pool:
-        cancel.on_cancel(lambda: engine.interrupt_all(_longest_wall_clock(case)))
+        cancel.on_cancel(lambda: engine.interrupt_all(case.sandbox.wall_clock))
         smoke = list(pool.map(run_one, case.smoke))
         results.extend(smoke)
         if all(r.outcome.correct for r in smoke):
@@ -214,8 +215,6 @@ def _grade_entry(case: CaseManifest, entry: CaseEntry, module, cancel: CancelTok
 
 
 def _pack(entry: CaseEntry) -> bytes:
-    import struct
-
     return struct.pack(f"<{len(entry.scalar_expected)}q",
                        *(v - (1 << 64) if v >= 1 << 63 else v for v in entry.scalar_expected))
 
@@ -266,10 +265,6 @@ def _all_failed(case: CaseManifest, outcome: Outcome, detail: str) -> list[CaseR
         else:
             results.append(_unrun(case, entry, Outcome.SKIPPED, f"skipped: {outcome.label}"))
     return results
-
-
-def _longest_wall_clock(case: CaseManifest) -> float:
-    return case.sandbox.wall_clock
 
 
 class _pool:

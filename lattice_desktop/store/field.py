@@ -80,13 +80,6 @@ def standing(run_id: int) -> Standing | None:
     return Standing(rank=better + 1, of=field, percentile=100.0 * at_least_as_good / field)
 
 
-def field_key(run_id: int) -> tuple[str, int, str, str] | None:
-    run = Run.get_or_none(Run.id == run_id)
-    if run is None:
-        return None
-    return run.case_name, run.case_version, run.case_variant, run.wasmtime_version
-
-
 def leaderboard(
     case_name: str, version: int | None = None, variant: str | None = None,
     wasmtime_version: str | None = None,

@@ -23,6 +23,11 @@ class StoredHarnessRun:
     box_source: str
     trace_source: str
 
+    @property
+    def group(self) -> str:
+        """The runs list's top-level group: the box and its stage."""
+        return f"{self.result.box} · {self.result.stage}"
+
 
 def score_files(box_path: str | Path, trace_path: str | Path) -> tuple[str, str, HarnessResult]:
     box_text = read_text(box_path, limit=MAX_BOX_BYTES, what="box file")
@@ -52,7 +57,11 @@ def _stored(row: HarnessRun) -> StoredHarnessRun:
 
 
 def list_harness_runs(box: str | None = None) -> list[StoredHarnessRun]:
-    query = HarnessRun.select().order_by(HarnessRun.id.desc())
+    """Newest first, without the stored box and trace texts (they can be large)."""
+    query = HarnessRun.select(
+        HarnessRun.id, HarnessRun.imported, HarnessRun.result_json, HarnessRun.box_source,
+        HarnessRun.trace_source,
+    ).order_by(HarnessRun.id.desc())
     if box:
         query = query.where(HarnessRun.box == box)
     return [_stored(r) for r in query]

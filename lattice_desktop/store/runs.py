@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import os
 import socket
-import struct
 from datetime import UTC, datetime
 
 from lattice_desktop.grading.grader import GradeReport
@@ -130,12 +129,6 @@ def _alive(pid: int) -> bool:
     except PermissionError:
         return True
     return True
-
-
-def unpack_checksums(blob: bytes | None) -> list[int]:
-    if not blob:
-        return []
-    return list(struct.unpack(f"<{len(blob) // 8}Q", blob))
 
 
 def delete_run(run_id: int) -> None:

@@ -12,8 +12,17 @@ from peewee import fn
 
 from lattice_desktop.errors import UserError
 from lattice_desktop.grading.outcomes import Verdict
+from lattice_desktop.harness import leaderboard as rank_boards
+from lattice_desktop.harness import parse_trace
+from lattice_desktop.harness.trace import ToolCall
 from lattice_desktop.manifest.case import CaseManifest, load_case
 from lattice_desktop.store.field import Standing, standing
+from lattice_desktop.store.harness_runs import (
+    StoredHarnessRun,
+    list_harness_runs,
+    load_harness_run,
+    verify_stored,
+)
 from lattice_desktop.store.harness_tables import HarnessRun
 from lattice_desktop.store.queries import RunSummary, StoredRun, list_runs, load_run
 from lattice_desktop.store.schema import Run
@@ -68,32 +77,9 @@ def board_scopes() -> list[BoardScope]:
     return sorted(scopes, key=lambda s: -s.latest)
 
 
-def run_count() -> int:
-    return Run.select().count()
-
-
-@dataclass(frozen=True)
-class StoredHarnessRun:
-    id: int
-    imported: datetime
-    result: object  # lattice_desktop.harness.HarnessResult
-
-    @property
-    def group(self) -> str:
-        """The runs list's top-level group: the box and its stage."""
-        return f"{self.result.box} · {self.result.stage}"  # type: ignore[attr-defined]
-
-
 def harness_runs() -> list[StoredHarnessRun]:
     """Scored agent-harness runs, newest first, their published results decoded."""
-    from lattice_desktop.harness import HarnessResult
-
-    rows = HarnessRun.select(HarnessRun.id, HarnessRun.imported, HarnessRun.result_json).order_by(
-        HarnessRun.id.desc())
-    return [
-        StoredHarnessRun(row.id, row.imported, HarnessResult.from_dict(json.loads(row.result_json)))
-        for row in rows
-    ]
+    return list_harness_runs()
 
 
 @dataclass(frozen=True)
@@ -124,8 +110,6 @@ class HarnessPage:
 
 
 def load_harness_page(stored_id: int) -> HarnessPage | None:
-    from lattice_desktop.store.harness_runs import load_harness_run
-
     stored = load_harness_run(stored_id)
     if stored is None:
         return None
@@ -143,9 +127,6 @@ def load_harness_page(stored_id: int) -> HarnessPage | None:
 def _loop_calls(stored_id: int, result) -> tuple[tuple[str, ...], ...]:
     """The calls each loop repeats (tool and arguments as recorded), read from the stored
     trace; just the tool names when the trace cannot be read again."""
-    from lattice_desktop.harness import parse_trace
-    from lattice_desktop.harness.trace import ToolCall
-
     if not result.loops:
         return ()
     row = HarnessRun.get_by_id(stored_id)
@@ -178,8 +159,6 @@ class HarnessCheck:
 
 
 def check_harness_runs() -> HarnessCheck:
-    from lattice_desktop.store.harness_runs import verify_stored
-
     return HarnessCheck(HarnessRun.select().count(), verify_stored())
 
 
@@ -192,8 +171,6 @@ class HarnessBoardRow:
 
 def harness_boards() -> dict[tuple[str, str], list[HarnessBoardRow]]:
     """One board per (stage, box): each harness and model at its best run."""
-    from lattice_desktop.harness import leaderboard as rank_boards
-
     stored = harness_runs()
     ids = {id(s.result): s.id for s in stored}
     boards = rank_boards([s.result for s in stored])

@@ -50,12 +50,7 @@ def buggy_run(tmp_path):
 @pytest.fixture
 def tab(qtbot, buggy_run):
     case, run = buggy_run
-    widget = FactoryTab()
-    qtbot.addWidget(widget)
-    widget.resize(1100, 700)
-    widget.show()
-    widget.show_run(run, case)
-    qtbot.waitUntil(lambda: widget.canvas.state is not None, timeout=10000)
+    widget = _open(qtbot, run, case)
     yield widget
     widget.shutdown()
     QThreadPool.globalInstance().waitForDone(10000)
