@@ -23,7 +23,7 @@ from lattice_desktop.manifest.case import CaseEntry, CaseManifest
 from lattice_desktop.manifest.submission import Submission
 from lattice_desktop.sandbox import engine
 from lattice_desktop.sandbox.build import BuildResult, build_submission
-from lattice_desktop.sandbox.compiler import CompileError, compile_module
+from lattice_desktop.sandbox.compiler import CompiledModule, CompileError, compile_module
 from lattice_desktop.sandbox.runner import Execution, check_linkage, execute
 
 
@@ -150,28 +150,19 @@ def grade(
         max_module_bytes=case.sandbox.max_module_bytes, cancel=cancel,
     )
     if not build.ok or build.module is None:
-        return finish(_all_failed(case, Outcome.BUILD_FAILURE, build.detail), None, build)
+        return finish(all_failed(case, Outcome.BUILD_FAILURE, build.detail), None, build)
     digest = hashlib.sha256(build.module).hexdigest()
     cancel.raise_if_cancelled()
     report_progress(Progress("compile", "compiling", 0, total))
-    try:
-        compiled = compile_module(
-            build.module, max_bytes=case.sandbox.max_module_bytes,
-            timeout=case.sandbox.compile_timeout, cancel=cancel,
-        )
-    except CompileError as exc:
-        cancel.raise_if_cancelled()  # a compile killed by Cancel is not the module's fault
-        return finish(_all_failed(case, Outcome.INVALID_MODULE, str(exc)), digest, build)
-    cancel.raise_if_cancelled()
-    problem = check_linkage(compiled.module, case.contract)
-    if problem is not None:
-        return finish(_all_failed(case, *problem), digest, build)
+    compiled = compile_for_case(case, build.module, cancel)
+    if not isinstance(compiled, CompiledModule):
+        return finish(all_failed(case, *compiled), digest, build)
 
     done = [0]
     lock = threading.Lock()
 
     def run_one(entry: CaseEntry) -> CaseResult:
-        result = _grade_entry(case, entry, compiled.module, cancel)
+        result = grade_entry(case, entry, compiled.module, cancel)
         with lock:
             done[0] += 1
             count = done[0]
@@ -189,20 +180,42 @@ def grade(
             by_name = {r.name: r for r in pool.map(run_one, stress)}
             results.extend(by_name[e.name] for e in case.stress)
         else:
-            failed = ", ".join(r.name for r in smoke if not r.outcome.correct)
-            for entry in case.stress:
-                results.append(_unrun(case, entry, Outcome.SKIPPED,
-                                      f"skipped: smoke test failed ({failed}); counted failed"))
+            results.extend(skipped_after_smoke(case, smoke))
     cancel.raise_if_cancelled()
     return finish(results, digest, build, compiled.from_cache)
 
 
-def _grade_entry(case: CaseManifest, entry: CaseEntry, module, cancel: CancelToken) -> CaseResult:
+def compile_for_case(
+    case: CaseManifest, wasm: bytes, cancel: CancelToken
+) -> CompiledModule | tuple[Outcome, str]:
+    """The compiled module, or why the module as a whole fails (invalid, badly linked)."""
+    try:
+        compiled = compile_module(
+            wasm, max_bytes=case.sandbox.max_module_bytes,
+            timeout=case.sandbox.compile_timeout, cancel=cancel,
+        )
+    except CompileError as exc:
+        cancel.raise_if_cancelled()  # a compile killed by Cancel is not the module's fault
+        return Outcome.INVALID_MODULE, str(exc)
+    cancel.raise_if_cancelled()
+    problem = check_linkage(compiled.module, case.contract)
+    return compiled if problem is None else problem
+
+
+def skipped_after_smoke(case: CaseManifest, smoke: Iterable[CaseResult]) -> list[CaseResult]:
+    """The stress results of a submission that failed a smoke test: skipped, counted failed."""
+    failed = ", ".join(r.name for r in smoke if not r.outcome.correct)
+    return [unrun(case, entry, Outcome.SKIPPED, f"skipped: smoke test failed ({failed}); counted failed")
+            for entry in case.stress]
+
+
+def grade_entry(case: CaseManifest, entry: CaseEntry, module, cancel: CancelToken) -> CaseResult:
+    """Run one case entry on a compiled module and judge it: the one path every grader uses."""
     try:
         data = entry.input_bytes() if case.contract.abi == "bytes" else b""
         expected = entry.expected_bytes() if case.contract.abi == "bytes" else _pack(entry)
     except OSError as exc:
-        return _unrun(case, entry, Outcome.INTERNAL_ERROR, f"case file unreadable: {exc}")
+        return unrun(case, entry, Outcome.INTERNAL_ERROR, f"case file unreadable: {exc}")
     budget = case.budget(entry)
     try:
         run = execute(module, case.contract, case.sandbox, entry, budget=budget, cancel=cancel,
@@ -210,7 +223,7 @@ def _grade_entry(case: CaseManifest, entry: CaseEntry, module, cancel: CancelTok
     except Cancelled:
         raise
     except Exception:  # a bug of ours: never blamed on the submission
-        return _unrun(case, entry, Outcome.INTERNAL_ERROR, traceback.format_exc(limit=8))
+        return unrun(case, entry, Outcome.INTERNAL_ERROR, traceback.format_exc(limit=8))
     return _judge(case, entry, run, data, expected, budget)
 
 
@@ -248,22 +261,22 @@ def _judge(case: CaseManifest, entry: CaseEntry, run: Execution, data: bytes, ex
     )
 
 
-def _unrun(case: CaseManifest, entry: CaseEntry, outcome: Outcome, detail: str) -> CaseResult:
+def unrun(case: CaseManifest, entry: CaseEntry, outcome: Outcome, detail: str) -> CaseResult:
     return CaseResult(
         name=entry.name, kind=entry.kind, behaviour=entry.behaviour, size=entry.size,
         outcome=outcome, ceiling=case.sandbox.fuel_limit, budget=case.budget(entry), detail=detail,
     )
 
 
-def _all_failed(case: CaseManifest, outcome: Outcome, detail: str) -> list[CaseResult]:
+def all_failed(case: CaseManifest, outcome: Outcome, detail: str) -> list[CaseResult]:
     """A module-level failure: every smoke test fails with it, the stress cases are skipped."""
     has_smoke = bool(case.smoke)
     results = []
     for entry in case.cases:
         if entry.is_smoke or not has_smoke:
-            results.append(_unrun(case, entry, outcome, detail))
+            results.append(unrun(case, entry, outcome, detail))
         else:
-            results.append(_unrun(case, entry, Outcome.SKIPPED, f"skipped: {outcome.label}"))
+            results.append(unrun(case, entry, Outcome.SKIPPED, f"skipped: {outcome.label}"))
     return results
 
 

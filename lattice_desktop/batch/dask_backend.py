@@ -1,0 +1,86 @@
+"""The batch on a `distributed` cluster: a local cluster of worker processes, or an existing
+one (`dask scheduler` and `dask worker`). The only module of the batch that imports dask.
+
+The scheduler reruns a job whose worker died on another worker (up to its
+`allowed-failures`); a job that returns — whatever the submission did — is never rerun.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+from distributed import Client, Future, LocalCluster, as_completed
+
+from lattice_desktop.batch.backend import Done
+from lattice_desktop.batch.worker import cancel_batch, run_job
+
+POLL = 0.005  # seconds between looks at finished jobs while none is ready
+
+
+@contextmanager
+def open_cluster(scheduler: str | None = None, *, workers: int = 2) -> Iterator[Client]:
+    """A client of the cluster at `scheduler`, or of a new local one with `workers` processes."""
+    if scheduler:
+        with Client(scheduler, timeout="20s") as client:
+            yield client
+        return
+    with LocalCluster(
+        n_workers=workers, threads_per_worker=1, processes=True, host="127.0.0.1",
+        dashboard_address=None, silence_logs=logging.ERROR,
+    ) as cluster, Client(cluster) as client:
+        yield client
+
+
+class DaskBackend:
+    """Jobs as futures of `client`; shared values scattered once under their content keys."""
+
+    def __init__(self, client: Client) -> None:
+        self.client = client
+        self._done = as_completed(with_results=True, raise_errors=False)
+        self._tags: dict[str, Any] = {}
+        self._futures: dict[str, Future] = {}
+
+    def share(self, key: str, value: object) -> object:
+        return self.client.scatter({key: value}, hash=False)[key]
+
+    def release(self, handle: object) -> None:
+        if isinstance(handle, Future):
+            handle.release()
+
+    def submit(self, tag: object, batch_id: str, case: object, entry: object, module: object, *,
+               priority: int) -> None:
+        future = self.client.submit(run_job, batch_id, case, entry, module, priority=priority, pure=False)
+        self._tags[future.key] = tag
+        self._futures[future.key] = future
+        self._done.add(future)
+
+    def completed(self, timeout: float) -> list[Done]:
+        deadline = time.monotonic() + timeout
+        batch = self._done.next_batch(block=False)
+        while not batch and time.monotonic() < deadline:
+            time.sleep(POLL)
+            batch = self._done.next_batch(block=False)
+        finished: list[Done] = []
+        for future, value in batch:
+            tag = self._tags.pop(future.key)
+            del self._futures[future.key]
+            if future.status == "error":
+                _type, exc, _tb = value
+                finished.append((tag, exc))
+            else:
+                finished.append((tag, value))
+        return finished
+
+    def cancel(self, batch_id: str, wall_clock: float) -> None:
+        futures = list(self._futures.values())
+        self._done.clear()
+        self._tags.clear()
+        self._futures.clear()
+        if futures:
+            self.client.cancel(futures, force=True)
+        # Queued jobs are dropped by the scheduler; running ones are stopped inside each worker.
+        self.client.run(cancel_batch, batch_id, wall_clock, on_error="ignore")

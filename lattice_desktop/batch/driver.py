@@ -1,0 +1,268 @@
+"""The batch itself: build each submission here, send its module and the case inputs to the
+workers once, run its smoke jobs, and only when they all pass its stress jobs (largest first);
+assemble each submission's results into the same report `grade` gives and store it whole.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import time
+import traceback
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+from datetime import UTC, datetime
+
+from lattice_desktop.batch.backend import Backend
+from lattice_desktop.batch.field import Problem
+from lattice_desktop.batch.stored import StoredRun, graded_modules, store_reports
+from lattice_desktop.batch.worker import JobResult, result_from_data
+from lattice_desktop.cancel import CancelToken
+from lattice_desktop.errors import Cancelled, UserError
+from lattice_desktop.grading.grader import CaseResult, GradeReport, all_failed, skipped_after_smoke, unrun, verdict_of
+from lattice_desktop.grading.outcomes import Outcome
+from lattice_desktop.manifest.case import CaseEntry, CaseManifest
+from lattice_desktop.manifest.submission import Submission
+from lattice_desktop.sandbox.build import BuildResult, build_submission
+from lattice_desktop.store.writer import Writer
+
+FLUSH_RUNS = 16  # finished runs stored per transaction at most
+FLUSH_SECONDS = 0.5  # and none waits longer than this to be stored
+
+
+@dataclass(frozen=True)
+class FinishedRun:
+    report: GradeReport
+    run_id: int | None  # None when the batch does not store
+
+
+@dataclass(frozen=True)
+class BatchProgress:
+    """Where the batch stands; `landed` holds the runs stored since the last report."""
+
+    jobs_done: int
+    jobs_total: int
+    runs_done: int
+    runs_total: int
+    elapsed: float
+    landed: tuple[FinishedRun, ...] = ()
+    problem: Problem | None = None
+
+    @property
+    def remaining(self) -> float | None:
+        """Seconds left at the pace so far; None until a job has finished."""
+        if not self.jobs_done:
+            return None
+        return self.elapsed / self.jobs_done * max(0, self.jobs_total - self.jobs_done)
+
+
+@dataclass
+class BatchResult:
+    runs: list[FinishedRun] = field(default_factory=list)
+    skipped: list[tuple[Submission, StoredRun]] = field(default_factory=list)  # already stored
+    problems: list[Problem] = field(default_factory=list)
+
+
+@dataclass
+class _Pending:
+    """One submission on its way through the batch."""
+
+    submission: Submission
+    build: BuildResult
+    digest: str
+    module: object
+    started: datetime
+    results: dict[str, CaseResult] = field(default_factory=dict)
+    outstanding: int = 0
+    expected_jobs: int = 0
+    failure: tuple[Outcome, str] | None = None
+    from_cache: bool = False
+    stress_sent: bool = False
+
+
+def grade_batch(
+    case: CaseManifest,
+    submissions: list[Submission],
+    *,
+    backend: Backend,
+    writer: Writer | None = None,
+    allow_build: bool = False,
+    regrade: bool = False,
+    progress: Callable[[BatchProgress], None] | None = None,
+    cancel: CancelToken | None = None,
+) -> BatchResult:
+    """Grade every submission on `backend`; store each run whole through `writer` (if any)."""
+    return _Batch(case, backend, writer, allow_build, progress, cancel or CancelToken()).run(
+        submissions, regrade=regrade
+    )
+
+
+class _Batch:
+    def __init__(self, case: CaseManifest, backend: Backend, writer: Writer | None, allow_build: bool,
+                 progress: Callable[[BatchProgress], None] | None, cancel: CancelToken) -> None:
+        self.case, self.backend, self.writer = case, backend, writer
+        self.allow_build, self.cancel = allow_build, cancel
+        self.report_progress = progress or (lambda _p: None)
+        self.id = uuid.uuid4().hex
+        self.result = BatchResult()
+        self.pending: dict[int, _Pending] = {}
+        self.unstored: list[GradeReport] = []
+        self.first_unstored = 0.0
+        self.jobs_done = 0
+        self.runs_total = 0
+        self.started = time.monotonic()
+        self.shared_case: object = None
+        self.shared_entries: dict[str, object] = {}
+
+    def run(self, submissions: list[Submission], *, regrade: bool) -> BatchResult:
+        try:
+            self._prepare(submissions, regrade)
+            self._loop()
+        except (Cancelled, KeyboardInterrupt):
+            self.backend.cancel(self.id, self.case.sandbox.wall_clock)
+            self._flush()  # runs already whole are kept; nothing half-graded is stored
+            raise
+        self._flush()
+        return self.result
+
+    def _prepare(self, submissions: list[Submission], regrade: bool) -> None:
+        done_before = {} if regrade or self.writer is None else graded_modules(self.case)
+        self.runs_total = len(submissions)
+        for index, submission in enumerate(submissions):
+            self.cancel.raise_if_cancelled()
+            try:
+                build = build_submission(
+                    submission, allowed=self.allow_build, timeout=self.case.sandbox.build_timeout,
+                    max_module_bytes=self.case.sandbox.max_module_bytes, cancel=self.cancel,
+                )
+            except UserError as exc:
+                self._problem(Problem(str(submission.folder), str(exc)))
+                continue
+            now = datetime.now(UTC)
+            if not build.ok or build.module is None:
+                failed = all_failed(self.case, Outcome.BUILD_FAILURE, build.detail)
+                self._finished(GradeReport(self.case, submission, None, build, failed,
+                                           verdict_of(failed), now, now))
+                continue
+            digest = hashlib.sha256(build.module).hexdigest()
+            if digest in done_before:
+                self.runs_total -= 1
+                self.result.skipped.append((submission, done_before[digest]))
+                continue
+            module = self.backend.share(f"wasm-{digest}", build.module)
+            job = _Pending(submission, build, digest, module, now)
+            self.pending[index] = job
+            first = self.case.smoke or self.case.stress
+            job.expected_jobs = len(self.case.cases)
+            for entry in first:
+                self._submit(index, job, entry)
+            job.stress_sent = not self.case.smoke
+        self._tell()
+
+    def _submit(self, index: int, job: _Pending, entry: CaseEntry) -> None:
+        if self.shared_case is None:
+            # The case's rules travel once; each entry travels once, with its bytes inline.
+            self.shared_case = self.backend.share(f"case-{self.case.manifest_hash}", replace(self.case, cases=()))
+        if entry.name not in self.shared_entries:
+            self.shared_entries[entry.name] = self.backend.share(*_entry_payload(self.case, entry))
+        job.outstanding += 1
+        self.backend.submit((index, entry.name), self.id, self.shared_case, self.shared_entries[entry.name],
+                            job.module, priority=entry.size)
+
+    def _loop(self) -> None:
+        while self.pending:
+            self.cancel.raise_if_cancelled()
+            for (index, name), answer in self.backend.completed(timeout=0.05):
+                self._take(index, name, answer)
+            if self.unstored and (len(self.unstored) >= FLUSH_RUNS
+                                  or time.monotonic() - self.first_unstored >= FLUSH_SECONDS):
+                self._flush()
+
+    def _take(self, index: int, name: str, answer: JobResult | BaseException) -> None:
+        job = self.pending[index]
+        job.outstanding -= 1
+        self.jobs_done += 1
+        entry = self.case.entry(name)
+        if isinstance(answer, Cancelled):
+            raise answer
+        if isinstance(answer, BaseException):
+            text = "".join(traceback.format_exception(answer, limit=8)).strip()
+            job.results[name] = unrun(self.case, entry, Outcome.INTERNAL_ERROR,
+                                      f"the batch worker failed running this case: {text}")
+        elif answer.module_failure is not None:
+            outcome, detail = answer.module_failure
+            job.failure = job.failure or (Outcome(outcome), detail)
+        else:
+            assert answer.result is not None
+            job.results[name] = result_from_data(answer.result)
+            job.from_cache = job.from_cache or answer.from_cache
+        self._advance(index, job)
+        self._tell()
+
+    def _advance(self, index: int, job: _Pending) -> None:
+        """Release a submission's stress jobs once its smoke tests pass; finish it when done."""
+        if job.outstanding:
+            return
+        smoke = [job.results.get(e.name) for e in self.case.smoke]
+        if job.failure is not None:
+            results = all_failed(self.case, *job.failure)
+        elif not job.stress_sent and all(r is not None and r.outcome.correct for r in smoke):
+            job.stress_sent = True
+            for entry in sorted(self.case.stress, key=lambda e: -e.size):
+                self._submit(index, job, entry)
+            return
+        elif not job.stress_sent:
+            results = [r for r in smoke if r is not None] + skipped_after_smoke(self.case, smoke)
+        else:
+            results = [job.results[e.name] for e in self.case.smoke + self.case.stress]
+        del self.pending[index]
+        self.backend.release(job.module)
+        self._finished(GradeReport(
+            self.case, job.submission, job.digest, job.build, results, verdict_of(results),
+            job.started, datetime.now(UTC), module_from_cache=job.from_cache,
+        ))
+
+    def _finished(self, report: GradeReport) -> None:
+        if not self.unstored:
+            self.first_unstored = time.monotonic()
+        self.unstored.append(report)
+
+    def _flush(self) -> None:
+        if not self.unstored:
+            return
+        reports, self.unstored = self.unstored, []
+        ids = self.writer.call(store_reports, reports) if self.writer is not None else [None] * len(reports)
+        landed = tuple(FinishedRun(r, i) for r, i in zip(reports, ids))
+        self.result.runs.extend(landed)
+        self._tell(landed)
+
+    def _problem(self, problem: Problem) -> None:
+        self.runs_total -= 1
+        self.result.problems.append(problem)
+        self._tell(problem=problem)
+
+    def _tell(self, landed: tuple[FinishedRun, ...] = (), problem: Problem | None = None) -> None:
+        self.report_progress(BatchProgress(
+            self.jobs_done, self.jobs_done + self._jobs_left(), len(self.result.runs), self.runs_total,
+            time.monotonic() - self.started, landed, problem,
+        ))
+
+    def _jobs_left(self) -> int:
+        left = 0
+        for job in self.pending.values():
+            if job.stress_sent or job.failure is not None:
+                left += job.outstanding
+            else:  # smoke still running: its stress jobs will follow if it passes
+                left += job.outstanding + len(self.case.stress)
+        return left
+
+
+def _entry_payload(case: CaseManifest, entry: CaseEntry) -> tuple[str, CaseEntry]:
+    """A case entry with its input and expected answer inline, keyed by their content."""
+    if case.contract.abi != "bytes":
+        return f"entry-{hashlib.sha256(repr(entry).encode()).hexdigest()}", entry
+    data, expected = entry.input_bytes(), entry.expected_bytes()
+    inline = replace(entry, input_path=None, input_inline=data, expected_path=None, expected_inline=expected)
+    digest = hashlib.sha256(repr(replace(inline, input_inline=b"", expected_inline=b"")).encode())
+    digest.update(hashlib.sha256(data).digest() + hashlib.sha256(expected).digest())
+    return f"entry-{digest.hexdigest()}", inline

@@ -1,0 +1,56 @@
+"""The batch and the store: which modules a case has already graded (so a rerun skips
+them), and storing finished runs many to a transaction through the one writer."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from lattice_desktop.grading.grader import GradeReport
+from lattice_desktop.grading.outcomes import Verdict
+from lattice_desktop.manifest.case import CaseManifest
+from lattice_desktop.sandbox.engine import WASMTIME_VERSION
+from lattice_desktop.store import runs
+from lattice_desktop.store.schema import CaseRecord, Run, SubmissionRecord
+
+# Verdicts a rerun keeps; an internal error, a cancelled or interrupted run is graded again.
+SETTLED = (Verdict.CORRECT.value, Verdict.OVER_CEILING.value, Verdict.INCORRECT.value)
+
+
+@dataclass(frozen=True)
+class StoredRun:
+    run_id: int
+    verdict: Verdict
+
+
+def case_content_hash(case: CaseManifest) -> str:
+    """What the case is, by content: its manifest and every input and expected file."""
+    return case.manifest_hash
+
+
+def graded_modules(case: CaseManifest) -> dict[str, StoredRun]:
+    """Module hash -> its newest settled run on this case content and wasmtime version."""
+    query = (
+        Run.select(Run.id, Run.verdict, SubmissionRecord.module_sha256)
+        .join(SubmissionRecord, on=(Run.submission == SubmissionRecord.id))
+        .switch(Run)
+        .join(CaseRecord, on=(Run.case == CaseRecord.id))
+        .where(
+            (CaseRecord.manifest_hash == case_content_hash(case))
+            & (Run.wasmtime_version == WASMTIME_VERSION)
+            & (Run.verdict.in_(SETTLED))
+            & SubmissionRecord.module_sha256.is_null(False)
+        )
+        .order_by(Run.id)
+        .objects()
+    )
+    return {row.module_sha256: StoredRun(row.id, Verdict(row.verdict)) for row in query}
+
+
+def store_reports(reports: list[GradeReport]) -> list[int]:
+    """Store whole runs (call inside one transaction): each appears finished or not at all."""
+    ids = []
+    for report in reports:
+        run_id = runs.begin_run(report.case, report.submission)
+        runs.finish_run(run_id, report)
+        ids.append(run_id)
+    return ids

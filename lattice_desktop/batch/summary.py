@@ -1,0 +1,42 @@
+"""What a batch amounts to: verdict counts over its submissions and the field's top ten."""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+from typing import Any
+
+from lattice_desktop.batch.driver import BatchResult
+from lattice_desktop.manifest.case import CaseManifest
+from lattice_desktop.sandbox.engine import WASMTIME_VERSION
+from lattice_desktop.store.field import BoardEntry, leaderboard
+
+TOP = 10
+
+
+@dataclass(frozen=True)
+class BatchSummary:
+    graded: int
+    already_stored: int
+    problems: int
+    verdicts: dict[str, int]  # over graded and already-stored runs
+    top: list[BoardEntry]  # the field's best (every stored run of this case counts)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "graded": self.graded, "already_stored": self.already_stored, "problems": self.problems,
+            "verdicts": self.verdicts,
+            "top": [{"rank": e.rank, "model": e.model, "run_id": e.run_id, "fuel": e.fuel}
+                    for e in self.top],
+        }
+
+
+def summarize(case: CaseManifest, result: BatchResult, *, stored: bool) -> BatchSummary:
+    counts = Counter(r.report.verdict.value for r in result.runs)
+    counts.update(run.verdict.value for _s, run in result.skipped)
+    top: list[BoardEntry] = []
+    if stored:
+        board = leaderboard(case.name, case.version, case.variant, WASMTIME_VERSION)
+        top = board.entries[:TOP]
+    return BatchSummary(len(result.runs), len(result.skipped), len(result.problems),
+                        dict(sorted(counts.items())), top)

@@ -1,0 +1,82 @@
+"""What a worker process runs for one job: compile (cached by content hash), then grade one
+case entry through the grader's own `grade_entry`. Results travel back as plain data.
+
+wasmtime objects do not pickle, so a worker receives module bytes and keeps the compiled
+module in `compile_module`'s per-process cache, on the process's one shared Engine.
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass
+from typing import Any
+
+from lattice_desktop.cancel import CancelToken
+from lattice_desktop.grading.compare import Mismatch
+from lattice_desktop.grading.grader import CaseResult, compile_for_case, grade_entry
+from lattice_desktop.grading.outcomes import Outcome
+from lattice_desktop.manifest.case import CaseEntry, CaseManifest
+from lattice_desktop.sandbox import engine
+
+_cancels: dict[str, CancelToken] = {}
+_cancels_lock = threading.Lock()
+
+
+@dataclass(frozen=True)
+class JobResult:
+    """One job's answer: a case result, or why the whole module fails (then `result` is None)."""
+
+    result: dict[str, Any] | None
+    module_failure: tuple[str, str] | None = None  # (outcome value, detail)
+    from_cache: bool = False
+
+
+def run_job(batch_id: str, case: CaseManifest, entry: CaseEntry, module: bytes) -> JobResult:
+    """Grade `entry` on `module` for `case`; raises Cancelled once the batch is cancelled."""
+    cancel = _token(batch_id)
+    cancel.raise_if_cancelled()
+    compiled = compile_for_case(case, module, cancel)
+    if isinstance(compiled, tuple):
+        outcome, detail = compiled
+        return JobResult(None, (outcome.value, detail))
+    result = grade_entry(case, entry, compiled.module, cancel)
+    cancel.raise_if_cancelled()
+    return JobResult(result_to_data(result), from_cache=compiled.from_cache)
+
+
+def cancel_batch(batch_id: str, wall_clock: float) -> None:
+    """Stop this process's jobs of `batch_id`: later ones refuse to start, running wasm is
+    interrupted (a job of another batch sees a spurious interrupt and simply reruns)."""
+    _token(batch_id).cancel()
+    engine.interrupt_all(wall_clock)
+
+
+
+def _token(batch_id: str) -> CancelToken:
+    with _cancels_lock:
+        return _cancels.setdefault(batch_id, CancelToken())
+
+
+def result_to_data(r: CaseResult) -> dict[str, Any]:
+    """A case result as builtins only, so any worker can send it to any client."""
+    m = r.mismatch
+    return {
+        "name": r.name, "kind": r.kind, "behaviour": r.behaviour, "size": r.size,
+        "outcome": r.outcome.value, "ceiling": r.ceiling, "budget": r.budget, "fuel": r.fuel,
+        "detail": r.detail, "trap_code": r.trap_code, "frames": list(r.frames),
+        "output_digest": r.output_digest, "checksums": r.checksums,
+        "mismatch": None if m is None else [m.index, m.expected, m.got, m.tick, m.unit],
+        "snapshot_interval": r.snapshot_interval, "wall_time": r.wall_time,
+    }
+
+
+def result_from_data(data: dict[str, Any]) -> CaseResult:
+    m = data["mismatch"]
+    return CaseResult(
+        name=data["name"], kind=data["kind"], behaviour=data["behaviour"], size=data["size"],
+        outcome=Outcome(data["outcome"]), ceiling=data["ceiling"], budget=data["budget"],
+        fuel=data["fuel"], detail=data["detail"], trap_code=data["trap_code"],
+        frames=tuple(data["frames"]), output_digest=data["output_digest"],
+        checksums=data["checksums"], mismatch=None if m is None else Mismatch(*m),
+        snapshot_interval=data["snapshot_interval"], wall_time=data["wall_time"],
+    )

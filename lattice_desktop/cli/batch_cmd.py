@@ -1,0 +1,94 @@
+"""`lattice-desktop grade-batch SUBMISSION... --case CASE`: grade a field on a dask cluster."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from lattice_desktop.batch.driver import BatchResult, grade_batch
+from lattice_desktop.batch.field import find_submissions
+from lattice_desktop.batch.summary import summarize
+from lattice_desktop.cli.batch_text import ProgressPrinter, summary_lines
+from lattice_desktop.cli.common import EXIT_INTERNAL, add_db_option, open_storage, positive_int
+from lattice_desktop.errors import UserError
+from lattice_desktop.grading.outcomes import Verdict
+from lattice_desktop.grading.report_json import report_to_dict
+from lattice_desktop.manifest import load_case
+from lattice_desktop.resources import resolve_case_path
+from lattice_desktop.store.field import standing
+
+
+def register(commands: argparse._SubParsersAction) -> None:
+    p = commands.add_parser(
+        "grade-batch", help="grade many submissions on a dask cluster (local or remote)",
+        description="Grade every submission (a folder of submission folders counts as all of them) "
+        "against one case, spread over worker processes: a local cluster, or an existing one "
+        "started with `dask scheduler` and `dask worker`. Runs already stored for the same module, "
+        "case content and wasmtime version are skipped. Exit code: 0 all graded, 1 some "
+        "submissions could not be read, 2 usage error, 4 internal error, 130 cancelled.",
+    )
+    p.add_argument("submissions", nargs="+", metavar="SUBMISSION",
+                   help="submission folders, or folders holding submission folders")
+    p.add_argument("--case", required=True, help="case manifest, its folder, or a bundled case name")
+    p.add_argument("--scheduler", metavar="tcp://HOST:PORT",
+                   help="an existing dask scheduler (default: start a local cluster)")
+    p.add_argument("--workers", type=positive_int, default=2,
+                   help="worker processes of the local cluster (default 2)")
+    p.add_argument("--build", action="store_true",
+                   help="allow running the submissions' [build] commands (they are someone else's code)")
+    p.add_argument("--regrade", action="store_true", help="grade again runs that are already stored")
+    p.add_argument("--json", action="store_true", help="print every run and a summary as JSON on stdout")
+    add_db_option(p)
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    case = load_case(resolve_case_path(args.case))
+    submissions, problems = find_submissions(args.submissions)
+    writer = open_storage(args)
+    printer = ProgressPrinter(sys.stderr)
+    for problem in problems:
+        printer.problem(problem)
+    try:
+        from lattice_desktop.batch.dask_backend import DaskBackend, open_cluster
+    except ImportError:
+        raise UserError("grade-batch needs dask.distributed: pip install 'lattice-desktop[batch]'") from None
+    try:
+        with open_cluster(args.scheduler, workers=args.workers) as client:
+            result = grade_batch(case, submissions, backend=DaskBackend(client), writer=writer,
+                                 allow_build=args.build, regrade=args.regrade, progress=printer)
+    except OSError as exc:  # the scheduler address is wrong or unreachable
+        raise UserError(f"cannot reach the dask scheduler {args.scheduler}: {exc}") from None
+    finally:
+        printer.close()
+        writer.close()
+    result.problems[:0] = problems
+    summary = summarize(case, result, stored=True)
+    if args.json:
+        json.dump({"runs": [_run_dict(r) for r in result.runs], "summary": summary.to_dict(),
+                   "already_stored": [{"submission": str(s.folder), "run_id": run.run_id,
+                                       "verdict": run.verdict.value} for s, run in result.skipped],
+                   "problems": [{"path": p.path, "message": p.message} for p in result.problems]},
+                  sys.stdout, indent=2)
+        sys.stdout.write("\n")
+    else:
+        for line in summary_lines(case, summary):
+            print(line)
+    return _exit_code(result)
+
+
+def _run_dict(finished) -> dict:
+    data = report_to_dict(finished.report)
+    data["run_id"] = finished.run_id
+    place = standing(finished.run_id) if finished.run_id is not None else None
+    data["standing"] = None if place is None else {
+        "rank": place.rank, "of": place.of, "percentile": place.percentile,
+    }
+    return data
+
+
+def _exit_code(result: BatchResult) -> int:
+    if any(r.report.verdict is Verdict.INTERNAL_ERROR for r in result.runs):
+        return EXIT_INTERNAL
+    return 1 if result.problems else 0
