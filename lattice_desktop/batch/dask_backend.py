@@ -29,8 +29,9 @@ def open_cluster(scheduler: str | None = None, *, workers: int = 2) -> Iterator[
             yield client
         return
     with LocalCluster(
+        # Loopback only, every port chosen free (a fixed dashboard port may be taken).
         n_workers=workers, threads_per_worker=1, processes=True, host="127.0.0.1",
-        dashboard_address=None, silence_logs=logging.ERROR,
+        dashboard_address="127.0.0.1:0", silence_logs=logging.ERROR,
     ) as cluster, Client(cluster) as client:
         yield client
 
