@@ -1,6 +1,9 @@
 """The batch on a `distributed` cluster: a local cluster of worker processes, or an existing
 one (`dask scheduler` and `dask worker`). The only module of the batch that imports dask.
 
+Module bytes and case entries go to the cluster once each, under their content hash, and
+each worker fetches a value once and keeps it while the batch needs it.
+
 The scheduler reruns a job whose worker died on another worker (up to its
 `allowed-failures`); a job that returns — whatever the submission did — is never rerun.
 """
@@ -16,7 +19,7 @@ from typing import Any
 from distributed import Client, Future, LocalCluster, as_completed
 
 from lattice_desktop.batch.backend import Done
-from lattice_desktop.batch.worker import cancel_batch, run_job
+from lattice_desktop.batch.worker import cancel_batch, hold, run_job
 
 POLL = 0.005  # seconds between looks at finished jobs while none is ready
 
@@ -46,7 +49,9 @@ class DaskBackend:
         self._futures: dict[str, Future] = {}
 
     def share(self, key: str, value: object) -> object:
-        return self.client.scatter({key: value}, hash=False)[key]
+        # A task rather than `scatter`: scattered data dies with the worker holding it, while
+        # a task's result is rebuilt from the scheduler's copy when its worker is lost.
+        return self.client.submit(hold, value, key=key)
 
     def release(self, handle: object) -> None:
         if isinstance(handle, Future):

@@ -44,6 +44,11 @@ def run_job(batch_id: str, case: CaseManifest, entry: CaseEntry, module: bytes) 
     return JobResult(result_to_data(result), from_cache=compiled.from_cache)
 
 
+def hold(value: object) -> object:
+    """A shared value as a task's result, so the cluster can rebuild it if a worker dies."""
+    return value
+
+
 def cancel_batch(batch_id: str, wall_clock: float) -> None:
     """Stop this process's jobs of `batch_id`: later ones refuse to start, running wasm is
     interrupted (a job of another batch sees a spurious interrupt and simply reruns)."""
