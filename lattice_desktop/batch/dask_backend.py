@@ -19,7 +19,10 @@ from typing import Any
 from distributed import Client, Future, LocalCluster, as_completed
 
 from lattice_desktop.batch.backend import Done
+from lattice_desktop.batch.driver import BatchResult, grade_batch
 from lattice_desktop.batch.worker import cancel_batch, hold, run_job
+from lattice_desktop.manifest.case import CaseManifest
+from lattice_desktop.manifest.submission import Submission
 
 POLL = 0.005  # seconds between looks at finished jobs while none is ready
 
@@ -37,6 +40,13 @@ def open_cluster(scheduler: str | None = None, *, workers: int = 2) -> Iterator[
         dashboard_address="127.0.0.1:0", silence_logs=logging.ERROR,
     ) as cluster, Client(cluster) as client:
         yield client
+
+
+def grade_on_cluster(case: CaseManifest, submissions: list[Submission], *, scheduler: str | None = None,
+                     workers: int = 2, **options: Any) -> BatchResult:
+    """`grade_batch` on the cluster at `scheduler`, or on a local one for the batch's length."""
+    with open_cluster(scheduler, workers=workers) as client:
+        return grade_batch(case, submissions, backend=DaskBackend(client), **options)
 
 
 class DaskBackend:

@@ -19,7 +19,14 @@ from lattice_desktop.batch.stored import StoredRun, graded_modules, store_report
 from lattice_desktop.batch.worker import JobResult, result_from_data
 from lattice_desktop.cancel import CancelToken
 from lattice_desktop.errors import Cancelled, UserError
-from lattice_desktop.grading.grader import CaseResult, GradeReport, all_failed, skipped_after_smoke, unrun, verdict_of
+from lattice_desktop.grading.grader import (
+    CaseResult,
+    GradeReport,
+    all_failed,
+    skipped_after_smoke,
+    unrun,
+    verdict_of,
+)
 from lattice_desktop.grading.outcomes import Outcome
 from lattice_desktop.manifest.case import CaseEntry, CaseManifest
 from lattice_desktop.manifest.submission import Submission
@@ -162,7 +169,8 @@ class _Batch:
     def _submit(self, index: int, job: _Pending, entry: CaseEntry) -> None:
         if self.shared_case is None:
             # The case's rules travel once; each entry travels once, with its bytes inline.
-            self.shared_case = self.backend.share(f"case-{self.case.manifest_hash}", replace(self.case, cases=()))
+            rules = replace(self.case, cases=())
+            self.shared_case = self.backend.share(f"case-{self.case.manifest_hash}", rules)
         if entry.name not in self.shared_entries:
             self.shared_entries[entry.name] = self.backend.share(*_entry_payload(self.case, entry))
         job.outstanding += 1

@@ -6,7 +6,7 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Any
 
-from lattice_desktop.batch.driver import BatchResult
+from lattice_desktop.batch.driver import BatchProgress, BatchResult
 from lattice_desktop.manifest.case import CaseManifest
 from lattice_desktop.sandbox.engine import WASMTIME_VERSION
 from lattice_desktop.store.field import BoardEntry, leaderboard
@@ -40,3 +40,29 @@ def summarize(case: CaseManifest, result: BatchResult, *, stored: bool) -> Batch
         top = board.entries[:TOP]
     return BatchSummary(len(result.runs), len(result.skipped), len(result.problems),
                         dict(sorted(counts.items())), top)
+
+
+def clock(seconds: float | None) -> str:
+    if seconds is None:
+        return "--:--"
+    hours, rest = divmod(int(seconds), 3600)
+    return f"{hours}:{rest // 60:02d}:{rest % 60:02d}" if hours else f"{rest // 60:02d}:{rest % 60:02d}"
+
+
+def progress_text(p: BatchProgress) -> str:
+    return (f"{p.jobs_done}/{p.jobs_total} jobs · {p.runs_done}/{p.runs_total} runs · "
+            f"{clock(p.elapsed)} elapsed · {clock(p.remaining)} left")
+
+
+def outcome_text(result: BatchResult) -> str:
+    """The batch in a sentence or two, naming the first submissions that could not be read."""
+    counts = Counter(r.report.verdict for r in result.runs)
+    verdicts = ", ".join(f"{n} {v.label}" for v, n in sorted(counts.items(), key=lambda kv: -kv[1]))
+    text = f"Graded {len(result.runs)} submission(s)" + (f": {verdicts}" if verdicts else "")
+    if result.skipped:
+        text += f"; {len(result.skipped)} already stored, skipped"
+    if result.problems:
+        named = "; ".join(p.describe() for p in result.problems[:3])
+        more = f" and {len(result.problems) - 3} more" if len(result.problems) > 3 else ""
+        text += f". {len(result.problems)} could not be graded: {named}{more}"
+    return text + "."

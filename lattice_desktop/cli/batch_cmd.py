@@ -6,7 +6,7 @@ import argparse
 import json
 import sys
 
-from lattice_desktop.batch.driver import BatchResult, grade_batch
+from lattice_desktop.batch.driver import BatchResult
 from lattice_desktop.batch.field import find_submissions
 from lattice_desktop.batch.summary import summarize
 from lattice_desktop.cli.batch_text import ProgressPrinter, summary_lines
@@ -51,13 +51,13 @@ def run(args: argparse.Namespace) -> int:
     for problem in problems:
         printer.problem(problem)
     try:
-        from lattice_desktop.batch.dask_backend import DaskBackend, open_cluster
+        from lattice_desktop.batch.dask_backend import grade_on_cluster
     except ImportError:
         raise UserError("grade-batch needs dask.distributed: pip install 'lattice-desktop[batch]'") from None
     try:
-        with open_cluster(args.scheduler, workers=args.workers) as client:
-            result = grade_batch(case, submissions, backend=DaskBackend(client), writer=writer,
-                                 allow_build=args.build, regrade=args.regrade, progress=printer)
+        result = grade_on_cluster(case, submissions, scheduler=args.scheduler, workers=args.workers,
+                                  writer=writer, allow_build=args.build, regrade=args.regrade,
+                                  progress=printer)
     except OSError as exc:  # the scheduler address is wrong or unreachable
         raise UserError(f"cannot reach the dask scheduler {args.scheduler}: {exc}") from None
     finally:

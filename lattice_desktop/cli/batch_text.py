@@ -7,7 +7,7 @@ from typing import TextIO
 
 from lattice_desktop.batch.driver import BatchProgress
 from lattice_desktop.batch.field import Problem
-from lattice_desktop.batch.summary import BatchSummary
+from lattice_desktop.batch.summary import BatchSummary, progress_text
 from lattice_desktop.formatting import fuel
 from lattice_desktop.grading.outcomes import Verdict
 from lattice_desktop.manifest.case import CaseManifest
@@ -15,20 +15,10 @@ from lattice_desktop.manifest.case import CaseManifest
 BAR_WIDTH = 28
 
 
-def clock(seconds: float | None) -> str:
-    if seconds is None:
-        return "--:--"
-    seconds = int(seconds)
-    hours, rest = divmod(seconds, 3600)
-    return f"{hours}:{rest // 60:02d}:{rest % 60:02d}" if hours else f"{rest // 60:02d}:{rest % 60:02d}"
-
-
 def bar_line(p: BatchProgress) -> str:
     share = p.jobs_done / p.jobs_total if p.jobs_total else 0.0
     filled = int(share * BAR_WIDTH)
-    return (f"[{'#' * filled}{'.' * (BAR_WIDTH - filled)}] {p.jobs_done}/{p.jobs_total} jobs · "
-            f"{p.runs_done}/{p.runs_total} runs · {clock(p.elapsed)} elapsed · "
-            f"{clock(p.remaining)} left")
+    return f"[{'#' * filled}{'.' * (BAR_WIDTH - filled)}] {progress_text(p)}"
 
 
 def run_line(p: BatchProgress, index: int) -> str:

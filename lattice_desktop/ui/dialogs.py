@@ -96,6 +96,12 @@ def choose_submission_folder(parent: QWidget, start: str = "") -> Path | None:
     return Path(path) if path else None
 
 
+def choose_submissions_folder(parent: QWidget, start: str = "") -> Path | None:
+    path = QFileDialog.getExistingDirectory(
+        parent, "Grade many: choose a folder of submission folders", start)
+    return Path(path) if path else None
+
+
 def choose_harness_box(parent: QWidget, start: str = "") -> Path | None:
     path, _ = QFileDialog.getOpenFileName(parent, "Import harness run: 1. the box definition",
                                           start, "Harness boxes (*.toml);;All files (*)")

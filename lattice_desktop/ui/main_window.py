@@ -21,6 +21,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from lattice_desktop.batch.driver import BatchResult
+from lattice_desktop.batch.summary import outcome_text
 from lattice_desktop.errors import UserError
 from lattice_desktop.grading.session import StoredGrade
 from lattice_desktop.lattice.playback import prewarm
@@ -31,12 +33,14 @@ from lattice_desktop.store.database import default_location, describe, open_data
 from lattice_desktop.store.ui_queries import RunPage, RunsListing, load_run_page, runs_listing
 from lattice_desktop.store.writer import Writer
 from lattice_desktop.ui import tasks
+from lattice_desktop.ui.batch_op import BatchOp, BatchStatus
 from lattice_desktop.ui.dialogs import (
     BuildChoice,
     BuildConfirmDialog,
     Recent,
     choose_case_file,
     choose_submission_folder,
+    choose_submissions_folder,
 )
 from lattice_desktop.ui.errors_dialog import show_error
 from lattice_desktop.ui.factory_tab import FactoryTab
@@ -156,6 +160,7 @@ class MainWindow(QMainWindow):
         self.recent_menu = file_menu.addMenu("Recent")
         self.recent_menu.aboutToShow.connect(self._fill_recent_menu)
         self._action(file_menu, "Grade the &demo samples", None, self.grade_demo)
+        self._action(file_menu, "Grade &many…", None, self.grade_many)
         self.cancel_action = self._action(file_menu, "&Cancel grading", "Esc", self.cancel_grading)
         self.cancel_action.setEnabled(False)
         file_menu.addSeparator()
@@ -182,6 +187,12 @@ class MainWindow(QMainWindow):
         bar = self.statusBar()
         self.grading_status = GradingStatus(self.grading)
         bar.addWidget(self.grading_status)
+        self.batch = BatchOp(self.writer, self)
+        self.batch.landed.connect(self.refresh_runs)
+        self.batch.finished.connect(self._on_batch_finished)
+        self.batch.failed.connect(self.report_failure)
+        self.batch_status = BatchStatus(self.batch)
+        bar.addWidget(self.batch_status)
         self.db_label = QLabel(f"Database: {describe(self.db_target)}")
         self.db_label.setToolTip("Set with --db or LATTICE_DESKTOP_DB")
         self.wasmtime_label = QLabel(f"wasmtime {WASMTIME_VERSION}")
@@ -348,6 +359,23 @@ class MainWindow(QMainWindow):
         self.start_grading(jobs, open_result=False)
 
     @Slot()
+    def grade_many(self, folder: Path | None = None) -> None:
+        """Grade a folder of submission folders against the open case on a local cluster."""
+        if self.batch.running or self.case_path is None:
+            self.message_bar.show_message("A batch is already running." if self.batch.running else
+                                          "Open a case first (Open case…, Ctrl+O).", kind="warning")
+            return
+        folder = folder if isinstance(folder, Path) else choose_submissions_folder(self)
+        if folder is not None:
+            self.batch_status.begin(folder)
+            self.batch.start(self.case_path, folder)
+
+    @Slot(object)
+    def _on_batch_finished(self, result: BatchResult) -> None:
+        self.refresh_runs()
+        self.message_bar.show_message(outcome_text(result), kind="warning" if result.problems else "info")
+
+    @Slot()
     def cancel_grading(self) -> None:
         self.grading_status.cancel()
 
@@ -457,6 +485,7 @@ class MainWindow(QMainWindow):
     def closeEvent(self, event: QCloseEvent) -> None:
         self._closing.set()
         self.grading.cancel()
+        self.batch.cancel()
         tasks.pool().waitForDone(30_000)
         self.writer.close()
         super().closeEvent(event)

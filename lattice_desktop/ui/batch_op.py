@@ -1,0 +1,129 @@
+"""Grade many from the app: a folder of submissions graded on a local dask cluster off the
+GUI thread, with progress and Cancel in the status bar; stored runs refresh the views as
+they land."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from PySide6.QtCore import QObject, Signal, Slot
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QProgressBar, QPushButton, QWidget
+
+from lattice_desktop.batch.driver import BatchProgress, BatchResult
+from lattice_desktop.batch.field import find_submissions
+from lattice_desktop.batch.summary import progress_text
+from lattice_desktop.cancel import CancelToken
+from lattice_desktop.manifest import load_case
+from lattice_desktop.store.writer import Writer
+from lattice_desktop.ui import tasks
+
+LOCAL_WORKERS = 2
+
+
+def run_batch(case_path: Path, folder: Path, writer: Writer, cancel: CancelToken, *, report) -> BatchResult:
+    """The worker side: find the submissions, grade them on a local cluster, store each run."""
+    from lattice_desktop.batch.dask_backend import grade_on_cluster
+
+    case = load_case(case_path)
+    submissions, problems = find_submissions([folder])
+    result = grade_on_cluster(case, submissions, workers=LOCAL_WORKERS, writer=writer,
+                              progress=report, cancel=cancel)
+    result.problems[:0] = problems
+    return result
+
+
+class BatchOp(QObject):
+    """One batch at a time; `cancel()` stops the cluster's work, keeping only whole runs."""
+
+    progress = Signal(object)  # BatchProgress
+    landed = Signal()  # runs were stored
+    finished = Signal(object)  # BatchResult
+    failed = Signal(str, str)  # message, traceback ("" for a user error)
+    cancelled = Signal()
+
+    def __init__(self, writer: Writer, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.writer = writer
+        self._token: CancelToken | None = None
+
+    @property
+    def running(self) -> bool:
+        return self._token is not None
+
+    def start(self, case_path: Path, folder: Path) -> None:
+        self._token = CancelToken()
+        task = tasks.Task(run_batch, case_path, folder, self.writer, self._token, progress=True)
+        task.signals.progress.connect(self._on_progress)
+        task.signals.done.connect(self._on_done)
+        task.signals.failed.connect(self._on_failed)
+        task.signals.cancelled.connect(self._on_cancelled)
+        tasks.start(task)
+
+    def cancel(self) -> None:
+        if self._token is not None:
+            self._token.cancel()
+
+    @Slot(object)
+    def _on_progress(self, step: BatchProgress) -> None:
+        self.progress.emit(step)
+        if step.landed:
+            self.landed.emit()
+
+    @Slot(object)
+    def _on_done(self, result: BatchResult) -> None:
+        self._token = None
+        self.finished.emit(result)
+
+    @Slot(str, str)
+    def _on_failed(self, message: str, details: str) -> None:
+        self._token = None
+        self.failed.emit(message, details)
+
+    @Slot()
+    def _on_cancelled(self) -> None:
+        self._token = None
+        self.cancelled.emit()
+
+
+class BatchStatus(QWidget):
+    """The batch in the status bar: jobs and runs done, time left, and Cancel."""
+
+    def __init__(self, op: BatchOp, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.op = op
+        self.label = QLabel()
+        self.bar = QProgressBar()
+        self.bar.setMaximumWidth(240)
+        self.bar.setFormat("%v of %m jobs")
+        self.cancel_button = QPushButton("Cancel")
+        self.cancel_button.setToolTip(
+            "Stop the batch: runs already finished stay stored, nothing half-graded is")
+        self.cancel_button.clicked.connect(self.cancel)
+        layout = QHBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        for widget in (self.label, self.bar, self.cancel_button):
+            layout.addWidget(widget)
+        op.progress.connect(self.on_progress)
+        for signal in (op.finished, op.failed, op.cancelled):
+            signal.connect(self.hide)
+        self.hide()
+
+    def begin(self, folder: Path) -> None:
+        self.label.setText(f"Grading many: starting a local cluster for {folder.name}…")
+        self.bar.setRange(0, 0)
+        self.cancel_button.setEnabled(True)
+        self.show()
+
+    @Slot()
+    def cancel(self) -> None:
+        self.label.setText("Cancelling the batch…")
+        self.cancel_button.setEnabled(False)
+        self.op.cancel()
+
+    @Slot(object)
+    def on_progress(self, p: BatchProgress) -> None:
+        if not self.cancel_button.isEnabled():
+            return
+        self.label.setText(f"Grading many: {progress_text(p)}")
+        self.bar.setRange(0, max(1, p.jobs_total))
+        self.bar.setValue(p.jobs_done)
