@@ -21,9 +21,11 @@ from distributed import Client, Future, LocalCluster, as_completed
 from lattice_desktop.batch.backend import Done
 from lattice_desktop.batch.driver import BatchResult, grade_batch
 from lattice_desktop.batch.worker import cancel_batch, hold, run_job
+from lattice_desktop.errors import UserError
 from lattice_desktop.manifest.case import CaseManifest
 from lattice_desktop.manifest.submission import Submission
 
+CONNECT_TIMEOUT = "20s"
 POLL = 0.005  # seconds between looks at finished jobs while none is ready
 
 
@@ -31,7 +33,11 @@ POLL = 0.005  # seconds between looks at finished jobs while none is ready
 def open_cluster(scheduler: str | None = None, *, workers: int = 2) -> Iterator[Client]:
     """A client of the cluster at `scheduler`, or of a new local one with `workers` processes."""
     if scheduler:
-        with Client(scheduler, timeout="20s") as client:
+        try:
+            client = Client(scheduler, timeout=CONNECT_TIMEOUT)
+        except (OSError, ValueError) as exc:  # unreachable, refused, or not an address
+            raise UserError(f"cannot reach the dask scheduler at {scheduler}: {exc}") from None
+        with client:
             yield client
         return
     with LocalCluster(

@@ -58,8 +58,6 @@ def run(args: argparse.Namespace) -> int:
         result = grade_on_cluster(case, submissions, scheduler=args.scheduler, workers=args.workers,
                                   writer=writer, allow_build=args.build, regrade=args.regrade,
                                   progress=printer)
-    except OSError as exc:  # the scheduler address is wrong or unreachable
-        raise UserError(f"cannot reach the dask scheduler {args.scheduler}: {exc}") from None
     finally:
         printer.close()
         writer.close()
