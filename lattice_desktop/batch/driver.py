@@ -9,7 +9,6 @@ import hashlib
 import time
 import traceback
 import uuid
-from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 
@@ -17,7 +16,6 @@ from lattice_desktop.batch.backend import Backend
 from lattice_desktop.batch.field import Problem
 from lattice_desktop.batch.stored import StoredRun, graded_modules, store_reports
 from lattice_desktop.batch.worker import JobResult, result_from_data
-from lattice_desktop.cancel import CancelToken
 from lattice_desktop.errors import Cancelled, UserError
 from lattice_desktop.grading.grader import (
     CaseResult,
@@ -27,11 +25,12 @@ from lattice_desktop.grading.grader import (
     unrun,
     verdict_of,
 )
-from lattice_desktop.grading.outcomes import Outcome
 from lattice_desktop.manifest.case import CaseEntry, CaseManifest
 from lattice_desktop.manifest.submission import Submission
+from lattice_desktop.outcomes import Outcome
 from lattice_desktop.sandbox.build import BuildResult, build_submission
 from lattice_desktop.store.writer import Writer
+from lattice_desktop.work import Work
 
 FLUSH_RUNS = 16  # finished runs stored per transaction at most
 FLUSH_SECONDS = 0.5  # and none waits longer than this to be stored
@@ -95,21 +94,18 @@ def grade_batch(
     writer: Writer | None = None,
     allow_build: bool = False,
     regrade: bool = False,
-    progress: Callable[[BatchProgress], None] | None = None,
-    cancel: CancelToken | None = None,
+    work: Work | None = None,
 ) -> BatchResult:
-    """Grade every submission on `backend`; store each run whole through `writer` (if any)."""
-    return _Batch(case, backend, writer, allow_build, progress, cancel or CancelToken()).run(
-        submissions, regrade=regrade
-    )
+    """Grade every submission on `backend`; store each run whole through `writer` (if any).
+    Each change is reported on `work` with a `BatchProgress`; cancelling it raises `Cancelled`."""
+    return _Batch(case, backend, writer, allow_build, work or Work()).run(submissions, regrade=regrade)
 
 
 class _Batch:
     def __init__(self, case: CaseManifest, backend: Backend, writer: Writer | None, allow_build: bool,
-                 progress: Callable[[BatchProgress], None] | None, cancel: CancelToken) -> None:
+                 work: Work) -> None:
         self.case, self.backend, self.writer = case, backend, writer
-        self.allow_build, self.cancel = allow_build, cancel
-        self.report_progress = progress or (lambda _p: None)
+        self.allow_build, self.work = allow_build, work
         self.id = uuid.uuid4().hex
         self.result = BatchResult()
         self.pending: dict[int, _Pending] = {}
@@ -133,14 +129,14 @@ class _Batch:
         return self.result
 
     def _prepare(self, submissions: list[Submission], regrade: bool) -> None:
-        done_before = {} if regrade or self.writer is None else graded_modules(self.case)
+        done_before = {} if regrade or self.writer is None else self.writer.call(graded_modules, self.case)
         self.runs_total = len(submissions)
         for index, submission in enumerate(submissions):
-            self.cancel.raise_if_cancelled()
+            self.work.raise_if_cancelled()
             try:
                 build = build_submission(
                     submission, allowed=self.allow_build, timeout=self.case.sandbox.build_timeout,
-                    max_module_bytes=self.case.sandbox.max_module_bytes, cancel=self.cancel,
+                    max_module_bytes=self.case.sandbox.max_module_bytes, cancel=self.work,
                 )
             except UserError as exc:
                 self._problem(Problem(str(submission.folder), str(exc)))
@@ -179,7 +175,7 @@ class _Batch:
 
     def _loop(self) -> None:
         while self.pending:
-            self.cancel.raise_if_cancelled()
+            self.work.raise_if_cancelled()
             for (index, name), answer in self.backend.completed(timeout=0.05):
                 self._take(index, name, answer)
             if self.unstored and (len(self.unstored) >= FLUSH_RUNS
@@ -250,10 +246,10 @@ class _Batch:
         self._tell(problem=problem)
 
     def _tell(self, landed: tuple[FinishedRun, ...] = (), problem: Problem | None = None) -> None:
-        self.report_progress(BatchProgress(
-            self.jobs_done, self.jobs_done + self._jobs_left(), len(self.result.runs), self.runs_total,
-            time.monotonic() - self.started, landed, problem,
-        ))
+        total = self.jobs_done + self._jobs_left()
+        progress = BatchProgress(self.jobs_done, total, len(self.result.runs), self.runs_total,
+                                 time.monotonic() - self.started, landed, problem)
+        self.work.report(self.jobs_done / total if total else 0.0, "grading many", progress)
 
     def _jobs_left(self) -> int:
         left = 0

@@ -6,8 +6,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from lattice_desktop.grading.grader import GradeReport
-from lattice_desktop.grading.outcomes import Verdict
 from lattice_desktop.manifest.case import CaseManifest
+from lattice_desktop.outcomes import Verdict
 from lattice_desktop.sandbox.engine import WASMTIME_VERSION
 from lattice_desktop.store import runs
 from lattice_desktop.store.schema import CaseRecord, Run, SubmissionRecord

@@ -11,14 +11,14 @@ import threading
 from dataclasses import dataclass
 from typing import Any
 
-from lattice_desktop.cancel import CancelToken
 from lattice_desktop.grading.compare import Mismatch
 from lattice_desktop.grading.grader import CaseResult, compile_for_case, grade_entry
-from lattice_desktop.grading.outcomes import Outcome
 from lattice_desktop.manifest.case import CaseEntry, CaseManifest
+from lattice_desktop.outcomes import Outcome
 from lattice_desktop.sandbox import engine
+from lattice_desktop.work import Work
 
-_cancels: dict[str, CancelToken] = {}
+_cancels: dict[str, Work] = {}
 _cancels_lock = threading.Lock()
 
 
@@ -57,9 +57,9 @@ def cancel_batch(batch_id: str, wall_clock: float) -> None:
 
 
 
-def _token(batch_id: str) -> CancelToken:
+def _token(batch_id: str) -> Work:
     with _cancels_lock:
-        return _cancels.setdefault(batch_id, CancelToken())
+        return _cancels.setdefault(batch_id, Work())
 
 
 def result_to_data(r: CaseResult) -> dict[str, Any]:

@@ -12,11 +12,12 @@ from lattice_desktop.batch.summary import summarize
 from lattice_desktop.cli.batch_text import ProgressPrinter, summary_lines
 from lattice_desktop.cli.common import EXIT_INTERNAL, add_db_option, open_storage, positive_int
 from lattice_desktop.errors import UserError
-from lattice_desktop.grading.outcomes import Verdict
 from lattice_desktop.grading.report_json import report_to_dict
 from lattice_desktop.manifest import load_case
+from lattice_desktop.outcomes import Verdict
 from lattice_desktop.resources import resolve_case_path
 from lattice_desktop.store.field import standing
+from lattice_desktop.work import Work
 
 
 def register(commands: argparse._SubParsersAction) -> None:
@@ -57,7 +58,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         result = grade_on_cluster(case, submissions, scheduler=args.scheduler, workers=args.workers,
                                   writer=writer, allow_build=args.build, regrade=args.regrade,
-                                  progress=printer)
+                                  work=Work(printer))
     finally:
         printer.close()
         writer.close()

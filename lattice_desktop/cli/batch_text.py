@@ -9,8 +9,9 @@ from lattice_desktop.batch.driver import BatchProgress
 from lattice_desktop.batch.field import Problem
 from lattice_desktop.batch.summary import BatchSummary, progress_text
 from lattice_desktop.formatting import fuel
-from lattice_desktop.grading.outcomes import Verdict
 from lattice_desktop.manifest.case import CaseManifest
+from lattice_desktop.outcomes import Verdict
+from lattice_desktop.work import Step
 
 BAR_WIDTH = 28
 
@@ -31,14 +32,17 @@ def run_line(p: BatchProgress, index: int) -> str:
 
 
 class ProgressPrinter:
-    """A progress callback for `grade_batch` writing to `stream` (normally stderr)."""
+    """A listener for a batch's `Work` writing to `stream` (normally stderr)."""
 
     def __init__(self, stream: TextIO) -> None:
         self.stream = stream
         self.live = stream.isatty()
         self._width = 0
 
-    def __call__(self, p: BatchProgress) -> None:
+    def __call__(self, step: Step) -> None:
+        p = step.item
+        if not isinstance(p, BatchProgress):
+            return
         if p.problem is not None:
             self.problem(p.problem)
         if self.live:

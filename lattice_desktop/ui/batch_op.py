@@ -12,22 +12,21 @@ from PySide6.QtWidgets import QHBoxLayout, QLabel, QProgressBar, QPushButton, QW
 from lattice_desktop.batch.driver import BatchProgress, BatchResult
 from lattice_desktop.batch.field import find_submissions
 from lattice_desktop.batch.summary import progress_text
-from lattice_desktop.cancel import CancelToken
 from lattice_desktop.manifest import load_case
 from lattice_desktop.store.writer import Writer
 from lattice_desktop.ui import tasks
+from lattice_desktop.work import Step, Work
 
 LOCAL_WORKERS = 2
 
 
-def run_batch(case_path: Path, folder: Path, writer: Writer, cancel: CancelToken, *, report) -> BatchResult:
+def run_batch(case_path: Path, folder: Path, writer: Writer, *, work: Work) -> BatchResult:
     """The worker side: find the submissions, grade them on a local cluster, store each run."""
     from lattice_desktop.batch.dask_backend import grade_on_cluster
 
     case = load_case(case_path)
     submissions, problems = find_submissions([folder])
-    result = grade_on_cluster(case, submissions, workers=LOCAL_WORKERS, writer=writer,
-                              progress=report, cancel=cancel)
+    result = grade_on_cluster(case, submissions, workers=LOCAL_WORKERS, writer=writer, work=work)
     result.problems[:0] = problems
     return result
 
@@ -44,15 +43,15 @@ class BatchOp(QObject):
     def __init__(self, writer: Writer, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self.writer = writer
-        self._token: CancelToken | None = None
+        self._work: Work | None = None
 
     @property
     def running(self) -> bool:
-        return self._token is not None
+        return self._work is not None
 
     def start(self, case_path: Path, folder: Path) -> None:
-        self._token = CancelToken()
-        task = tasks.Task(run_batch, case_path, folder, self.writer, self._token, progress=True)
+        task = tasks.Task(run_batch, case_path, folder, self.writer, work=True)
+        self._work = task.work
         task.signals.progress.connect(self._on_progress)
         task.signals.done.connect(self._on_done)
         task.signals.failed.connect(self._on_failed)
@@ -60,28 +59,29 @@ class BatchOp(QObject):
         tasks.start(task)
 
     def cancel(self) -> None:
-        if self._token is not None:
-            self._token.cancel()
+        if self._work is not None:
+            self._work.cancel()
 
     @Slot(object)
-    def _on_progress(self, step: BatchProgress) -> None:
-        self.progress.emit(step)
-        if step.landed:
-            self.landed.emit()
+    def _on_progress(self, step: Step) -> None:
+        if isinstance(step.item, BatchProgress):
+            self.progress.emit(step.item)
+            if step.item.landed:
+                self.landed.emit()
 
     @Slot(object)
     def _on_done(self, result: BatchResult) -> None:
-        self._token = None
+        self._work = None
         self.finished.emit(result)
 
     @Slot(str, str)
     def _on_failed(self, message: str, details: str) -> None:
-        self._token = None
+        self._work = None
         self.failed.emit(message, details)
 
     @Slot()
     def _on_cancelled(self) -> None:
-        self._token = None
+        self._work = None
         self.cancelled.emit()
 
 

@@ -3,50 +3,15 @@ through the one Writer) and checking that every stored run reproduces."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from PySide6.QtCore import QObject, Signal, Slot
 
-from lattice_desktop.errors import UserError
-from lattice_desktop.harness import load_box
-from lattice_desktop.resources import RESOURCES
-from lattice_desktop.store.harness_runs import import_run
-from lattice_desktop.store.ui_queries import HarnessCheck, check_harness_runs
+from lattice_desktop.services.harness_import import ImportOutcome, import_traces
+from lattice_desktop.store.pages import HarnessCheck, check_harness_runs
 from lattice_desktop.store.writer import Writer
 from lattice_desktop.ui import tasks
-
-BUNDLED_HARNESS = RESOURCES / "harness"
-
-
-def bundled_examples() -> tuple[Path, list[Path]]:
-    """The bundled example box and its traces."""
-    return BUNDLED_HARNESS / "webshop.box.toml", sorted((BUNDLED_HARNESS / "traces").glob("*.jsonl"))
-
-
-@dataclass(frozen=True)
-class ImportOutcome:
-    stored: list[int] = field(default_factory=list)  # new stored ids, in the traces' order
-    errors: list[str] = field(default_factory=list)  # "file:line: key: reason", one a file
-
-
-def import_traces(writer: Writer, box: Path, traces: list[Path]) -> ImportOutcome:
-    """Score and store each trace against `box` (on a worker; the writes on the writer).
-
-    A bad box stores nothing; a bad trace is reported and the others are still stored.
-    """
-    outcome = ImportOutcome()
-    try:
-        load_box(box)
-    except UserError as exc:
-        outcome.errors.append(str(exc))
-        return outcome
-    for trace in traces:
-        try:
-            outcome.stored.append(writer.call(import_run, box, trace))
-        except UserError as exc:
-            outcome.errors.append(str(exc))
-    return outcome
+from lattice_desktop.work import Step, Work
 
 
 class HarnessOps(QObject):
@@ -55,11 +20,13 @@ class HarnessOps(QObject):
     imported = Signal(object, bool)  # ImportOutcome, whether to open the newest run
     checked = Signal(object)  # HarnessCheck
     failed = Signal(str, str)  # message, traceback: a bug
+    progress = Signal(object)  # Step of a running import
 
     def __init__(self, writer: Writer, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self.writer = writer
         self.pending = 0
+        self._imports: list[Work | None] = []  # while any task runs (cancelling a finished one is harmless)
 
     @property
     def busy(self) -> bool:
@@ -67,7 +34,17 @@ class HarnessOps(QObject):
 
     def import_runs(self, box: Path, traces: list[Path], *, open_newest: bool = True) -> None:
         slot = self._on_imported_open if open_newest else self._on_imported_quiet
-        self._start(tasks.Task(import_traces, self.writer, box, list(traces)), slot)
+        task = tasks.Task(import_traces, self.writer, box, list(traces), work=True)
+        self._imports.append(task.work)
+        task.signals.progress.connect(self._on_progress)
+        task.signals.cancelled.connect(self._on_cancelled)
+        self._start(task, slot)
+
+    def cancel(self) -> None:
+        """Stop running imports between traces (what they stored stays stored)."""
+        for work in self._imports:
+            if work is not None:
+                work.cancel()
 
     def check(self) -> None:
         self._start(tasks.Task(check_harness_runs), self._on_checked)
@@ -79,23 +56,36 @@ class HarnessOps(QObject):
         tasks.start(task)
 
     @Slot(object)
-    def _on_imported_open(self, outcome: ImportOutcome) -> None:
+    def _on_progress(self, step: Step) -> None:
+        self.progress.emit(step)
+
+    @Slot()
+    def _on_cancelled(self) -> None:
+        self._finished()
+
+    def _finished(self) -> None:
         self.pending -= 1
+        if self.pending == 0:
+            self._imports.clear()
+
+    @Slot(object)
+    def _on_imported_open(self, outcome: ImportOutcome) -> None:
+        self._finished()
         self.imported.emit(outcome, True)
 
     @Slot(object)
     def _on_imported_quiet(self, outcome: ImportOutcome) -> None:
-        self.pending -= 1
+        self._finished()
         self.imported.emit(outcome, False)
 
     @Slot(object)
     def _on_checked(self, check: HarnessCheck) -> None:
-        self.pending -= 1
+        self._finished()
         self.checked.emit(check)
 
     @Slot(str, str)
     def _on_failed(self, message: str, details: str) -> None:
-        self.pending -= 1
+        self._finished()
         self.failed.emit(message, details)
 
 

@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 
 from lattice_desktop.grading.grader import grade
-from lattice_desktop.grading.outcomes import Verdict
 from lattice_desktop.manifest import load_case, load_submission
+from lattice_desktop.outcomes import Verdict
 from lattice_desktop.store.database import open_database
 from lattice_desktop.store.schema import CaseResultRow, Run
 from tests.batch.fields import echo_case, slow_field

@@ -9,8 +9,8 @@ from lattice_desktop.batch.dask_backend import DaskBackend
 from lattice_desktop.batch.driver import grade_batch
 from lattice_desktop.batch.field import find_submissions
 from lattice_desktop.cli.main import main
-from lattice_desktop.grading.outcomes import Verdict
 from lattice_desktop.manifest import load_case
+from lattice_desktop.outcomes import Verdict
 from lattice_desktop.store.schema import CaseResultRow, Run
 from tests.batch.fields import echo_case, hostile_field
 

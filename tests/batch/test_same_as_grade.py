@@ -8,8 +8,8 @@ from lattice_desktop.batch.dask_backend import DaskBackend
 from lattice_desktop.batch.driver import grade_batch
 from lattice_desktop.batch.field import find_submissions
 from lattice_desktop.grading.grader import GradeReport, grade
-from lattice_desktop.grading.outcomes import Outcome
 from lattice_desktop.manifest import load_case
+from lattice_desktop.outcomes import Outcome
 from lattice_desktop.store.queries import load_run
 from tests.batch.fields import echo_case, hostile_field, sample_field, small_lattice_case
 
