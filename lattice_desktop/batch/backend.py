@@ -8,7 +8,7 @@ import heapq
 import itertools
 from typing import Any, Protocol
 
-from lattice_desktop.batch.worker import JobResult, cancel_batch, run_job
+from lattice_desktop.batch.worker import JobResult, cancel_batch, run_jobs
 from lattice_desktop.manifest.case import CaseEntry, CaseManifest
 
 Done = tuple[Any, "JobResult | BaseException"]  # (the caller's tag, what the job gave)
@@ -21,9 +21,9 @@ class Backend(Protocol):
     def release(self, handle: object) -> None:
         """The batch needs a shared value no more."""
 
-    def submit(self, tag: object, batch_id: str, case: object, entry: object, module: object, *,
+    def submit(self, tag: object, batch_id: str, case: object, entries: list[object], module: object, *,
                priority: int) -> None:
-        """Queue one job (higher priority first); its result comes back from `completed`."""
+        """Queue one task of jobs (higher priority first); its answer comes back from `completed`."""
 
     def completed(self, timeout: float) -> list[Done]:
         """Jobs finished since the last call, waiting at most `timeout` seconds for one."""
@@ -45,17 +45,18 @@ class SerialBackend:
     def release(self, handle: object) -> None:
         return None
 
-    def submit(self, tag: object, batch_id: str, case: object, entry: object, module: object, *,
+    def submit(self, tag: object, batch_id: str, case: object, entries: list[object], module: object, *,
                priority: int) -> None:
-        heapq.heappush(self._queue, (-priority, next(self._order), tag, (batch_id, case, entry, module)))
+        heapq.heappush(self._queue, (-priority, next(self._order), tag, (batch_id, case, entries, module)))
 
     def completed(self, timeout: float) -> list[Done]:
         if not self._queue:
             return []
-        _, _, tag, (batch_id, case, entry, module) = heapq.heappop(self._queue)
-        assert isinstance(case, CaseManifest) and isinstance(entry, CaseEntry) and isinstance(module, bytes)
+        _, _, tag, (batch_id, case, entries, module) = heapq.heappop(self._queue)
+        assert isinstance(case, CaseManifest) and isinstance(module, bytes)
+        assert all(isinstance(entry, CaseEntry) for entry in entries)
         try:
-            return [(tag, run_job(batch_id, case, entry, module))]
+            return [(tag, run_jobs(batch_id, case, entries, module))]
         except Exception as exc:
             return [(tag, exc)]
 

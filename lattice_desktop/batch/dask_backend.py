@@ -16,11 +16,12 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
+import dask
 from distributed import Client, Future, LocalCluster, as_completed
 
 from lattice_desktop.batch.backend import Done
 from lattice_desktop.batch.driver import BatchResult, grade_batch
-from lattice_desktop.batch.worker import cancel_batch, hold, run_job
+from lattice_desktop.batch.worker import cancel_batch, hold, run_jobs
 from lattice_desktop.errors import UserError
 from lattice_desktop.manifest.case import CaseManifest
 from lattice_desktop.manifest.submission import Submission
@@ -66,16 +67,18 @@ class DaskBackend:
 
     def share(self, key: str, value: object) -> object:
         # A task rather than `scatter`: scattered data dies with the worker holding it, while
-        # a task's result is rebuilt from the scheduler's copy when its worker is lost.
-        return self.client.submit(hold, value, key=key)
+        # a task's result is rebuilt from the scheduler's copy when its worker is lost. Sending
+        # a large input this way is the point (once, by hash), so dask need not warn of it.
+        with dask.config.set({"distributed.admin.large-graph-warning-threshold": "2GiB"}):
+            return self.client.submit(hold, value, key=key)
 
     def release(self, handle: object) -> None:
         if isinstance(handle, Future):
             handle.release()
 
-    def submit(self, tag: object, batch_id: str, case: object, entry: object, module: object, *,
+    def submit(self, tag: object, batch_id: str, case: object, entries: list[object], module: object, *,
                priority: int) -> None:
-        future = self.client.submit(run_job, batch_id, case, entry, module, priority=priority, pure=False)
+        future = self.client.submit(run_jobs, batch_id, case, entries, module, priority=priority, pure=False)
         self._tags[future.key] = tag
         self._futures[future.key] = future
         self._done.add(future)

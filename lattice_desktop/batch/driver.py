@@ -79,8 +79,7 @@ class _Pending:
     module: object
     started: datetime
     results: dict[str, CaseResult] = field(default_factory=dict)
-    outstanding: int = 0
-    expected_jobs: int = 0
+    outstanding: int = 0  # jobs sent and not yet answered
     failure: tuple[Outcome, str] | None = None
     from_cache: bool = False
     stress_sent: bool = False
@@ -155,50 +154,58 @@ class _Batch:
             module = self.backend.share(f"wasm-{digest}", build.module)
             job = _Pending(submission, build, digest, module, now)
             self.pending[index] = job
-            first = self.case.smoke or self.case.stress
-            job.expected_jobs = len(self.case.cases)
-            for entry in first:
-                self._submit(index, job, entry)
-            job.stress_sent = not self.case.smoke
+            if self.case.smoke:
+                self._submit(index, job, self.case.smoke)
+            else:
+                self._send_stress(index, job)
         self._tell()
 
-    def _submit(self, index: int, job: _Pending, entry: CaseEntry) -> None:
+    def _send_stress(self, index: int, job: _Pending) -> None:
+        job.stress_sent = True
+        for entry in sorted(self.case.stress, key=lambda e: -e.size):
+            self._submit(index, job, (entry,))
+
+    def _submit(self, index: int, job: _Pending, entries: tuple[CaseEntry, ...]) -> None:
+        """Send jobs as one task: each stress job alone, a submission's smoke jobs together
+        (they are small, and the gate waits for all of them anyway)."""
         if self.shared_case is None:
             # The case's rules travel once; each entry travels once, with its bytes inline.
             rules = replace(self.case, cases=())
             self.shared_case = self.backend.share(f"case-{self.case.manifest_hash}", rules)
-        if entry.name not in self.shared_entries:
-            self.shared_entries[entry.name] = self.backend.share(*_entry_payload(self.case, entry))
-        job.outstanding += 1
-        self.backend.submit((index, entry.name), self.id, self.shared_case, self.shared_entries[entry.name],
-                            job.module, priority=entry.size)
+        for entry in entries:
+            if entry.name not in self.shared_entries:
+                self.shared_entries[entry.name] = self.backend.share(*_entry_payload(self.case, entry))
+        job.outstanding += len(entries)
+        self.backend.submit((index, tuple(e.name for e in entries)), self.id, self.shared_case,
+                            [self.shared_entries[e.name] for e in entries], job.module,
+                            priority=sum(e.size for e in entries))
 
     def _loop(self) -> None:
         while self.pending:
             self.work.raise_if_cancelled()
-            for (index, name), answer in self.backend.completed(timeout=0.05):
-                self._take(index, name, answer)
+            for (index, names), answer in self.backend.completed(timeout=0.05):
+                self._take(index, names, answer)
             if self.unstored and (len(self.unstored) >= FLUSH_RUNS
                                   or time.monotonic() - self.first_unstored >= FLUSH_SECONDS):
                 self._flush()
 
-    def _take(self, index: int, name: str, answer: JobResult | BaseException) -> None:
+    def _take(self, index: int, names: tuple[str, ...], answer: JobResult | BaseException) -> None:
         job = self.pending[index]
-        job.outstanding -= 1
-        self.jobs_done += 1
-        entry = self.case.entry(name)
+        job.outstanding -= len(names)
+        self.jobs_done += len(names)
         if isinstance(answer, Cancelled):
             raise answer
         if isinstance(answer, BaseException):
             text = "".join(traceback.format_exception(answer, limit=8)).strip()
-            job.results[name] = unrun(self.case, entry, Outcome.INTERNAL_ERROR,
-                                      f"the batch worker failed running this case: {text}")
+            for name in names:
+                job.results[name] = unrun(self.case, self.case.entry(name), Outcome.INTERNAL_ERROR,
+                                          f"the batch worker failed running this case: {text}")
         elif answer.module_failure is not None:
             outcome, detail = answer.module_failure
             job.failure = job.failure or (Outcome(outcome), detail)
         else:
-            assert answer.result is not None
-            job.results[name] = result_from_data(answer.result)
+            for name, data in zip(names, answer.results, strict=True):
+                job.results[name] = result_from_data(data)
             job.from_cache = job.from_cache or answer.from_cache
         self._advance(index, job)
         self._tell()
@@ -211,9 +218,7 @@ class _Batch:
         if job.failure is not None:
             results = all_failed(self.case, *job.failure)
         elif not job.stress_sent and all(r is not None and r.outcome.correct for r in smoke):
-            job.stress_sent = True
-            for entry in sorted(self.case.stress, key=lambda e: -e.size):
-                self._submit(index, job, entry)
+            self._send_stress(index, job)
             return
         elif not job.stress_sent:
             results = [r for r in smoke if r is not None] + skipped_after_smoke(self.case, smoke)

@@ -24,24 +24,27 @@ _cancels_lock = threading.Lock()
 
 @dataclass(frozen=True)
 class JobResult:
-    """One job's answer: a case result, or why the whole module fails (then `result` is None)."""
+    """A task's answer: one result per entry, or why the whole module fails (then no results)."""
 
-    result: dict[str, Any] | None
+    results: list[dict[str, Any]]
     module_failure: tuple[str, str] | None = None  # (outcome value, detail)
     from_cache: bool = False
 
 
-def run_job(batch_id: str, case: CaseManifest, entry: CaseEntry, module: bytes) -> JobResult:
-    """Grade `entry` on `module` for `case`; raises Cancelled once the batch is cancelled."""
+def run_jobs(batch_id: str, case: CaseManifest, entries: list[CaseEntry], module: bytes) -> JobResult:
+    """Grade each of `entries` on `module` for `case` (one task may carry several small jobs);
+    raises Cancelled once the batch is cancelled."""
     cancel = _token(batch_id)
     cancel.raise_if_cancelled()
     compiled = compile_for_case(case, module, cancel)
     if isinstance(compiled, tuple):
         outcome, detail = compiled
-        return JobResult(None, (outcome.value, detail))
-    result = grade_entry(case, entry, compiled.module, cancel)
-    cancel.raise_if_cancelled()
-    return JobResult(result_to_data(result), from_cache=compiled.from_cache)
+        return JobResult([], (outcome.value, detail))
+    results = []
+    for entry in entries:
+        results.append(result_to_data(grade_entry(case, entry, compiled.module, cancel)))
+        cancel.raise_if_cancelled()
+    return JobResult(results, from_cache=compiled.from_cache)
 
 
 def hold(value: object) -> object:

@@ -84,7 +84,7 @@ def test_a_worker_killed_mid_batch_has_its_job_rerun_and_every_run_stored_once(t
             env=environment(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         # Kill a worker while it runs a job, once the batch is well under way.
         busy = wait_for(lambda: [w for w, tasks in watcher.processing().items()
-                                 if any(str(t).startswith("run_job") for t in tasks)], 90, "a busy worker")
+                                 if any(str(t).startswith("run_jobs") for t in tasks)], 90, "a busy worker")
         victim = pids[busy[0]]
         os.kill(victim, signal.SIGKILL)
         out, err = batch.communicate(timeout=180)

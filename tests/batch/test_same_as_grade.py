@@ -8,10 +8,11 @@ from lattice_desktop.batch.dask_backend import DaskBackend
 from lattice_desktop.batch.driver import grade_batch
 from lattice_desktop.batch.field import find_submissions
 from lattice_desktop.grading.grader import GradeReport, grade
-from lattice_desktop.manifest import load_case
+from lattice_desktop.manifest import load_case, load_submission
 from lattice_desktop.outcomes import Outcome
 from lattice_desktop.store.queries import load_run
 from tests.batch.fields import echo_case, hostile_field, sample_field, small_lattice_case
+from tests.core.wat_cases import ECHO, write_case, write_submission
 
 
 def same_as_single(batch: GradeReport, single: GradeReport) -> None:
@@ -67,3 +68,21 @@ def test_the_in_process_backend_runs_the_same_batch(tmp_path):
     result = grade_batch(case, submissions, backend=SerialBackend())
     for finished in result.runs:
         same_as_single(finished.report, grade(case, finished.report.submission))
+
+
+def test_an_input_over_dask_large_graph_threshold_travels_once_without_a_warning(tmp_path, client):
+    big = tmp_path / "big.txt"
+    big.write_bytes(b"x" * (12 * 2**20))
+    cases = f'''
+[[case]]
+name = "big"
+kind = "stress"
+input_file = "{big}"
+expected_file = "{big}"
+'''
+    case = load_case(write_case(tmp_path / "case", cases, fuel_limit=10**9))
+    submission = load_submission(write_submission(tmp_path / "echo", ECHO.replace("(memory (export \"memory\") 1)",
+                                                                              "(memory (export \"memory\") 256)")))
+    result = grade_batch(case, [submission], backend=DaskBackend(client))
+    same_as_single(result.runs[0].report, grade(case, submission))
+    assert result.runs[0].report.results[0].outcome is Outcome.PASS
