@@ -9,6 +9,7 @@ import hashlib
 import time
 import traceback
 import uuid
+from concurrent.futures import Future
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 
@@ -110,6 +111,7 @@ class _Batch:
         self.pending: dict[int, _Pending] = {}
         self.unstored: list[GradeReport] = []
         self.first_unstored = 0.0
+        self.storing: list[tuple[list[GradeReport], Future[list[int]]]] = []  # oldest first
         self.jobs_done = 0
         self.runs_total = 0
         self.started = time.monotonic()
@@ -122,9 +124,9 @@ class _Batch:
             self._loop()
         except (Cancelled, KeyboardInterrupt):
             self.backend.cancel(self.id, self.case.sandbox.wall_clock)
-            self._flush()  # runs already whole are kept; nothing half-graded is stored
+            self._flush(wait=True)  # runs already whole are kept; nothing half-graded is stored
             raise
-        self._flush()
+        self._flush(wait=True)
         return self.result
 
     def _prepare(self, submissions: list[Submission], regrade: bool) -> None:
@@ -185,9 +187,8 @@ class _Batch:
             self.work.raise_if_cancelled()
             for (index, names), answer in self.backend.completed(timeout=0.05):
                 self._take(index, names, answer)
-            if self.unstored and (len(self.unstored) >= FLUSH_RUNS
-                                  or time.monotonic() - self.first_unstored >= FLUSH_SECONDS):
-                self._flush()
+            self._flush(full=len(self.unstored) >= FLUSH_RUNS
+                        or time.monotonic() - self.first_unstored >= FLUSH_SECONDS)
 
     def _take(self, index: int, names: tuple[str, ...], answer: JobResult | BaseException) -> None:
         job = self.pending[index]
@@ -236,11 +237,20 @@ class _Batch:
             self.first_unstored = time.monotonic()
         self.unstored.append(report)
 
-    def _flush(self) -> None:
-        if not self.unstored:
-            return
-        reports, self.unstored = self.unstored, []
-        ids = self.writer.call(store_reports, reports) if self.writer is not None else [None] * len(reports)
+    def _flush(self, *, full: bool = True, wait: bool = False) -> None:
+        """Send the finished runs to the writer (when `full`, or `wait`), and report those
+        it has stored; the database's latency never holds up the jobs' results."""
+        if self.unstored and (full or wait):
+            reports, self.unstored = self.unstored, []
+            if self.writer is None:
+                self._landed(reports, [None] * len(reports))
+            else:
+                self.storing.append((reports, self.writer.submit(store_reports, reports)))
+        while self.storing and (wait or self.storing[0][1].done()):
+            reports, stored = self.storing.pop(0)
+            self._landed(reports, stored.result())
+
+    def _landed(self, reports: list[GradeReport], ids: list[int] | list[None]) -> None:
         landed = tuple(FinishedRun(r, i) for r, i in zip(reports, ids))
         self.result.runs.extend(landed)
         self._tell(landed)
