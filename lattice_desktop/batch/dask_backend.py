@@ -52,6 +52,8 @@ def open_cluster(scheduler: str | None = None, *, workers: int = 2) -> Iterator[
 def grade_on_cluster(case: CaseManifest, submissions: list[Submission], *, scheduler: str | None = None,
                      workers: int = 2, **options: Any) -> BatchResult:
     """`grade_batch` on the cluster at `scheduler`, or on a local one for the batch's length."""
+    if not submissions:  # nothing to grade: no cluster to start or reach
+        return BatchResult()
     with open_cluster(scheduler, workers=workers) as client:
         return grade_batch(case, submissions, backend=DaskBackend(client), **options)
 

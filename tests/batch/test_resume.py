@@ -84,3 +84,11 @@ def test_the_summary_table_counts_verdicts_and_ranks_the_field(tmp_path, capsys)
     assert "0 graded, 8 already stored" in capsys.readouterr().out
     assert Run.select().where(Run.verdict == Verdict.CORRECT.value).count() == 1
     assert CaseResultRow.select().count() == 16
+
+
+def test_a_scheduler_address_that_cannot_be_used_is_a_usage_error(tmp_path, capsys):
+    field = hostile_field(tmp_path / "field")
+    code = main(["grade-batch", str(field), "--case", str(echo_case(tmp_path / "case")),
+                 "--db", str(tmp_path / "l.db"), "--scheduler", "foo://127.0.0.1:1"])
+    assert code == 2
+    assert "cannot reach the dask scheduler at foo://127.0.0.1:1: unknown address scheme" in capsys.readouterr().err
