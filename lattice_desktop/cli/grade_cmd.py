@@ -9,6 +9,7 @@ import sys
 from lattice_desktop.cancel import CancelToken
 from lattice_desktop.cli.common import VERDICT_EXIT, add_db_option, err, open_storage, positive_int
 from lattice_desktop.cli.report_text import report_lines
+from lattice_desktop.cli.terminal import shown
 from lattice_desktop.grading.grader import Progress, grade
 from lattice_desktop.grading.report_json import report_to_dict
 from lattice_desktop.grading.session import grade_and_store
@@ -76,8 +77,8 @@ def _progress_printer(*, quiet: bool):
     def show(p: Progress) -> None:
         if p.result is not None:
             r = p.result
-            err(f"[{p.done}/{p.total}] {r.kind:6} {r.name}: {r.outcome.label}")
+            err(f"[{p.done}/{p.total}] {shown(r.kind):6} {shown(r.name)}: {r.outcome.label}")
         elif p.phase != "done":
-            err(f"{p.message}…")
+            err(f"{shown(p.message)}…")
 
     return show

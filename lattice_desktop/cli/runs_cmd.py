@@ -8,6 +8,7 @@ import sys
 
 from lattice_desktop.cli.common import add_db_option, open_storage
 from lattice_desktop.cli.report_text import result_rows, verdict_line
+from lattice_desktop.cli.terminal import shown
 from lattice_desktop.errors import UserError
 from lattice_desktop.formatting import fuel
 from lattice_desktop.grading.outcomes import Verdict
@@ -51,7 +52,7 @@ def _runs(args: argparse.Namespace) -> int:
     print(f"{'run':>5}  {'case':<22} {'model':<20} {'verdict':<14} {'score':>12}  finished")
     for r in rows:
         when = r.finished.strftime("%Y-%m-%d %H:%M") if r.finished else "-"
-        print(f"{r.id:>5}  {r.case_label:<22} {r.model:<20} "
+        print(f"{r.id:>5}  {shown(r.case_label):<22} {shown(r.model):<20} "
               f"{r.verdict.symbol} {r.verdict.label:<12} {fuel(r.score):>12}  {when}")
     return 0
 
@@ -73,7 +74,7 @@ def _show(args: argparse.Namespace) -> int:
         }, sys.stdout, indent=2)
         print()
         return 0
-    print(f"run {s.id} · {s.model} · {s.case_label} · wasmtime {run.wasmtime_version}")
+    print(f"run {s.id} · {shown(s.model)} · {shown(s.case_label)} · wasmtime {shown(run.wasmtime_version)}")
     smoke = [r for r in run.results if r.is_smoke]
     stress = [r for r in run.results if not r.is_smoke]
     if smoke:
@@ -85,7 +86,7 @@ def _show(args: argparse.Namespace) -> int:
     print()
     print(verdict_line(s.verdict, s.score, None))
     if place:
-        print(f"field: {place.describe()}")
+        print(f"field: {shown(place.describe())}")
     return 0
 
 
@@ -93,8 +94,8 @@ def _leaderboard(args: argparse.Namespace) -> int:
     open_storage(args)
     known = distinct_values("case_name")
     if args.case not in known:
-        raise UserError(f"no runs of a case named '{args.case}'"
-                        + (f" (cases with runs: {', '.join(known)})" if known else " (no runs yet)"))
+        listed = f" (cases with runs: {', '.join(map(shown, known))})" if known else " (no runs yet)"
+        raise UserError(f"no runs of a case named '{shown(args.case)}'" + listed)
     board = leaderboard(args.case, args.case_version, args.variant)
     if args.json:
         json.dump({
@@ -105,16 +106,17 @@ def _leaderboard(args: argparse.Namespace) -> int:
         }, sys.stdout, indent=2)
         print()
         return 0
-    print(f"{board.case_name} {board.version}/{board.variant} · wasmtime {board.wasmtime_version}")
+    print(f"{shown(board.case_name)} {board.version}/{shown(board.variant)} "
+          f"· wasmtime {shown(board.wasmtime_version)}")
     if not board.entries and not board.over_ceiling:
         print("No runs yet for this case.")
     for e in board.entries:
-        print(f"#{e.rank:<3} {e.model:<24} {fuel(e.fuel):>12}  ×{e.ratio:<7.2f} "
+        print(f"#{e.rank:<3} {shown(e.model):<24} {fuel(e.fuel):>12}  ×{e.ratio:<7.2f} "
               f"{e.runs:>4} runs  {e.date:%Y-%m-%d}  (run {e.run_id})")
     if board.over_ceiling:
         print("over the ceiling (not ranked):")
         for e in board.over_ceiling:
-            print(f"     {e.model:<24} {fuel(e.fuel):>12}  +{e.percent_over or 0:.0f}% "
+            print(f"     {shown(e.model):<24} {fuel(e.fuel):>12}  +{e.percent_over or 0:.0f}% "
                   f"{e.runs:>4} runs  (run {e.run_id})")
     return 0
 

@@ -1,0 +1,68 @@
+"""Text that reaches a terminal: everything a submission or a stored row wrote is escaped first.
+
+A model name, an import name or a trap message is someone else's text. Printed raw, an escape
+sequence in it retitles or clears the terminal and a newline forges a line of a table. `shown`
+makes one value printable on one line; `SafeStream` wraps stdout and stderr so that nothing
+printed by any command carries a control character, and writes each line whole so that the
+progress lines of two worker threads never interleave mid-line.
+"""
+
+from __future__ import annotations
+
+import threading
+import unicodedata
+from typing import TextIO
+
+# Format characters that reorder or hide text (bidirectional overrides and isolates).
+_BIDI = frozenset("\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
+_SEPARATORS = frozenset(("Cc", "Zl", "Zp"))  # control characters; line and paragraph separators
+
+
+def _escaped(char: str) -> str:
+    code = ord(char)
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+
+
+def _unsafe(char: str) -> bool:
+    return char in _BIDI or unicodedata.category(char) in _SEPARATORS
+
+
+def shown(value: object, *, keep: str = "") -> str:
+    """`value` as text with every control character written as a visible escape (`\\x1b`).
+
+    `keep` names control characters that stay as they are (the stream keeps newlines and tabs).
+    """
+    text = str(value)
+    if not any(_unsafe(c) and c not in keep for c in text):
+        return text
+    return "".join(_escaped(c) if _unsafe(c) and c not in keep else c for c in text)
+
+
+class SafeStream:
+    """A text stream that escapes control characters (all but newline and tab) and writes whole
+    lines under one lock, so lines from several threads never mix."""
+
+    def __init__(self, target: TextIO) -> None:
+        self.target = target
+        self._lock = threading.Lock()
+        self._pending = threading.local()
+
+    def write(self, text: str) -> int:
+        pending = getattr(self._pending, "text", "") + text
+        complete, newline, rest = pending.rpartition("\n")
+        self._pending.text = rest
+        if newline:
+            with self._lock:
+                self.target.write(shown(complete + newline, keep="\n\t"))
+        return len(text)
+
+    def flush(self) -> None:
+        rest = getattr(self._pending, "text", "")
+        self._pending.text = ""
+        with self._lock:
+            if rest:
+                self.target.write(shown(rest, keep="\t"))
+            self.target.flush()
+
+    def __getattr__(self, name: str) -> object:  # encoding, isatty, fileno, buffer…
+        return getattr(self.target, name)
