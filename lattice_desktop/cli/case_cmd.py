@@ -50,6 +50,6 @@ def _check(args: argparse.Namespace) -> int:
             for r in report.results:
                 if r.outcome.value != "pass":
                     first = r.detail.splitlines()[0] if r.detail else ""
-                    print(f"         {shown(r.name)}: {r.outcome.label} {shown(first)}")
+                    print(f"         {shown(r.name)}: {r.outcome.look.text} {shown(first)}")
     print("all samples got their expected verdict" if not failures else f"{failures} sample(s) did not")
     return 0 if not failures else 1

@@ -77,7 +77,7 @@ def _progress_printer(*, quiet: bool):
     def show(p: Progress) -> None:
         if p.result is not None:
             r = p.result
-            err(f"[{p.done}/{p.total}] {shown(r.kind):6} {shown(r.name)}: {r.outcome.label}")
+            err(f"[{p.done}/{p.total}] {shown(r.kind):6} {shown(r.name)}: {r.outcome.look.text}")
         elif p.phase != "done":
             err(f"{shown(p.message)}…")
 

@@ -16,7 +16,7 @@ def result_rows(results: list[CaseResult]) -> list[str]:
         over = f"+{percent(100.0 * r.overshoot / r.ceiling)}" if r.overshoot is not None else ""
         pct = percent(r.percent_of_ceiling, 0) if not r.is_smoke else ""
         cells = [
-            f"  {shown(r.name):<{name_width}}", f"{r.outcome.label:<14}", f"{fuel(r.fuel):>12}",
+            f"  {shown(r.name):<{name_width}}", f"{r.outcome.look.text:<16}", f"{fuel(r.fuel):>12}",
             f"{pct:>6}", f"{over:>8}",
         ]
         line = "  ".join(cells).rstrip()
@@ -28,7 +28,7 @@ def result_rows(results: list[CaseResult]) -> list[str]:
 
 
 def verdict_line(verdict: Verdict, score: int | None, overshoot: int | None) -> str:
-    text = f"{verdict.symbol} {verdict.label}"
+    text = verdict.look.text
     if score is not None:
         text += f" · score {fuel(score)} ({score:,})"
     if overshoot is not None and verdict is Verdict.OVER_CEILING:

@@ -10,7 +10,7 @@ from lattice_desktop.cli.common import add_db_option, open_storage
 from lattice_desktop.cli.report_text import result_rows, verdict_line
 from lattice_desktop.cli.terminal import shown
 from lattice_desktop.errors import UserError
-from lattice_desktop.formatting import fuel
+from lattice_desktop.formatting import fuel, moment
 from lattice_desktop.grading.outcomes import Verdict
 from lattice_desktop.grading.report_json import result_to_dict
 from lattice_desktop.store.field import leaderboard, standing
@@ -21,7 +21,7 @@ def register(commands: argparse._SubParsersAction) -> None:
     p = commands.add_parser("runs", help="list stored runs, newest first")
     p.add_argument("--case", help="only this case name")
     p.add_argument("--model", help="only this model")
-    p.add_argument("--verdict", choices=[v.value for v in Verdict], help="only this verdict")
+    p.add_argument("--verdict", choices=[v.value for v in Verdict.filters()], help="only this verdict")
     p.add_argument("--limit", type=int, default=50)
     add_db_option(p)
     p.set_defaults(func=_runs)
@@ -51,9 +51,9 @@ def _runs(args: argparse.Namespace) -> int:
         return 0
     print(f"{'run':>5}  {'case':<22} {'model':<20} {'verdict':<14} {'score':>12}  finished")
     for r in rows:
-        when = r.finished.strftime("%Y-%m-%d %H:%M") if r.finished else "-"
+        when = moment(r.finished) if r.finished else "-"
         print(f"{r.id:>5}  {shown(r.case_label):<22} {shown(r.model):<20} "
-              f"{r.verdict.symbol} {r.verdict.label:<12} {fuel(r.score):>12}  {when}")
+              f"{r.verdict.look.text:<14} {fuel(r.score):>12}  {when}")
     return 0
 
 
@@ -112,7 +112,7 @@ def _leaderboard(args: argparse.Namespace) -> int:
         print("No runs yet for this case.")
     for e in board.entries:
         print(f"#{e.rank:<3} {shown(e.model):<24} {fuel(e.fuel):>12}  ×{e.ratio:<7.2f} "
-              f"{e.runs:>4} runs  {e.date:%Y-%m-%d}  (run {e.run_id})")
+              f"{e.runs:>4} runs  {moment(e.date, '%Y-%m-%d')}  (run {e.run_id})")
     if board.over_ceiling:
         print("over the ceiling (not ranked):")
         for e in board.over_ceiling:
@@ -123,5 +123,5 @@ def _leaderboard(args: argparse.Namespace) -> int:
 
 def _entry(e) -> dict:
     return {"rank": e.rank, "model": e.model, "run_id": e.run_id, "fuel": e.fuel,
-            "ratio": e.ratio, "runs": e.runs, "date": e.date.isoformat(),
+            "ratio": e.ratio, "runs": e.runs, "date": e.date.isoformat() if e.date else None,
             "percent_over": e.percent_over}

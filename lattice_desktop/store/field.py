@@ -14,6 +14,7 @@ from peewee import fn
 
 from lattice_desktop.grading.outcomes import Verdict
 from lattice_desktop.store.schema import Run
+from lattice_desktop.store.stored_values import stored_time
 
 
 @dataclass(frozen=True)
@@ -34,7 +35,7 @@ class BoardEntry:
     fuel: int
     ratio: float  # fuel / the leader's fuel
     runs: int
-    date: datetime
+    date: datetime | None  # None: the stored time could not be read
     percent_over: float | None = None
 
 
@@ -128,7 +129,7 @@ def leaderboard(
                        entries, over_entries)
 
 
-def _best_per_model(where, column) -> list[tuple[int, str, int, datetime, float | None]]:
+def _best_per_model(where, column) -> list[tuple[int, str, int, datetime | None, float | None]]:
     """Each model's lowest `column` run (earliest on a tie), best first.
 
     Two index-friendly steps rather than a window over every row: the minimum per model
@@ -148,10 +149,4 @@ def _best_per_model(where, column) -> list[tuple[int, str, int, datetime, float 
         .order_by(column, fn.MIN(Run.id))
         .tuples()
     )
-    return [(r[0], r[1], r[2], _as_datetime(r[3]), r[4]) for r in rows]
-
-
-def _as_datetime(value: object) -> datetime:
-    if isinstance(value, datetime):
-        return value
-    return datetime.fromisoformat(str(value))
+    return [(r[0], r[1], r[2], stored_time(r[3]), r[4]) for r in rows]

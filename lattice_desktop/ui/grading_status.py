@@ -50,8 +50,7 @@ class GradingStatus(QWidget):
         name = job.label if job else ""
         if step.result is not None:
             r = step.result
-            mark = "✓" if r.outcome.correct else "✗"
-            self.label.setText(f"{name}: {r.kind} {r.name} {mark} {r.outcome.label}")
+            self.label.setText(f"{name}: {r.kind} {r.name} {r.outcome.look.text}")
         else:
             self.label.setText(f"{name}: {step.message}…")
         if step.phase in ("smoke", "stress", "done") or step.done:

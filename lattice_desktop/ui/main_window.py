@@ -363,7 +363,7 @@ class MainWindow(QMainWindow):
     def _on_graded(self, stored: StoredGrade) -> None:
         report = stored.report
         self.statusBar().showMessage(
-            f"Graded {report.submission.name}: {report.verdict.symbol} {report.verdict.label}", 8000)
+            f"Graded {report.submission.name}: {report.verdict.look.text}", 8000)
         if self._open_after_grade:
             self._show_results_next = True
             self.runs_panel.select_run(stored.run_id, notify=False)

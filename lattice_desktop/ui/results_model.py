@@ -21,7 +21,7 @@ NUMERIC = {"Size", "Fuel", "Overshoot"}
 
 
 def outcome_chip(outcome: Outcome) -> Chip:
-    return Chip(theme.outcome_symbol(outcome), outcome.label, theme.outcome_colour(outcome))
+    return Chip.of(outcome.look)
 
 
 def percent_bar(r: CaseResult) -> Bar | None:
@@ -103,7 +103,7 @@ class ResultsModel(QAbstractTableModel):
         if name == "Size":
             return grouped(r.size)
         if name == "Outcome":
-            return f"{theme.outcome_symbol(r.outcome)} {r.outcome.label}"
+            return r.outcome.look.text
         if name == "Fuel":
             return fuel(r.fuel)
         if name == "% of ceiling":

@@ -7,7 +7,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor, QFont
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QVBoxLayout, QWidget
 
-from lattice_desktop.formatting import fuel, grouped
+from lattice_desktop.formatting import fuel, grouped, moment
 from lattice_desktop.grading.outcomes import Verdict
 from lattice_desktop.store.ui_queries import HarnessPage, RunPage
 from lattice_desktop.ui import theme
@@ -22,7 +22,7 @@ class ChipLabel(QLabel):
             self.setStyleSheet("")
             return
         colour = theme.verdict_colour(verdict)
-        self.setText(f"{verdict.symbol} {verdict.label}")
+        self.setText(verdict.look.text)
         self.setStyleSheet(
             f"QLabel {{ background: {theme.tint(colour, 60).name(QColor.NameFormat.HexArgb)};"
             f" border: 1px solid {colour.name()}; border-radius: 10px; padding: 2px 10px; }}"
@@ -93,7 +93,7 @@ class RunHeader(QFrame):
         else:
             self.standing.setText("not ranked (only correct runs are)")
             self.standing.setToolTip("")
-        when = s.started.astimezone().strftime("%Y-%m-%d %H:%M")
+        when = moment(s.started, local=True)
         self.subtitle.setText(f"run #{s.id} · {when} · wasmtime {page.run.wasmtime_version}")
 
     def show_message(self, title: str, subtitle: str) -> None:

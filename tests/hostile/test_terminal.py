@@ -101,7 +101,7 @@ def test_progress_lines_of_the_two_workers_stay_whole(tmp_path, capsys):
     assert main(["grade", str(sub), "--case", str(case), "--workers", "2", "--no-store"]) == 0
     progress = [line for line in capsys.readouterr().err.splitlines() if line.startswith("[")]
     assert len(progress) == 40
-    assert all(re.fullmatch(r"\[\d+/40\] (smoke |stress) c\d+: pass", line) for line in progress), progress
+    assert all(re.fullmatch(r"\[\d+/40\] (smoke |stress) c\d+: ✓ pass", line) for line in progress), progress
 
 
 def test_lines_printed_by_many_threads_never_mix():

@@ -18,19 +18,12 @@ from lattice_desktop.ui.fuel.axes import CategoryAxis, SILogAxis
 from lattice_desktop.ui.fuel.fit import fit_slope
 from lattice_desktop.ui.fuel.hover import HoverTips
 
-PASS, OVER, WRONG, GREY = "#2FA36B", "#E8A317", "#E5484D", "#8A8F98"
 FIELD, COMPARE = "#56B4E9", "#CC79A7"
 
 
 def outcome_style(outcome: Outcome) -> tuple[str, str]:
-    """(colour, words) for an outcome; the words keep colour from being the only cue."""
-    if outcome is Outcome.PASS:
-        return PASS, "✓ pass"
-    if outcome is Outcome.OVER_CEILING:
-        return OVER, "▲ over ceiling"
-    if outcome is Outcome.SKIPPED:
-        return GREY, "◌ skipped"
-    return WRONG, "✗ " + outcome.label
+    """(colour, symbol and words) for an outcome: its one look, shared with every view."""
+    return outcome.look.colour, outcome.look.text
 
 
 def _pen(colour: str, style: Qt.PenStyle = Qt.PenStyle.SolidLine, width: float = 1.5) -> QPen:
