@@ -56,8 +56,12 @@ class FuelBars(pg.PlotWidget):
         self.compare_bars = pg.BarGraphItem(x=[], height=[], width=0.25, y0=0)
         self.addItem(self.bars)
         self.addItem(self.compare_bars)
-        self.ceiling = pg.InfiniteLine(angle=0, pen=_pen("#B0B4BC", Qt.PenStyle.DashLine),
-                                       label="ceiling", labelOpts={"position": 0.985, "color": "#8A8F98"})
+        # Labelled at the left end, text to the right of its anchor and above the line: inside
+        # the plot at any width (at the right end it was cut off), clear of the tallest bars.
+        self.ceiling = pg.InfiniteLine(angle=0, pen=_pen("#B0B4BC", Qt.PenStyle.DashLine), label="ceiling",
+                                       labelOpts={"position": 0.0, "anchors": [(0, 1), (0, 1)],
+                                                  "color": "#8A8F98"})
+        self.ceiling.setZValue(10)
         self.addItem(self.ceiling)
         self.runway = pg.PlotDataItem(pen=_pen("#B0B4BC", Qt.PenStyle.DotLine), connect="pairs")
         self.addItem(self.runway)
