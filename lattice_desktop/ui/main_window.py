@@ -9,7 +9,7 @@ import threading
 from pathlib import Path
 
 from PySide6.QtCore import QSettings, QUrl, Signal, Slot
-from PySide6.QtGui import QAction, QCloseEvent, QDragEnterEvent, QDropEvent, QKeySequence
+from PySide6.QtGui import QAction, QCloseEvent, QDragEnterEvent, QDropEvent, QGuiApplication, QKeySequence
 from PySide6.QtWidgets import (
     QLabel,
     QMainWindow,
@@ -62,7 +62,8 @@ class MainWindow(QMainWindow):
         super().__init__()
         self.setWindowTitle("Lattice Desktop")
         self.setAcceptDrops(True)
-        self.resize(1400, 860)
+        screen = QGuiApplication.primaryScreen().availableGeometry()  # never start past the screen
+        self.resize(min(1400, screen.width()), min(860, screen.height()))
         self.db_target = str(db_target or default_location())
         self.db = open_database(self.db_target)
         self.writer = Writer(self.db)

@@ -185,3 +185,38 @@ def test_screenshots_take_a_window_size():
         with pytest.raises(argparse.ArgumentTypeError):
             window_size(bad)
     assert build_parser().parse_args(["screenshots", "out", "--size", "1366x768"]).size == SCREEN
+
+
+FIRST_START = """
+import sys
+from PySide6.QtWidgets import QApplication
+from lattice_desktop.ui.main_window import MainWindow
+app = QApplication([])
+window = MainWindow(sys.argv[1], auto_demo=False)
+window.show()
+app.processEvents()
+screen = app.primaryScreen().availableGeometry()
+print(screen.width(), screen.height(), window.width(), window.height())
+window.close()
+"""
+
+
+def test_the_window_starts_within_a_1366x768_screen(tmp_path):
+    """A real 1366x768 offscreen screen (the platform's config file), in a process of its own."""
+    import json
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    config = tmp_path / "screen.json"
+    config.write_text(json.dumps({"screens": [{"name": "laptop", "x": 0, "y": 0, "width": SCREEN[0],
+                                               "height": SCREEN[1], "logicalDpi": 96, "dpr": 1}]}))
+    env = dict(os.environ, QT_QPA_PLATFORM=f"offscreen:configfile={config}")
+    done = subprocess.run([sys.executable, "-c", FIRST_START, str(tmp_path / "runs.db")], env=env,
+                          capture_output=True, text=True, timeout=120,
+                          cwd=Path(__file__).resolve().parents[2])
+    assert done.returncode == 0, done.stderr[-2000:]
+    screen_w, screen_h, width, height = map(int, done.stdout.split())
+    assert (screen_w, screen_h) == SCREEN
+    assert width <= screen_w and height <= screen_h
