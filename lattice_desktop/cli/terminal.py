@@ -19,8 +19,8 @@ _SEPARATORS = frozenset(("Cc", "Zl", "Zp"))  # control characters; line and para
 
 
 def _escaped(char: str) -> str:
-    code = ord(char)
-    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+    """`\\u001b`: readable, and still valid where it lands inside a JSON string."""
+    return f"\\u{ord(char):04x}"
 
 
 def _unsafe(char: str) -> bool:
@@ -28,7 +28,7 @@ def _unsafe(char: str) -> bool:
 
 
 def shown(value: object, *, keep: str = "") -> str:
-    """`value` as text with every control character written as a visible escape (`\\x1b`).
+    """`value` as text with every control character written as a visible escape (`\\u001b`).
 
     `keep` names control characters that stay as they are (the stream keeps newlines and tabs).
     """

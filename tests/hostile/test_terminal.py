@@ -53,7 +53,7 @@ def linking_module(module: str, name: str) -> str:
 def test_every_control_character_is_written_as_a_visible_escape(text):
     out = shown(text)
     assert not RAW.search(out) and "\n" not in out and "\t" not in out
-    assert "\\x" in out or "\\u" in out
+    assert "\\u00" in out or "\\u20" in out
 
 
 def test_plain_text_and_non_latin_names_are_unchanged():
@@ -79,9 +79,9 @@ def test_a_hostile_model_and_import_name_cannot_drive_the_terminal(tmp_path, cap
         assert not RAW.search(stream.out + stream.err), (stream.out + stream.err)[:2000]
     lines = runs.out.splitlines()
     assert len(lines) == 3, lines  # header, the hostile run, the honest run: no forged third run
-    assert "evil\\x1b]0;PWNED\\x07" in lines[1] and "forged-model" in lines[1]
-    assert "env\\x1b]0;PWNED\\x07.f\\x1b[2J" in show.out
-    assert "evil\\x1b]0;PWNED" in show.out.splitlines()[0]
+    assert "evil\\u001b]0;PWNED\\u0007" in lines[1] and "forged-model" in lines[1]
+    assert "env\\u001b]0;PWNED\\u0007.f\\u001b[2J" in show.out
+    assert "evil\\u001b]0;PWNED" in show.out.splitlines()[0]
 
 
 def test_json_output_keeps_the_hostile_name_exact_and_escaped(tmp_path, capsys):
@@ -129,4 +129,15 @@ def test_the_stream_escapes_what_a_command_forgot_to(tmp_path):
     stream.write(f"trap: {TITLE}\tdone\n")
     stream.write("partial \x1b[2J")
     stream.flush()
-    assert target.getvalue() == "trap: \\x1b]0;PWNED\\x07\tdone\npartial \\x1b[2J"
+    assert target.getvalue() == "trap: \\u001b]0;PWNED\\u0007\tdone\npartial \\u001b[2J"
+
+
+def test_an_escaped_json_string_is_still_valid_json_with_the_same_text():
+    import json
+
+    text = json.dumps({"model": "a\x9b2J\u202eb\u2028c"}, ensure_ascii=False)  # as harness --json
+    target = io.StringIO()
+    stream = SafeStream(target)
+    stream.write(text + "\n")
+    assert not RAW.search(target.getvalue())
+    assert json.loads(target.getvalue()) == {"model": "a\x9b2J\u202eb\u2028c"}
