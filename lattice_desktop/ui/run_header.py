@@ -120,6 +120,6 @@ class RunHeader(QFrame):
         else:
             self.standing.setText(f"not ranked — run #{page.best_id} is this harness and model's best")
             self.standing.setToolTip("A board lists one run per harness and model: its best")
-        when = page.imported.astimezone().strftime("%Y-%m-%d %H:%M")
+        when = moment(page.imported, local=True)
         self.subtitle.setText(f"harness run {r.run_id} · #{page.id} · imported {when} · "
                               f"scorer version {r.scorer_version}")

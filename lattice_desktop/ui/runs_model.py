@@ -204,7 +204,7 @@ def _harness_data(h: StoredHarnessRun, label: str, col: int, role: int):
     if role == Qt.ItemDataRole.ToolTipRole:
         return "\n".join([f"{r.harness} / {r.model} · box {r.box} · stage {r.stage}",
                           f"run {r.run_id} (stored #{h.id})", score.formula, execution.formula,
-                          f"imported {h.imported.astimezone():%Y-%m-%d %H:%M:%S}"])
+                          f"imported {moment(h.imported, '%Y-%m-%d %H:%M:%S', local=True)}"])
     if role == Qt.ItemDataRole.TextAlignmentRole and col == SCORE_COLUMN:
         return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
     if role == Qt.ItemDataRole.ForegroundRole and col in (VERDICT_COLUMN, SCORE_COLUMN):
@@ -237,8 +237,8 @@ def _harness_group_data(node: _Node, runs: list[StoredHarnessRun], col: int, rol
     return None
 
 
-def _short_date(run: RunSummary | datetime) -> str:
-    when = run if isinstance(run, datetime) else run.started
+def _short_date(run: RunSummary | datetime | None) -> str:
+    when = run.started if isinstance(run, RunSummary) else run
     if when is None:
         return moment(None)
     when = when.astimezone()

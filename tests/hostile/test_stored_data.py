@@ -86,9 +86,11 @@ def test_runs_show_and_leaderboard_print_a_damaged_row_as_unknown(tmp_path, caps
 def test_the_app_lists_and_opens_a_damaged_run(qtbot, tmp_path, settings):
     from lattice_desktop.ui.delegates import CHIP_ROLE
     from lattice_desktop.ui.main_window import MainWindow
+    from tests.ui.conftest import import_harness_into
 
     path = two_runs(tmp_path)
-    damage(path, *DAMAGE)
+    harness = import_harness_into(path, "clean")["clean"]
+    damage(path, *DAMAGE, f"update harness_run set imported = 'last week' where id = {harness}")
     window = MainWindow(str(path), demo=None, auto_demo=False, settings=settings)
     qtbot.addWidget(window)
     qtbot.waitUntil(lambda: window._runs_loaded, timeout=10_000)
@@ -97,6 +99,7 @@ def test_the_app_lists_and_opens_a_damaged_run(qtbot, tmp_path, settings):
     chip = leaf.siblingAtColumn(1).data(CHIP_ROLE)
     assert (chip.symbol, chip.label) == ("?", "unknown")
     assert [leaf.siblingAtColumn(c).data() for c in range(model.columnCount())][-1] == "unknown"
+    assert model.index_of_harness_run(harness).siblingAtColumn(3).data() == "unknown"
     with qtbot.waitSignal(window.page_shown, timeout=10_000):
         window.runs_panel.select_run(1)
     assert window.header.chip.text() == "? unknown"
@@ -214,3 +217,17 @@ def test_a_really_full_disk_says_disk_full(tmp_path, capsys):
     finally:
         Run._meta.database.close()
         subprocess.run(["umount", "-l", str(folder)], check=True)
+
+
+def test_a_harness_run_with_an_unreadable_time_still_lists_and_ranks(tmp_path, capsys):
+    from lattice_desktop.store.harness_runs import list_harness_runs
+    from tests.ui.conftest import import_harness_into
+
+    path = tmp_path / "runs.db"
+    ids = import_harness_into(path, "clean", "looping")
+    damage(path, f"update harness_run set imported = 'last week' where id = {ids['clean']}")
+    open_database(path)
+    imported = {h.id: h.imported for h in list_harness_runs()}
+    assert imported[ids["clean"]] is None and imported[ids["looping"]] is not None
+    assert main(["harness", "leaderboard", "--db", str(path)]) == 0
+    assert "tidy-agent" in capsys.readouterr().out
