@@ -161,4 +161,6 @@ _OUTCOME_HELP = {
     Outcome.WRONG_ANSWER: "The output differs from the expected answer",
     Outcome.OUT_OF_FUEL: "Ran out of fuel even on the runway",
     Outcome.INTERNAL_ERROR: "A bug in Lattice Desktop, not in the submission",
+    Outcome.UNKNOWN: "The stored outcome is not one this version knows (a newer version or "
+                     "another program wrote it)",
 }
