@@ -63,7 +63,7 @@ class Outcome(StrEnum):
 
     @property
     def look(self) -> Look:
-        return _OUTCOME_LOOKS.get(self) or Look("✗", self.value.replace("_", " "), RED)
+        return _OUTCOME_LOOKS[self]
 
     @property
     def label(self) -> str:
@@ -77,11 +77,20 @@ class Outcome(StrEnum):
 _OUTCOME_LOOKS = {
     Outcome.PASS: Look("✓", "pass", GREEN),
     Outcome.OVER_CEILING: Look("▲", "over ceiling", AMBER),
+    Outcome.WRONG_ANSWER: Look("✗", "wrong answer", RED),
+    Outcome.TRAP: Look("✗", "trap", RED),
+    Outcome.OUT_OF_FUEL: Look("✗", "out of fuel", RED),
+    Outcome.MEMORY_LIMIT: Look("✗", "memory limit", RED),
     Outcome.TIMEOUT: Look("✗", "wall-clock limit", RED),
+    Outcome.MISSING_EXPORT: Look("✗", "missing export", RED),
+    Outcome.LINK_ERROR: Look("✗", "link error", RED),
+    Outcome.INVALID_MODULE: Look("✗", "invalid module", RED),
+    Outcome.BUILD_FAILURE: Look("✗", "build failure", RED),
+    Outcome.INSTANTIATION_FAILURE: Look("✗", "instantiation failure", RED),
     Outcome.SKIPPED: Look("⊘", "skipped", GREY),
     Outcome.INTERNAL_ERROR: Look("!", "internal error", PURPLE),
     Outcome.UNKNOWN: Look("?", "unknown", GREY),
-}  # every other outcome is a failure: a red ✗ and its name in words
+}
 
 
 class Verdict(StrEnum):
