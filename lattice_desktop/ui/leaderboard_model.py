@@ -7,9 +7,9 @@ from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelInd
 from PySide6.QtGui import QFont
 
 from lattice_desktop.formatting import fuel, grouped, moment
-from lattice_desktop.grading.outcomes import Verdict
+from lattice_desktop.outcomes import Verdict
 from lattice_desktop.store.field import BoardEntry, Leaderboard
-from lattice_desktop.store.ui_queries import HarnessBoardRow as HarnessRow
+from lattice_desktop.store.pages import HarnessBoardRow as HarnessRow
 from lattice_desktop.ui import theme
 from lattice_desktop.ui.delegates import BAR_ROLE, COPY_ROLE, ID_ROLE, Bar
 

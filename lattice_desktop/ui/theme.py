@@ -9,13 +9,13 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor, QFont, QFontDatabase, QGuiApplication, QPalette
 from PySide6.QtWidgets import QApplication
 
-from lattice_desktop.grading import outcomes
-from lattice_desktop.grading.outcomes import Outcome, Verdict
+from lattice_desktop import outcomes
+from lattice_desktop.outcomes import Outcome, Verdict
 
 ACCENT = QColor("#2f6fde")
 ACCENT_DARK = QColor("#5b93f0")
 
-# The colours that carry meaning are the core's (grading/outcomes.py), so the CLI and every
+# The colours that carry meaning are the core's (lattice_desktop/outcomes.py), so the CLI and every
 # view agree; here they only become QColors.
 GREEN, AMBER, RED, BLUE, PURPLE, GREY = (
     QColor(c) for c in (outcomes.GREEN, outcomes.AMBER, outcomes.RED, outcomes.BLUE,

@@ -13,9 +13,9 @@ import pytest
 
 from lattice_desktop.cli.main import main
 from lattice_desktop.errors import StorageError
-from lattice_desktop.grading.outcomes import Outcome, Verdict
-from lattice_desktop.grading.session import grade_and_store
 from lattice_desktop.manifest import load_case, load_submission
+from lattice_desktop.outcomes import Outcome, Verdict
+from lattice_desktop.services.grading import grade_and_store
 from lattice_desktop.store.database import open_database
 from lattice_desktop.store.field import leaderboard
 from lattice_desktop.store.queries import list_runs, load_run
@@ -161,7 +161,7 @@ def test_an_empty_file_and_our_own_database_still_open(tmp_path):
 
 def test_a_full_database_says_disk_full_and_keeps_what_was_stored(tmp_path, monkeypatch):
     """SQLite's max_page_count stands in for a full disk: the same SQLITE_FULL error."""
-    from lattice_desktop.grading import session
+    from lattice_desktop.services import grading as session
 
     monkeypatch.setattr(session, "unstored_reports_dir", lambda: tmp_path / "kept")
     path = tmp_path / "runs.db"

@@ -1,7 +1,7 @@
 """One face per state, and a window that fits the screen.
 
 Every view (Results, Fuel, Factory, the runs list, the leaderboard, the CLI) shows an outcome
-or a verdict with the symbol, colour and words of its one look in grading/outcomes.py; and
+or a verdict with the symbol, colour and words of its one look in lattice_desktop/outcomes.py; and
 opening the largest bundled scenario never grows the window past a 1366x768 screen."""
 
 from __future__ import annotations
@@ -15,10 +15,10 @@ from PySide6.QtWidgets import QApplication
 
 from lattice_desktop.cli.report_text import result_rows, verdict_line
 from lattice_desktop.grading.grader import CaseResult
-from lattice_desktop.grading.outcomes import Outcome, Verdict
-from lattice_desktop.grading.session import grade_and_store
 from lattice_desktop.manifest import load_case, load_submission
+from lattice_desktop.outcomes import Outcome, Verdict
 from lattice_desktop.resources import CASES
+from lattice_desktop.services.grading import grade_and_store
 from lattice_desktop.store.database import open_database
 from lattice_desktop.store.field import BoardEntry, Leaderboard
 from lattice_desktop.store.writer import Writer
