@@ -49,6 +49,8 @@ class RunHeader(QFrame):
         self.subtitle = QLabel()
         self.subtitle.setEnabled(False)  # the palette's quieter text
         self.subtitle.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        for label in (self.title, self.standing, self.subtitle):  # names are a submission's text:
+            label.setTextFormat(Qt.TextFormat.PlainText)  # `<h1>` in one must not become markup
 
         top = QHBoxLayout()
         top.addWidget(self.title)

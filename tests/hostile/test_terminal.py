@@ -141,3 +141,22 @@ def test_an_escaped_json_string_is_still_valid_json_with_the_same_text():
     stream.write(text + "\n")
     assert not RAW.search(target.getvalue())
     assert json.loads(target.getvalue()) == {"model": "a\x9b2J\u202eb\u2028c"}
+
+
+def test_the_app_header_shows_a_markup_model_name_as_text(qtbot, tmp_path):
+    from PySide6.QtCore import QSettings, Qt
+
+    from lattice_desktop.ui.main_window import MainWindow
+
+    case = write_case(tmp_path / "case", echo_cases(3))
+    sub = write_submission(tmp_path / "sub", ECHO, model="<h1 style='color:red'>HACKED</h1>")
+    assert main(["grade", str(sub), "--case", str(case), "--db", str(tmp_path / "r.db")]) == 0
+    window = MainWindow(str(tmp_path / "r.db"), auto_demo=False,
+                        settings=QSettings(str(tmp_path / "s.ini"), QSettings.Format.IniFormat))
+    qtbot.addWidget(window)
+    qtbot.waitUntil(lambda: window._runs_loaded, timeout=10_000)
+    with qtbot.waitSignal(window.page_shown, timeout=10_000):
+        window.runs_panel.select_run(1)
+    title = window.header.title
+    assert title.textFormat() == Qt.TextFormat.PlainText
+    assert title.text().endswith("<h1 style='color:red'>HACKED</h1>")
