@@ -114,10 +114,10 @@ def _leaderboard(args: argparse.Namespace) -> int:
         print(f"#{e.rank:<3} {shown(e.model):<24} {fuel(e.fuel):>12}  ×{e.ratio:<7.2f} "
               f"{e.runs:>4} runs  {moment(e.date, '%Y-%m-%d')}  (run {e.run_id})")
     if board.over_ceiling:
-        print("over the ceiling (not ranked):")
+        print(f"{Verdict.OVER_CEILING.look.text} (not ranked):")
         for e in board.over_ceiling:
-            print(f"     {shown(e.model):<24} {fuel(e.fuel):>12}  +{e.percent_over or 0:.0f}% "
-                  f"{e.runs:>4} runs  (run {e.run_id})")
+            print(f"{Verdict.OVER_CEILING.symbol:<4} {shown(e.model):<24} {fuel(e.fuel):>12}  "
+                  f"+{e.percent_over or 0:.0f}% {e.runs:>4} runs  (run {e.run_id})")
     return 0
 
 
