@@ -9,22 +9,25 @@ progress lines of two worker threads never interleave mid-line.
 
 from __future__ import annotations
 
+import re
 import threading
-import unicodedata
+from functools import lru_cache
 from typing import TextIO
 
-# Format characters that reorder or hide text (bidirectional overrides and isolates).
-_BIDI = frozenset("\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
-_SEPARATORS = frozenset(("Cc", "Zl", "Zp"))  # control characters; line and paragraph separators
+# Control characters (C0, DEL, C1), line and paragraph separators, and the format characters
+# that reorder or hide text (bidirectional marks, embeddings, overrides and isolates).
+_UNSAFE = "\x00-\x1f\x7f-\x9f\u2028\u2029\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069"
 
 
-def _escaped(char: str) -> str:
+@lru_cache(maxsize=8)
+def _pattern(keep: str) -> re.Pattern[str]:
+    unsafe = f"[{_UNSAFE}]"
+    return re.compile(unsafe if not keep else f"(?![{re.escape(keep)}]){unsafe}")
+
+
+def _escaped(match: re.Match[str]) -> str:
     """`\\u001b`: readable, and still valid where it lands inside a JSON string."""
-    return f"\\u{ord(char):04x}"
-
-
-def _unsafe(char: str) -> bool:
-    return char in _BIDI or unicodedata.category(char) in _SEPARATORS
+    return f"\\u{ord(match.group()):04x}"
 
 
 def shown(value: object, *, keep: str = "") -> str:
@@ -32,10 +35,7 @@ def shown(value: object, *, keep: str = "") -> str:
 
     `keep` names control characters that stay as they are (the stream keeps newlines and tabs).
     """
-    text = str(value)
-    if not any(_unsafe(c) and c not in keep for c in text):
-        return text
-    return "".join(_escaped(c) if _unsafe(c) and c not in keep else c for c in text)
+    return _pattern(keep).sub(_escaped, str(value))
 
 
 class SafeStream:

@@ -160,3 +160,14 @@ def test_the_app_header_shows_a_markup_model_name_as_text(qtbot, tmp_path):
     title = window.header.title
     assert title.textFormat() == Qt.TextFormat.PlainText
     assert title.text().endswith("<h1 style='color:red'>HACKED</h1>")
+
+
+def test_every_control_and_separator_character_of_unicode_is_escaped():
+    import sys
+    import unicodedata
+
+    bidi = set("\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
+    for code in range(sys.maxunicode + 1):
+        char = chr(code)
+        unsafe = unicodedata.category(char) in ("Cc", "Zl", "Zp") or char in bidi
+        assert (shown(char) != char) == unsafe, hex(code)
