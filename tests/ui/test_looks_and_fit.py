@@ -187,36 +187,50 @@ def test_screenshots_take_a_window_size():
     assert build_parser().parse_args(["screenshots", "out", "--size", "1366x768"]).size == SCREEN
 
 
-FIRST_START = """
+ON_A_LAPTOP = """
 import sys
 from PySide6.QtWidgets import QApplication
-from lattice_desktop.ui.main_window import MainWindow
+from lattice_desktop.ui.main_window import FACTORY, MainWindow
+from lattice_desktop.ui.screenshots import open_and_wait, open_largest_scenario, wait_until
 app = QApplication([])
 window = MainWindow(sys.argv[1], auto_demo=False)
 window.show()
-app.processEvents()
+wait_until(lambda: window._runs_loaded, 30_000)
 screen = app.primaryScreen().availableGeometry()
 print(screen.width(), screen.height(), window.width(), window.height())
+open_and_wait(window, int(sys.argv[2]))
+window.tabs.setCurrentIndex(FACTORY)
+assert open_largest_scenario(window)
+for _ in range(20):
+    app.processEvents()
+print(window.factory_tab.case_box.currentData(), window.width(), window.height())
+window.factory_tab.shutdown()
 window.close()
 """
 
 
-def test_the_window_starts_within_a_1366x768_screen(tmp_path):
-    """A real 1366x768 offscreen screen (the platform's config file), in a process of its own."""
+@needs_engines
+def test_on_a_1366x768_screen_the_window_starts_and_stays_within_it(tmp_path, lattice_runs):
+    """A real 1366x768 offscreen screen (the platform's config file), in a process of its own:
+    the window starts within its available geometry and stays there once stress-512 is open."""
     import json
     import os
     import subprocess
     import sys
     from pathlib import Path
 
+    path, ids = lattice_runs
     config = tmp_path / "screen.json"
     config.write_text(json.dumps({"screens": [{"name": "laptop", "x": 0, "y": 0, "width": SCREEN[0],
                                                "height": SCREEN[1], "logicalDpi": 96, "dpr": 1}]}))
     env = dict(os.environ, QT_QPA_PLATFORM=f"offscreen:configfile={config}")
-    done = subprocess.run([sys.executable, "-c", FIRST_START, str(tmp_path / "runs.db")], env=env,
-                          capture_output=True, text=True, timeout=120,
+    done = subprocess.run([sys.executable, "-c", ON_A_LAPTOP, str(path), str(ids["lines"])], env=env,
+                          capture_output=True, text=True, timeout=300,
                           cwd=Path(__file__).resolve().parents[2])
-    assert done.returncode == 0, done.stderr[-2000:]
-    screen_w, screen_h, width, height = map(int, done.stdout.split())
+    assert done.returncode == 0, done.stderr[-3000:]
+    first, largest = done.stdout.split("\n")[:2]
+    screen_w, screen_h, width, height = map(int, first.split())
     assert (screen_w, screen_h) == SCREEN
     assert width <= screen_w and height <= screen_h
+    name, width, height = largest.split()
+    assert name == "stress-512" and int(width) <= screen_w and int(height) <= screen_h, largest
