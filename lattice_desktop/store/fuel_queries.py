@@ -15,7 +15,7 @@ from peewee import fn
 from lattice_desktop.outcomes import Outcome, Verdict
 from lattice_desktop.store.field import same_field
 from lattice_desktop.store.schema import CaseResultRow, Run, SubmissionRecord
-from lattice_desktop.store.stored_values import stored_time
+from lattice_desktop.store.stored_values import stored_number, stored_time
 
 CORRECT = (Outcome.PASS.value, Outcome.OVER_CEILING.value)
 
@@ -85,7 +85,7 @@ def comparable_runs(run_id: int, *, limit: int = 500) -> list[Comparable]:
         .limit(limit)
     )
     return [
-        Comparable(r.id, r.model, r.submission.name, Verdict.stored(r.verdict), r.score,
+        Comparable(r.id, r.model, r.submission.name, Verdict.stored(r.verdict), stored_number(r.score),
                    stored_time(r.started))
         for r in query
     ]

@@ -1,5 +1,5 @@
-"""Stored values read back without trusting them: a time this version cannot read becomes
-None (shown as unknown), so one damaged row never makes the runs list unusable."""
+"""Stored values read back without trusting them: a time or a figure this version cannot read
+becomes None (shown as unknown or "-"), so one damaged row never makes the runs list unusable."""
 
 from __future__ import annotations
 
@@ -16,3 +16,11 @@ def stored_time(value: object) -> datetime | None:
         return datetime.fromisoformat(value)
     except ValueError:
         return None
+
+
+def stored_number(value: object) -> int | float | None:
+    """A stored figure, or None when the row holds something else (SQLite keeps text in a
+    number column); shown as "-", never used in a sum or a ranking."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    return value

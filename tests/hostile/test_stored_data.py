@@ -231,3 +231,20 @@ def test_a_harness_run_with_an_unreadable_time_still_lists_and_ranks(tmp_path, c
     assert imported[ids["clean"]] is None and imported[ids["looping"]] is not None
     assert main(["harness", "leaderboard", "--db", str(path)]) == 0
     assert "tidy-agent" in capsys.readouterr().out
+
+
+def test_text_in_a_number_column_reads_back_as_no_figure(tmp_path, capsys):
+    """SQLite keeps `'lots'` in an integer column; it is shown as "-" and ranks nowhere."""
+    path = two_runs(tmp_path)
+    damage(path, "update run set score = 'lots', stress_fuel = 'many', max_percent_over = 'x' where id = 2",
+           "update case_result set fuel = 'much' where run_id = 2 and position = 0")
+    open_database(path)
+    runs = {r.id: r for r in list_runs()}
+    assert (runs[2].score, runs[2].stress_fuel, runs[2].max_percent_over) == (None, None, None)
+    assert load_run(2).results[0].fuel is None and load_run(1).results[0].fuel is not None
+    assert [e.model for e in leaderboard("echo").entries] == ["model-a"]
+    db = ["--db", str(path)]
+    assert main(["runs", *db]) == 0 and main(["show", "2", *db]) == 0
+    assert main(["leaderboard", "echo", *db]) == 0
+    out = capsys.readouterr().out
+    assert "model-a" in out and "lots" not in out
