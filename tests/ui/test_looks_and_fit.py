@@ -234,3 +234,26 @@ def test_on_a_1366x768_screen_the_window_starts_and_stays_within_it(tmp_path, la
     assert width <= screen_w and height <= screen_h
     name, width, height = largest.split()
     assert name == "stress-512" and int(width) <= screen_w and int(height) <= screen_h, largest
+
+
+@pytest.mark.qt_log_ignore(OFFSCREEN_SHOW)
+def test_a_very_long_model_name_is_elided_not_widening_the_window(qtbot, db_path, toy_case, settings):
+    from PySide6.QtWidgets import QLabel
+
+    from tests.ui.conftest import grade_into, write_submission
+
+    model = "an-extremely-long-model-name-" * 8 + "with words " * 10
+    folder = write_submission(toy_case.root / "other" / "long", "echo", model=model)
+    run_id = grade_into(db_path, toy_case.case_path, folder)[0]
+    window = MainWindow(str(db_path), auto_demo=False, settings=settings)
+    qtbot.addWidget(window)
+    window.resize(*SCREEN)
+    window.show()
+    qtbot.waitUntil(lambda: window._runs_loaded, timeout=10_000)
+    open_run(qtbot, window, run_id)
+    settle(qtbot)
+    title = window.header.title
+    assert window.width() <= SCREEN[0] and window.minimumSizeHint().width() <= SCREEN[0]
+    assert title.text().endswith(model) and title.toolTip() == title.text()
+    painted = QLabel.text(title)  # what the label draws
+    assert painted.endswith("…") and len(painted) < len(title.text())
