@@ -49,7 +49,7 @@ class Outcome(StrEnum):
     def stored(cls, text: object) -> Outcome:
         """The outcome a stored row names, or UNKNOWN (one odd row never hides the others)."""
         try:
-            return cls(text)
+            return cls(str(text))
         except ValueError:
             return cls.UNKNOWN
 
@@ -107,7 +107,7 @@ class Verdict(StrEnum):
     def stored(cls, text: object) -> Verdict:
         """The verdict a stored row names, or UNKNOWN."""
         try:
-            return cls(text)
+            return cls(str(text))
         except ValueError:
             return cls.UNKNOWN
 
