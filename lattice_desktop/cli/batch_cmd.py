@@ -11,6 +11,7 @@ from lattice_desktop.batch.field import find_submissions
 from lattice_desktop.batch.summary import summarize
 from lattice_desktop.cli.batch_text import ProgressPrinter, summary_lines
 from lattice_desktop.cli.common import EXIT_INTERNAL, add_db_option, open_storage, positive_int
+from lattice_desktop.cli.terminal import SafeStream
 from lattice_desktop.errors import UserError
 from lattice_desktop.grading.report_json import report_to_dict
 from lattice_desktop.manifest import load_case
@@ -48,7 +49,10 @@ def run(args: argparse.Namespace) -> int:
     case = load_case(resolve_case_path(args.case))
     submissions, problems = find_submissions(args.submissions)
     writer = open_storage(args)
-    printer = ProgressPrinter(sys.stderr)
+    # The bar redraws itself with a carriage return, which the escaping stream would spell
+    # out; the printer escapes the submissions' own text itself.
+    stderr = sys.stderr.target if isinstance(sys.stderr, SafeStream) else sys.stderr
+    printer = ProgressPrinter(stderr)
     for problem in problems:
         printer.problem(problem)
     try:

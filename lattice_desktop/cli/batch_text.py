@@ -8,6 +8,7 @@ from typing import TextIO
 from lattice_desktop.batch.driver import BatchProgress
 from lattice_desktop.batch.field import Problem
 from lattice_desktop.batch.summary import BatchSummary, progress_text
+from lattice_desktop.cli.terminal import shown
 from lattice_desktop.formatting import fuel
 from lattice_desktop.manifest.case import CaseManifest
 from lattice_desktop.outcomes import Verdict
@@ -26,8 +27,8 @@ def run_line(p: BatchProgress, index: int) -> str:
     finished = p.landed[index]
     report = finished.report
     where = f"run {finished.run_id}" if finished.run_id is not None else "not stored"
-    return (f"[{p.runs_done - len(p.landed) + index + 1}/{p.runs_total}] {report.submission.model} "
-            f"({report.submission.name}): {report.verdict.symbol} {report.verdict.label} · "
+    return (f"[{p.runs_done - len(p.landed) + index + 1}/{p.runs_total}] {shown(report.submission.model)} "
+            f"({shown(report.submission.name)}): {report.verdict.symbol} {report.verdict.label} · "
             f"stress fuel {fuel(report.stress_fuel)} · {where}")
 
 
@@ -57,7 +58,7 @@ class ProgressPrinter:
 
     def problem(self, problem: Problem) -> None:
         self._clear()
-        self.stream.write(f"error: {problem.describe()}\n")
+        self.stream.write(f"error: {shown(problem.describe(), keep=chr(10))}\n")
         self.stream.flush()
 
     def close(self) -> None:
@@ -82,5 +83,5 @@ def summary_lines(case: CaseManifest, summary: BatchSummary) -> list[str]:
     lines += ["", "The field's top ten" if summary.top else "No correct run in the field yet."]
     if summary.top:
         lines.append(f"{'rank':>4}  {'model':<28}{'fuel':>14}  run")
-        lines += [f"{e.rank:>4}  {e.model:<28}{fuel(e.fuel):>14}  {e.run_id}" for e in summary.top]
+        lines += [f"{e.rank:>4}  {shown(e.model):<28}{fuel(e.fuel):>14}  {e.run_id}" for e in summary.top]
     return lines

@@ -22,9 +22,9 @@ class Terminal(io.StringIO):
         return True
 
 
-def landed_run(tmp_path) -> FinishedRun:
+def landed_run(tmp_path, model: str = "m") -> FinishedRun:
     case = load_case(echo_case(tmp_path / "case"))
-    submission = load_submission(write_submission(tmp_path / "echo", ECHO, model="m"))
+    submission = load_submission(write_submission(tmp_path / "echo", ECHO, model=model))
     now = datetime.now(UTC)
     return FinishedRun(GradeReport(case, submission, "ab", None, [], Verdict.CORRECT, now, now), 7)
 
@@ -51,3 +51,17 @@ def test_elsewhere_one_line_per_finished_run(tmp_path):
     work.report(0.3, "", BatchProgress(3, 10, 0, 2, 1.0))
     work.report(0.5, "", BatchProgress(5, 10, 1, 2, 2.0, landed=(landed_run(tmp_path),)))
     assert stream.getvalue() == "[1/2] m (echo): ✓ correct · stress fuel - · run 7\n"
+
+
+def test_a_submissions_own_text_cannot_drive_the_terminal(tmp_path):
+    stream = Terminal()
+    printer = ProgressPrinter(stream)
+    evil = "\\u001b]0;pwned\\u0007\\nforged"  # TOML escapes: an OSC title, a bell, a newline
+    Work(printer).report(0.5, "", BatchProgress(5, 10, 1, 2, 2.0, landed=(landed_run(tmp_path, evil),),
+                                                problem=Problem("/x\x1b[2J", "bad\x1b[31m")))
+    text = stream.getvalue()
+    assert "\x1b" not in text and "\x07" not in text
+    assert "error: /x\\u001b[2J: bad\\u001b[31m" in text
+    lines = io.StringIO()
+    Work(ProgressPrinter(lines)).report(0.5, "", BatchProgress(5, 10, 1, 2, 2.0, landed=(landed_run(tmp_path, evil),)))
+    assert lines.getvalue().count("\n") == 1 and "\\u001b]0;pwned\\u0007\\u000aforged" in lines.getvalue()
