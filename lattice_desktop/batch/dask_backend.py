@@ -14,6 +14,7 @@ import logging
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+from multiprocessing import resource_tracker
 from typing import Any
 
 import dask
@@ -41,12 +42,24 @@ def open_cluster(scheduler: str | None = None, *, workers: int = 2) -> Iterator[
         with client:
             yield client
         return
-    with LocalCluster(
-        # Loopback only, every port chosen free (a fixed dashboard port may be taken).
-        n_workers=workers, threads_per_worker=1, processes=True, host="127.0.0.1",
-        dashboard_address="127.0.0.1:0", silence_logs=logging.ERROR,
-    ) as cluster, Client(cluster) as client:
-        yield client
+    try:
+        with LocalCluster(
+            # Loopback only, every port chosen free (a fixed dashboard port may be taken).
+            n_workers=workers, threads_per_worker=1, processes=True, host="127.0.0.1",
+            dashboard_address="127.0.0.1:0", silence_logs=logging.ERROR,
+        ) as cluster, Client(cluster) as client:
+            yield client
+    finally:
+        _stop_resource_tracker()
+
+
+def _stop_resource_tracker() -> None:
+    """End the helper process `multiprocessing` starts with the first worker process: it
+    would otherwise outlive the cluster for as long as this process runs (the app). The
+    next local cluster starts it again."""
+    tracker = resource_tracker._resource_tracker
+    if hasattr(tracker, "_stop"):
+        tracker._stop()
 
 
 def grade_on_cluster(case: CaseManifest, submissions: list[Submission], *, scheduler: str | None = None,

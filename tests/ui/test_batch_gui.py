@@ -4,6 +4,7 @@ runs list and the leaderboard filling in as runs land, and Cancel."""
 from __future__ import annotations
 
 from lattice_desktop.store.schema import CaseResultRow, Run
+from tests.hostile.processes import wait_for_no_descendants
 
 from .conftest import make_toy_case, write_submission
 
@@ -30,6 +31,7 @@ def test_grade_many_fills_the_runs_list_and_the_leaderboard(qtbot, window, tmp_p
     assert "broken/submission.toml" in window.message_bar.text.text()
     assert steps[-1].runs_done == 3 and steps[-1].jobs_done == steps[-1].jobs_total
     assert window.batch_status.isHidden()
+    assert wait_for_no_descendants() == []  # the cluster's processes, and multiprocessing's helper, are gone
 
 
 def test_cancel_stops_the_batch_and_keeps_whole_runs_only(qtbot, window, tmp_path):
