@@ -11,6 +11,7 @@ The scheduler reruns a job whose worker died on another worker (up to its
 from __future__ import annotations
 
 import logging
+import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -42,6 +43,9 @@ def open_cluster(scheduler: str | None = None, *, workers: int = 2) -> Iterator[
         with client:
             yield client
         return
+    global _local_clusters
+    with _local_lock:
+        _local_clusters += 1
     try:
         with LocalCluster(
             # Loopback only, every port chosen free (a fixed dashboard port may be taken).
@@ -50,13 +54,21 @@ def open_cluster(scheduler: str | None = None, *, workers: int = 2) -> Iterator[
         ) as cluster, Client(cluster) as client:
             yield client
     finally:
-        _stop_resource_tracker()
+        with _local_lock:
+            _local_clusters -= 1
+            if not _local_clusters:
+                _stop_resource_tracker()
+
+
+_local_clusters = 0  # local clusters open in this process
+_local_lock = threading.Lock()
 
 
 def _stop_resource_tracker() -> None:
     """End the helper process `multiprocessing` starts with the first worker process: it
-    would otherwise outlive the cluster for as long as this process runs (the app). The
-    next local cluster starts it again."""
+    would otherwise outlive the clusters for as long as this process runs (the app). Only
+    once the last local cluster is closed: the helper waits until no worker holds its pipe.
+    The next local cluster starts it again."""
     tracker = resource_tracker._resource_tracker
     if hasattr(tracker, "_stop"):
         tracker._stop()
