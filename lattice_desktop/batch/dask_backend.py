@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import logging
 import threading
-import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from multiprocessing import resource_tracker
@@ -29,7 +28,6 @@ from lattice_desktop.manifest.case import CaseManifest
 from lattice_desktop.manifest.submission import Submission
 
 CONNECT_TIMEOUT = "20s"
-POLL = 0.005  # seconds between looks at finished jobs while none is ready
 
 
 @contextmanager
@@ -111,11 +109,11 @@ class DaskBackend:
         self._done.add(future)
 
     def completed(self, timeout: float) -> list[Done]:
-        deadline = time.monotonic() + timeout
+        ready = self._done.thread_condition  # notified each time a future finishes
+        with ready:
+            if not self._done.has_ready():
+                ready.wait(timeout)
         batch = self._done.next_batch(block=False)
-        while not batch and time.monotonic() < deadline:
-            time.sleep(POLL)
-            batch = self._done.next_batch(block=False)
         finished: list[Done] = []
         for future, value in batch:
             tag = self._tags.pop(future.key)
