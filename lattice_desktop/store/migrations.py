@@ -8,6 +8,7 @@ from collections.abc import Callable
 from peewee import Database
 
 from lattice_desktop.errors import StorageError
+from lattice_desktop.store.base import write_transaction
 from lattice_desktop.store.harness_tables import HARNESS_TABLES
 from lattice_desktop.store.schema import CORE_TABLES, SchemaVersion
 
@@ -36,8 +37,9 @@ def current_version(db: Database) -> int:
 
 def migrate(db: Database, *, target: int = LATEST) -> int:
     """Apply every migration newer than the database, up to `target`; return the version."""
-    db.create_tables([SchemaVersion])
-    version = current_version(db)
+    with write_transaction(db):
+        db.create_tables([SchemaVersion])
+        version = current_version(db)
     if version > LATEST:
         raise StorageError(
             f"the database has schema version {version}, newer than this Lattice Desktop "
@@ -45,9 +47,10 @@ def migrate(db: Database, *, target: int = LATEST) -> int:
         )
     for number, _description, apply in MIGRATIONS:
         if version < number <= target:
-            with db.atomic():
-                apply(db)
-                SchemaVersion.delete().execute()
-                SchemaVersion.create(version=number)
+            with write_transaction(db):
+                if current_version(db) < number:  # another process may have applied it since
+                    apply(db)
+                    SchemaVersion.delete().execute()
+                    SchemaVersion.create(version=number)
             version = number
     return version
