@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
-from peewee import fn
+from peewee import SQL, Column, Select, ValuesList, fn
 
 from lattice_desktop.outcomes import Verdict
 from lattice_desktop.store.schema import Run
@@ -84,68 +84,92 @@ def leaderboard(
     case_name: str, version: int | None = None, variant: str | None = None,
     wasmtime_version: str | None = None,
 ) -> Leaderboard:
-    """Models ranked by best correct fuel; models with only over-ceiling bests listed apart."""
-    latest = (
-        Run.select(Run.case_version, Run.case_variant, Run.wasmtime_version)
-        .where(Run.case_name == case_name)
-        .order_by(Run.id.desc())
-        .first()
-    )
-    if latest is not None:
-        version = version if version is not None else latest.case_version
-        variant = variant or latest.case_variant
-        wasmtime_version = wasmtime_version or latest.wasmtime_version
-    scope = (
-        (Run.case_name == case_name)
-        & (Run.case_version == (version or 1))
-        & (Run.case_variant == (variant or "standard"))
-        & (Run.wasmtime_version == (wasmtime_version or ""))
-    )
-    counts = dict(
-        Run.select(Run.model, fn.COUNT(Run.id))
-        .where(scope & (Run.verdict != Verdict.RUNNING.value))
-        .group_by(Run.model)
-        .tuples()
-    )
-    best = _best_per_model(scope & (Run.verdict == Verdict.CORRECT.value), Run.score)
-    entries = []
-    leader = best[0][2] if best else None
-    for i, (run_id, model, fuel, date, _pct) in enumerate(best):
-        rank = i + 1 if i == 0 or fuel != best[i - 1][2] else entries[-1].rank
-        entries.append(BoardEntry(rank, model, run_id, fuel, fuel / leader, counts.get(model, 0), date))
-    ranked = {e.model for e in entries}
-    over = [
-        row for row in _best_per_model(scope & (Run.verdict == Verdict.OVER_CEILING.value),
-                                       Run.stress_fuel)
-        if row[1] not in ranked
-    ]
-    over_entries = [
-        BoardEntry(0, model, run_id, fuel, fuel / leader if leader else 0.0,
-                   counts.get(model, 0), date, pct)
-        for run_id, model, fuel, date, pct in over
-    ]
-    return Leaderboard(case_name, version or 1, variant or "standard", wasmtime_version or "",
-                       entries, over_entries)
+    """Models ranked by best correct fuel; models with only over-ceiling bests listed apart.
 
-
-def _best_per_model(where, column) -> list[tuple[int, str, int, datetime, float | None]]:
-    """Each model's lowest `column` run (earliest on a tie), best first.
-
-    Two index-friendly steps rather than a window over every row: the minimum per model
-    from the covering index, then the first run that reached it.
+    One pass over the scope's covering index gives each model's run count and best score;
+    then only the runs that reached a best are read (a few hundred, not every run).
     """
-    best = (
-        Run.select(Run.model.alias("m"), fn.MIN(column).alias("best"))
-        .where(where & column.is_null(False))
-        .group_by(Run.model)
-        .alias("b")
+    if version is None or variant is None or wasmtime_version is None:
+        # The newest run of the case picks what is not given: read from the newest id down
+        # (comparing `name || ''` keeps SQLite off the case index, which would sort every
+        # run of the case first).
+        latest = (
+            Run.select(Run.case_version, Run.case_variant, Run.wasmtime_version)
+            .where(Run.case_name.concat("") == case_name)
+            .order_by(Run.id.desc())
+            .first()
+        )
+        if latest is not None:
+            version = version if version is not None else latest.case_version
+            variant = variant or latest.case_variant
+            wasmtime_version = wasmtime_version or latest.wasmtime_version
+    version, variant, wasmtime_version = version or 1, variant or "standard", wasmtime_version or ""
+    key = (case_name, version, variant, wasmtime_version)
+    scope = _in_scope(Run, key)
+    counts: dict[str, int] = {}
+    best: dict[str, int] = {}
+    over_only: set[str] = set()
+    tally = Run.select(Run.verdict, Run.model, fn.COUNT(SQL("*")), fn.MIN(Run.score)).where(scope) \
+        .group_by(Run.verdict, Run.model)
+    for verdict, model, count, lowest in Run._meta.database.execute(tally).fetchall():  # plain rows
+        if verdict != Verdict.RUNNING.value:
+            counts[model] = counts.get(model, 0) + count
+        if verdict == Verdict.CORRECT.value and lowest is not None:
+            best[model] = lowest
+        elif verdict == Verdict.OVER_CEILING.value:
+            over_only.add(model)
+    over_only -= best.keys()
+    ranked = _first_runs(key, Verdict.CORRECT, "score", best)
+    entries: list[BoardEntry] = []
+    leader = ranked[0][2] if ranked else None
+    for i, (run_id, model, fuel, date, _pct) in enumerate(ranked):
+        rank = i + 1 if i == 0 or fuel != ranked[i - 1][2] else entries[-1].rank
+        entries.append(BoardEntry(rank, model, run_id, fuel, fuel / leader, counts.get(model, 0), date))
+    over_entries = []
+    if over_only:
+        lowest_fuel = dict(
+            Run.select(Run.model, fn.MIN(Run.stress_fuel))
+            .where(scope & (Run.verdict == Verdict.OVER_CEILING.value) & Run.model.in_(sorted(over_only))
+                   & Run.stress_fuel.is_null(False))
+            .group_by(Run.model)
+            .tuples()
+        )
+        over_entries = [
+            BoardEntry(0, model, run_id, fuel, fuel / leader if leader else 0.0,
+                       counts.get(model, 0), date, pct)
+            for run_id, model, fuel, date, pct in _first_runs(key, Verdict.OVER_CEILING, "stress_fuel",
+                                                               lowest_fuel)
+        ]
+    return Leaderboard(case_name, version, variant, wasmtime_version, entries, over_entries)
+
+
+def _in_scope(table, key: tuple[str, int, str, str]):
+    """`table`'s runs of one case, version, variant and wasmtime version."""
+    case_name, version, variant, wasmtime_version = key
+    return ((table.case_name == case_name) & (table.case_version == version)
+            & (table.case_variant == variant) & (table.wasmtime_version == wasmtime_version))
+
+
+def _first_runs(key: tuple[str, int, str, str], verdict: Verdict, column: str,
+                best: dict[str, int]) -> list[tuple[int, str, int, datetime, float | None]]:
+    """For each model, its earliest run with `verdict` whose `column` is `best[model]`;
+    best first. One index seek per model (a correlated MIN over the full index key), so
+    the cost follows the number of models, not of runs."""
+    if not best:
+        return []
+    wanted = ValuesList(list(best.items()), alias="best")
+    other = Run.alias("other")
+    first_id = (
+        other.select(fn.MIN(other.id))
+        .where(_in_scope(other, key) & (other.verdict == verdict.value)
+               & (Column(other, "model") == wanted.c.column1)  # (`other.model` is the class)
+               & (getattr(other, column) == wanted.c.column2))
     )
+    value = getattr(Run, column)
     rows = (
-        Run.select(fn.MIN(Run.id), Run.model, column, fn.MIN(Run.finished), fn.MIN(Run.max_percent_over))
-        .join(best, on=(Run.model == best.c.m) & (column == best.c.best))
-        .where(where)
-        .group_by(Run.model, column)
-        .order_by(column, fn.MIN(Run.id))
+        Run.select(Run.id, Run.model, value, Run.finished, Run.max_percent_over)
+        .where(Run.id.in_(Select([wanted], [first_id])))
+        .order_by(value, Run.id)
         .tuples()
     )
     return [(r[0], r[1], r[2], _as_datetime(r[3]), r[4]) for r in rows]
