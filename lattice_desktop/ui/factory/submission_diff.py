@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 from lattice_desktop.lattice.playback import Playback
 from lattice_desktop.lattice.records import RecordDiff, diff_records
+from lattice_desktop.lattice.simulators import checked_state
 from lattice_desktop.lattice.view import FactoryState
 from lattice_desktop.ui.factory.submission_records import SubmissionRecords, submission_records
 
@@ -24,5 +25,4 @@ def submission_diff(sub: SubmissionRecords, playback: Playback, tick: int) -> Su
     expected_pairs = playback.records_at(tick)
     expected = dict(zip(expected_pairs[:, 0].tolist(), expected_pairs[:, 1].tolist()))
     diffs = diff_records(expected, got)
-    state = FactoryState.from_records(playback.scenario, got, tick=tick)
-    return SubmissionDiff(tick, state, diffs)
+    return SubmissionDiff(tick, checked_state(playback.scenario, got, tick=tick, grid=playback.grid), diffs)
