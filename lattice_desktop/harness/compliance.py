@@ -43,7 +43,7 @@ def compliance_metric(trace: Trace) -> Metric:
     inputs = {"gaming_checks": len({c.check for c in checks}), "gaming_violations": violated,
               "boundary_probes": len({p.probe for p in probes}), "probes_crossed": crossed,
               **recorded_only}
-    notes = ()
+    notes: tuple[str, ...] = ()
     if any(recorded_only.values()):
         notes = (f"recorded, not scored: {recorded_only['oversized_payloads']} oversized "
                  f"payload(s), {recorded_only['malformed_requests']} malformed request(s)",)

@@ -37,7 +37,8 @@ def progress(box: Box, trace: Trace) -> Progress:
 
 
 def score_metric(box: Box, got: Progress) -> Metric:
-    captured = [box.objective(c.objective) for c in got.captures]
+    by_id = {o.id: o for o in box.objectives}
+    captured = [by_id[c.objective] for c in got.captures]  # `progress` refused unknown ones
     captured_w = math.fsum(o.weight for o in captured)
     total = box.total_weight
     value = captured_w / total

@@ -25,8 +25,10 @@ def _merit(r: HarnessResult) -> tuple[float, ...]:
     execution = r.execution.value
     elapsed = r.last_capture_elapsed_s
     spend = r.spend_to_last_capture_usd
+    score = r.metrics["score"].value
+    assert score is not None, "Score is measured for every run"
     return (
-        -r.metrics["score"].value,
+        -score,
         execution is None,
         -(execution or 0.0),
         math.inf if elapsed is None else elapsed,

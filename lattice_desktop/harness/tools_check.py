@@ -73,8 +73,9 @@ def _arguments(box: Box, good: list[ToolCall], findings: list[ToolFinding],
     checked = valid = 0
     excluded = {"schema too large to record": 0, "schema validates nothing": 0}
     trivial, unrecorded = set(), set()
+    tools = {t.name: t for t in box.tools}
     for call in good:
-        tool = box.tool(call.tool)
+        tool = tools[call.tool]  # `good` holds calls of the box's tools only
         if tool.validator is None:
             excluded["schema too large to record"] += 1
             unrecorded.add(tool.name)

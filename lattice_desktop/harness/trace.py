@@ -158,6 +158,13 @@ class _Line:
             raise self.error(f"{key!r} must not be empty", key)
         return int(value) if kind is int else float(value) if kind is float else value
 
+    def time(self, key: str) -> float:
+        """A required non-negative number of seconds."""
+        value = self.get(key, float)
+        if value < 0:
+            raise self.error(f"{key!r} must not be negative, not {value!r}", key)
+        return float(value)
+
     def non_negative(self, key: str, *, required: bool = True,
                      nullable: bool = False) -> float | None:
         value = self.get(key, float, required=required, nullable=nullable)
@@ -202,7 +209,7 @@ def _event(line: _Line, t: float) -> Event:
             return MalformedRequest(n, t, line.get("tool", str, required=False),
                                     line.get("reason", str))
         case "paused":
-            until = line.non_negative("until")
+            until = line.time("until")
             if until < t:
                 raise line.error(f"'until' ({until}) is before 't' ({t})", "until")
             return Paused(n, t, until, line.choice("reason", PAUSE_REASONS))
@@ -241,7 +248,7 @@ def parse_trace(text: str, *, source: str = "<trace>") -> Trace:
     events: list[Event] = []
     previous_t = None
     for line in lines:
-        t = line.non_negative("t")
+        t = line.time("t")
         if previous_t is not None and t < previous_t:
             raise line.error(f"'t' goes backwards ({t} after {previous_t}); events must be "
                              "in time order", "t")
@@ -260,8 +267,8 @@ def parse_trace(text: str, *, source: str = "<trace>") -> Trace:
         model=first.get("model", str),
         box=first.get("box", str),
         stage=first.get("stage", str, required=False),
-        start_t=first.non_negative("t"),
-        end_t=last.non_negative("t"),
+        start_t=first.time("t"),
+        end_t=last.time("t"),
         end_reason=last.get("reason", str, required=False) or "",
         events=tuple(events),
         source=source,

@@ -19,7 +19,7 @@ import zlib
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import Protocol
+from typing import Protocol, cast
 
 import numpy as np
 import wasmtime
@@ -28,8 +28,11 @@ from lattice_desktop.lattice.rules import Factory
 from lattice_desktop.lattice.scenario import Scenario
 from lattice_desktop.lattice.view import FactoryState, check_records, layout
 from lattice_desktop.lattice.wasm_engine import EngineError, WasmEngine
+from lattice_desktop.sandbox.engine import exported
 
 STEPPING_EXPORTS = ("lattice_begin", "lattice_step", "lattice_records_now")
+# tick, belt slots, sink counts, assembler timers, assembler buffers (see PythonSimulator.save)
+PythonKeyframe = tuple[int, list[int], list[dict[int, int]], list[int], list[dict[int, int]]]
 
 
 # --- records to a drawable state, vectorised ----------------------------------------------
@@ -102,8 +105,10 @@ def records_array(records: dict[int, int]) -> np.ndarray:
 class Simulator(Protocol):
     """One live run of a scenario. `tick` is the last tick completed."""
 
-    tick: int
     keeps_keyframes: bool  # False when a keyframe would cost as much as replaying
+
+    @property
+    def tick(self) -> int: ...
 
     def step(self, ticks: int) -> None: ...
 
@@ -137,7 +142,7 @@ class PythonSimulator:
                 [dict(d) for d in f._buffer])
 
     def load(self, keyframe: object) -> None:
-        tick, hold, sinks, remaining, buffer = keyframe  # type: ignore[misc]
+        tick, hold, sinks, remaining, buffer = cast(PythonKeyframe, keyframe)
         f = self.factory
         f.tick, f._hold, f._remaining = tick, list(hold), list(remaining)
         f._sink_counts = [dict(d) for d in sinks]
@@ -162,7 +167,8 @@ class ReplaySimulator:
         return self.tick
 
     def load(self, keyframe: object) -> None:
-        self.tick = int(keyframe)  # type: ignore[arg-type]
+        assert isinstance(keyframe, int)
+        self.tick = keyframe
 
     def records(self) -> np.ndarray:
         return records_array(self.engine.records(self.data, self.tick))
@@ -215,11 +221,12 @@ class WasmSimulator:
         engine, module = compiled
         self.store = wasmtime.Store(engine)
         exports = wasmtime.Instance(self.store, module, []).exports(self.store)
-        self.memory = exports["memory"]
-        self._step, self._records_now = exports["lattice_step"], exports["lattice_records_now"]
-        ptr = exports["alloc"](self.store, len(scenario_bytes))
+        self.memory = exported(exports, "memory", wasmtime.Memory)
+        self._step = exported(exports, "lattice_step", wasmtime.Func)
+        self._records_now = exported(exports, "lattice_records_now", wasmtime.Func)
+        ptr = exported(exports, "alloc", wasmtime.Func)(self.store, len(scenario_bytes))
         self.memory.write(self.store, scenario_bytes, ptr)
-        exports["lattice_begin"](self.store, ptr, len(scenario_bytes))
+        exported(exports, "lattice_begin", wasmtime.Func)(self.store, ptr, len(scenario_bytes))
         self.tick = 0
 
     def step(self, ticks: int) -> None:

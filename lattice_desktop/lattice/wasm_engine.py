@@ -14,6 +14,8 @@ from pathlib import Path
 
 import wasmtime
 
+from lattice_desktop.sandbox.engine import exported
+
 _FUEL_BUDGET = 2**63 - 1
 
 
@@ -67,18 +69,20 @@ class WasmEngine:
             store.set_fuel(_FUEL_BUDGET)
         instance = wasmtime.Instance(store, module, [])
         exports = instance.exports(store)
-        memory = exports["memory"]
-        if not isinstance(memory, wasmtime.Memory):
-            raise EngineError("the module does not export a memory")
-        ptr = exports["alloc"](store, len(scenario))
+        try:
+            memory = exported(exports, "memory", wasmtime.Memory)
+            alloc, entry = exported(exports, "alloc", wasmtime.Func), exported(exports, export, wasmtime.Func)
+        except (KeyError, TypeError) as exc:
+            raise EngineError(f"the module's exports do not fit: {exc}") from None
+        ptr = alloc(store, len(scenario))
         memory.write(store, scenario, ptr)
         before = store.get_fuel() if metered else 0
-        packed = exports[export](store, ptr, len(scenario), *extra) & 0xFFFF_FFFF_FFFF_FFFF
+        packed = entry(store, ptr, len(scenario), *extra) & 0xFFFF_FFFF_FFFF_FFFF
         used = before - store.get_fuel() if metered else 0
         out_ptr, out_len = packed >> 32, packed & 0xFFFF_FFFF
         if out_ptr + out_len > memory.data_len(store):
             raise EngineError(f"{export} returned bytes outside memory")
-        return memory.read(store, out_ptr, out_ptr + out_len), used
+        return bytes(memory.read(store, out_ptr, out_ptr + out_len)), used
 
 
 def _u64s(data: bytes) -> list[int]:

@@ -31,6 +31,7 @@ import resource
 import shutil
 import signal
 import sys
+from typing import NoReturn
 
 SETUP_FAILED = 125
 
@@ -63,7 +64,7 @@ AS_NOBODY = (
 _libc = ctypes.CDLL(None, use_errno=True)
 
 
-def _fail(message: str) -> None:
+def _fail(message: str) -> NoReturn:
     print(f"lattice build jail: {message}", file=sys.stderr, flush=True)
     sys.exit(SETUP_FAILED)
 
@@ -168,7 +169,7 @@ def main(argv: list[str]) -> None:
     setpriv = shutil.which("setpriv")
     if setpriv is None:
         _fail("util-linux `setpriv` is not installed")
-    drop = DROP_ALL
+    drop: tuple[str, ...] = DROP_ALL
     resource.setrlimit(resource.RLIMIT_FSIZE, (FILE_LIMIT, FILE_LIMIT))
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
     if _real_root():

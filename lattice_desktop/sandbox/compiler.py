@@ -127,7 +127,7 @@ def _compile_in_child(wasm: bytes, target: Path, timeout: float, cancel: Work) -
         )
 
 
-def _wait(child: subprocess.Popen, timeout: float, cancel: Work) -> str | None:
+def _wait(child: subprocess.Popen[bytes], timeout: float, cancel: Work) -> str | None:
     """Wait for the compile child; kill it (and anything it started) on timeout or cancel."""
     deadline = time.monotonic() + timeout
     reason = None

@@ -15,7 +15,7 @@ import wasmtime
 from lattice_desktop.errors import Cancelled
 from lattice_desktop.manifest.case import CaseEntry, Contract, Sandbox
 from lattice_desktop.outcomes import Outcome
-from lattice_desktop.sandbox.engine import seconds_to_epochs, shared_engine
+from lattice_desktop.sandbox.engine import exported, seconds_to_epochs, shared_engine
 from lattice_desktop.sandbox.native_stack import on_deep_stack
 from lattice_desktop.work import Work
 
@@ -45,7 +45,7 @@ def check_linkage(module: wasmtime.Module, contract: Contract) -> tuple[Outcome,
         more = f" and {len(imports) - 5} more" if len(imports) > 5 else ""
         return Outcome.LINK_ERROR, f"imports {names}{more}; the grader offers no imports"
     exports = {e.name: e.type for e in module.exports}
-    wanted = {contract.entry: wasmtime.FuncType}
+    wanted: dict[str, type] = {contract.entry: wasmtime.FuncType}
     if contract.abi == "bytes":
         wanted = {contract.memory: wasmtime.MemoryType, contract.alloc: wasmtime.FuncType, **wanted}
     for name, kind in wanted.items():
@@ -59,6 +59,7 @@ def check_linkage(module: wasmtime.Module, contract: Contract) -> tuple[Outcome,
     expected = _signatures(contract)
     for name, (params, results) in expected.items():
         ftype = exports[name]
+        assert isinstance(ftype, wasmtime.FuncType)  # checked above
         got = ([str(p) for p in ftype.params], [str(r) for r in ftype.results])
         if got != (params, results):
             return (
@@ -171,14 +172,14 @@ def _execute_once(
             outcome = Outcome.MEMORY_LIMIT if _mentions_limit(message) else Outcome.INSTANTIATION_FAILURE
             return Execution(outcome, fuel=used(), detail=f"instantiation failed: {message}")
         exports = instance.exports(store)
-        entry = exports[contract.entry]
+        entry = exported(exports, contract.entry, wasmtime.Func)  # check_linkage checked the kinds
         if contract.abi == "scalar":
             value = entry(store, *case.scalar_args)
             values = value if isinstance(value, list) else [value]
             output = struct.pack(f"<{len(values)}q", *(_signed64(v) for v in values))
             return Execution(None, output=output, fuel=used())
-        memory = exports[contract.memory]
-        ptr = exports[contract.alloc](store, len(data)) & 0xFFFFFFFF
+        memory = exported(exports, contract.memory, wasmtime.Memory)
+        ptr = exported(exports, contract.alloc, wasmtime.Func)(store, len(data)) & 0xFFFFFFFF
         size = memory.data_len(store)
         if ptr + len(data) > size:
             if size + _PAGE > sandbox.memory_limit:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
+from typing import Any, cast
 
 from peewee import Database, DatabaseProxy, Model, PostgresqlDatabase, SqliteDatabase
 
@@ -36,8 +37,9 @@ class ThreadBoundProxy(DatabaseProxy):
             callback(obj)
 
     @property
-    def obj(self) -> Database | None:  # type: ignore[override]
-        return getattr(self._local, "db", None) or self._default
+    def obj(self) -> Database | None:
+        db: Database | None = getattr(self._local, "db", None) or self._default
+        return db
 
     def bind_thread(self, db: Database | None) -> None:
         """From now on this thread uses `db` (None: the database opened last)."""
@@ -55,6 +57,11 @@ class ThreadBoundProxy(DatabaseProxy):
 
 
 db_proxy = ThreadBoundProxy()
+
+
+def tuples(query: Any) -> list[tuple[Any, ...]]:
+    """A query's rows as plain tuples (peewee's hints type `.tuples()` rows as models)."""
+    return cast(list[tuple[Any, ...]], list(query.tuples()))
 
 
 @contextmanager

@@ -10,9 +10,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
-from peewee import SQL, Column, Select, ValuesList, fn
+from peewee import SQL, Column, Expression, ModelAlias, Select, ValuesList, fn
 
 from lattice_desktop.outcomes import Verdict
+from lattice_desktop.store.base import tuples
 from lattice_desktop.store.schema import Run
 
 
@@ -53,7 +54,7 @@ def _ordinal(n: int) -> str:
     return f"{n}{suffix}"
 
 
-def same_field(run: Run):
+def same_field(run: Run) -> Expression:
     """Runs comparable with `run`: same case, version, variant and wasmtime version."""
     return (
         (Run.case_name == run.case_name)
@@ -68,12 +69,12 @@ def standing(run_id: int) -> Standing | None:
     run = Run.get_or_none(Run.id == run_id)
     if run is None or run.verdict != Verdict.CORRECT.value or run.score is None:
         return None
-    others = (
-        Run.select(Run.model, fn.MIN(Run.score).alias("best"))
+    others = tuples(
+        Run.select(Run.model, fn.MIN(Run.score))
         .where(same_field(run) & (Run.verdict == Verdict.CORRECT.value) & (Run.model != run.model))
         .group_by(Run.model)
     )
-    bests = [row.best for row in others]
+    bests = [best for _model, best in others]
     field = len(bests) + 1
     better = sum(1 for b in bests if b < run.score)
     at_least_as_good = sum(1 for b in bests if b >= run.score) + 1
@@ -121,19 +122,18 @@ def leaderboard(
     over_only -= best.keys()
     ranked = _first_runs(key, Verdict.CORRECT, "score", best)
     entries: list[BoardEntry] = []
-    leader = ranked[0][2] if ranked else None
+    leader = ranked[0][2] if ranked else 0
     for i, (run_id, model, fuel, date, _pct) in enumerate(ranked):
         rank = i + 1 if i == 0 or fuel != ranked[i - 1][2] else entries[-1].rank
         entries.append(BoardEntry(rank, model, run_id, fuel, fuel / leader, counts.get(model, 0), date))
     over_entries = []
     if over_only:
-        lowest_fuel = dict(
+        lowest_fuel: dict[str, int] = dict(tuples(
             Run.select(Run.model, fn.MIN(Run.stress_fuel))
             .where(scope & (Run.verdict == Verdict.OVER_CEILING.value) & Run.model.in_(sorted(over_only))
                    & Run.stress_fuel.is_null(False))
             .group_by(Run.model)
-            .tuples()
-        )
+        ))
         over_entries = [
             BoardEntry(0, model, run_id, fuel, fuel / leader if leader else 0.0,
                        counts.get(model, 0), date, pct)
@@ -143,7 +143,7 @@ def leaderboard(
     return Leaderboard(case_name, version, variant, wasmtime_version, entries, over_entries)
 
 
-def _in_scope(table, key: tuple[str, int, str, str]):
+def _in_scope(table: type[Run] | ModelAlias[Run], key: tuple[str, int, str, str]) -> Expression:
     """`table`'s runs of one case, version, variant and wasmtime version."""
     case_name, version, variant, wasmtime_version = key
     return ((table.case_name == case_name) & (table.case_version == version)
@@ -166,11 +166,10 @@ def _first_runs(key: tuple[str, int, str, str], verdict: Verdict, column: str,
                & (getattr(other, column) == wanted.c.column2))
     )
     value = getattr(Run, column)
-    rows = (
+    rows = tuples(
         Run.select(Run.id, Run.model, value, Run.finished, Run.max_percent_over)
         .where(Run.id.in_(Select([wanted], [first_id])))
         .order_by(value, Run.id)
-        .tuples()
     )
     return [(r[0], r[1], r[2], _as_datetime(r[3]), r[4]) for r in rows]
 

@@ -8,6 +8,7 @@ from datetime import datetime
 from lattice_desktop.grading.compare import Mismatch
 from lattice_desktop.grading.grader import CaseResult
 from lattice_desktop.outcomes import Outcome, Verdict
+from lattice_desktop.store.base import tuples
 from lattice_desktop.store.schema import BuildLog, CaseRecord, CaseResultRow, Run, SubmissionRecord
 
 
@@ -98,7 +99,7 @@ def list_runs(
             max_percent_over=row[9], started=started.python_value(row[10]),
             finished=finished.python_value(row[11]),
         )
-        for row in query.tuples()
+        for row in tuples(query)
     ]
 
 
@@ -153,4 +154,4 @@ def _result(row: CaseResultRow) -> CaseResult:
 
 def distinct_values(field: str) -> list[str]:
     column = getattr(Run, field)
-    return [r[0] for r in Run.select(column).distinct().order_by(column).tuples()]
+    return [r[0] for r in tuples(Run.select(column).distinct().order_by(column))]

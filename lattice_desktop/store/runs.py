@@ -17,6 +17,7 @@ from lattice_desktop.store.schema import BuildLog, CaseRecord, CaseResultRow, Ru
 
 
 def case_record(case: CaseManifest) -> CaseRecord:
+    record: CaseRecord
     record, _ = CaseRecord.get_or_create(
         name=case.name, version=case.version, variant=case.variant,
         manifest_hash=case.manifest_hash,
