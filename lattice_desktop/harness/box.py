@@ -75,15 +75,20 @@ class Box:
     execution_weights: dict[str, float]
     source: str = "<box>"
 
+    def __post_init__(self) -> None:
+        # Looked up once per call of a long trace: a dict, not a scan of the tuple.
+        object.__setattr__(self, "_tools", {t.name: t for t in self.tools})
+        object.__setattr__(self, "_objectives", {o.id: o for o in self.objectives})
+
     @property
     def total_weight(self) -> float:
         return sum(o.weight for o in self.objectives)
 
     def tool(self, name: str) -> Tool | None:
-        return next((t for t in self.tools if t.name == name), None)
+        return self._tools.get(name)
 
     def objective(self, objective_id: str) -> Objective | None:
-        return next((o for o in self.objectives if o.id == objective_id), None)
+        return self._objectives.get(objective_id)
 
 
 class _Reader:

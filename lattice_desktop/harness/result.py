@@ -15,6 +15,7 @@ from lattice_desktop.harness.box import Box
 from lattice_desktop.harness.compliance import compliance_metric
 from lattice_desktop.harness.execution import execution_metric
 from lattice_desktop.harness.focus import Loop, focus_metric
+from lattice_desktop.harness.history import CallIndex
 from lattice_desktop.harness.metric import Metric
 from lattice_desktop.harness.progress import (
     cost_metric,
@@ -24,7 +25,7 @@ from lattice_desktop.harness.progress import (
     time_metric,
 )
 from lattice_desktop.harness.tools_check import ToolFinding, tools_metric
-from lattice_desktop.harness.trace import Trace
+from lattice_desktop.harness.trace import MalformedRequest, ToolCall, Trace
 
 SCORER_VERSION = 1
 """Bumped whenever a formula changes, so old stored results are not silently compared
@@ -108,8 +109,9 @@ def score(box: Box, trace: Trace) -> HarnessResult:
     """Every metric of one run. Raises `UserError` if the trace does not fit the box."""
     _check_match(box, trace)
     got = progress(box, trace)
-    focus, loops = focus_metric(box, trace)
-    tools, findings = tools_metric(box, trace)
+    index = CallIndex(box, trace.of(ToolCall))
+    focus, loops = focus_metric(index)
+    tools, findings = tools_metric(box, index, trace.of(MalformedRequest))
     metrics = {
         "score": score_metric(box, got),
         "cost": cost_metric(box, trace, got),

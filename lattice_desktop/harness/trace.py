@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import math
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +22,9 @@ RUNNING_JOB_STATES = frozenset({"queued", "pending", "running"})
 PAUSE_REASONS = frozenset({"queue", "sandbox_setup", "preparation"})
 PROBE_RESULTS = frozenset({"refused", "crossed"})
 GAMING_RESULTS = frozenset({"pass", "violation"})
+_CANONICAL = json.JSONEncoder(sort_keys=True, separators=(",", ":"))
+"""Arguments as canonical JSON: object key order does not matter, nothing else changes."""
+_DECODE = json.JSONDecoder().decode
 
 
 @dataclass(frozen=True)
@@ -36,10 +40,10 @@ class ToolCall:
     job_state: str | None = None
     call_id: str | None = None
 
-    @property
+    @cached_property
     def key(self) -> tuple[str, str]:
         """What loop and repeat detection compare: tool name and arguments as recorded."""
-        return self.tool, json.dumps(self.arguments, sort_keys=True, separators=(",", ":"))
+        return self.tool, _CANONICAL.encode(self.arguments)
 
     @property
     def job_running(self) -> bool:
@@ -138,6 +142,13 @@ class _Line:
 
     def get(self, key: str, kind: type | tuple, *, required: bool = True,
             nullable: bool = False) -> Any:
+        value = self.data.get(key)
+        # The common case first (a long trace has a million of these): a plain value of
+        # the wanted type. Anything else goes through the full checks below.
+        if kind is float and type(value) is float and math.isfinite(value):
+            return value
+        if kind is str and type(value) is str and value and not value[0].isspace():
+            return value
         if key not in self.data:
             if required:
                 raise self.error(f"{key!r} is missing", key)
@@ -218,7 +229,7 @@ def parse_trace(text: str, *, source: str = "<trace>") -> Trace:
         if not raw.strip():
             continue
         try:
-            data = json.loads(raw)
+            data = _DECODE(raw)
         except json.JSONDecodeError as exc:
             raise UserError(f"not valid JSON: {exc.msg} (column {exc.colno})",
                             Location(source, number)) from None
