@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
 from typing import Any
@@ -124,6 +124,10 @@ class Trace:
     events: tuple[Event, ...]
     source: str = "<trace>"
     start_line: int = 1
+    unrecorded: dict[str, str] = field(default_factory=dict)
+    """Event types the recorder could not observe, each with the reason (e.g. an Inspect AI
+    log has no boundary probes): their absence proves nothing, so what depends on them is
+    missing rather than clean."""
 
     def of(self, kind: type) -> list:
         return [e for e in self.events if isinstance(e, kind)]
@@ -277,7 +281,27 @@ def parse_trace(text: str, *, source: str = "<trace>") -> Trace:
         events=tuple(events),
         source=source,
         start_line=first.number,
+        unrecorded=_unrecorded(first),
     )
+
+
+UNRECORDABLE = ("boundary_probe", "gaming_check")
+"""Event types a recorder may declare it could not observe (run_start `unrecorded`)."""
+
+
+def _unrecorded(first: _Line) -> dict[str, str]:
+    value = first.get("unrecorded", dict, required=False)
+    if value is None:
+        return {}
+    for kind, reason in value.items():
+        if kind not in UNRECORDABLE:
+            raise first.error(f"'unrecorded' names {kind!r}; only "
+                              f"{', '.join(UNRECORDABLE)} can be declared unrecorded",
+                              "unrecorded")
+        if not isinstance(reason, str) or not reason.strip():
+            raise first.error(f"'unrecorded.{kind}' must give the reason as text",
+                              "unrecorded")
+    return dict(value)
 
 
 def load_trace(path: str | Path) -> Trace:
