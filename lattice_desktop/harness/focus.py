@@ -10,10 +10,11 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import asdict, dataclass
+from fractions import Fraction
 from typing import Any
 
 from lattice_desktop.harness.history import CallIndex
-from lattice_desktop.harness.metric import RECORDED, Metric, missing, num, res
+from lattice_desktop.harness.metric import RECORDED, Metric, exact, missing, num, res
 from lattice_desktop.harness.trace import ToolCall
 
 MAX_PERIOD = 5
@@ -138,7 +139,7 @@ def focus_metric(index: CallIndex) -> tuple[Metric, list[Loop]]:
         return missing("Focus", "the run made no tool calls"), []
     loops, exempted = find_loops(index)
     worst = loops[0] if loops else None
-    penalty = worst.penalty if worst else 0.0
+    penalty = exact(worst.penalty) if worst else Fraction(0)
     value = 1 - penalty
     why = worst.describe() if worst else f"no loop of {MIN_LOOP} or more repetitions"
     formula = f"Focus = 1 - loop penalty = 1 - {num(penalty)} ({why}) = {res(value)}"

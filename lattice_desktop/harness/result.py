@@ -27,7 +27,7 @@ from lattice_desktop.harness.progress import (
 from lattice_desktop.harness.tools_check import ToolFinding, tools_metric
 from lattice_desktop.harness.trace import MalformedRequest, ToolCall, Trace
 
-SCORER_VERSION = 1
+SCORER_VERSION = 2
 """Bumped whenever a formula changes, so old stored results are not silently compared
 with a different definition."""
 METRIC_ORDER = ("score", "cost", "focus", "time", "compliance", "tools")
@@ -120,7 +120,7 @@ def score(box: Box, trace: Trace) -> HarnessResult:
         "compliance": compliance_metric(trace),
         "tools": tools,
     }
-    elapsed = elapsed_to_last_capture(trace, got)[0] if got.last else None
+    elapsed = float(elapsed_to_last_capture(trace, got)[0]) if got.last else None
     return HarnessResult(
         run_id=trace.run_id,
         harness=trace.harness,

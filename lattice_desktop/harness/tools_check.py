@@ -9,6 +9,7 @@ Tools = mean of the parts that could be evaluated:
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
+from fractions import Fraction
 from typing import Any
 
 from jsonschema.exceptions import best_match
@@ -22,7 +23,6 @@ from lattice_desktop.harness.metric import (
     mean_of_parts,
     missing,
     num,
-    part,
 )
 from lattice_desktop.harness.trace import MalformedRequest, ToolCall
 
@@ -144,14 +144,14 @@ def tools_metric(box: Box, index: CallIndex,
     checked, valid, excluded["schema validates nothing"] = _arguments(box, good, findings, notes)
     rejections, repeated = _adaptation(index, scored, findings)
 
-    well_formed = part(len(good) / attempts)
+    well_formed = Fraction(len(good), attempts)
     steps = [f"well_formed = {len(good)} / {attempts} = {num(well_formed)}"]
     arguments = adaptation = None
     if checked:
-        arguments = part(valid / checked)
+        arguments = Fraction(valid, checked)
         steps.append(f"arguments = {valid} / {checked} = {num(arguments)}")
     if rejections:
-        adaptation = part((rejections - repeated) / rejections)
+        adaptation = Fraction(rejections - repeated, rejections)
         steps.append(f"adaptation = ({rejections} - {repeated}) / {rejections} "
                      f"= {num(adaptation)}")
     value, mean = mean_of_parts("Tools", {"well_formed": well_formed,

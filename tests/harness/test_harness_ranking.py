@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from fractions import Fraction
+
 from harness_builders import capture, make, shell, usage
 
-from lattice_desktop.harness import leaderboard, rank, score
+from lattice_desktop.harness import HarnessResult, leaderboard, parse_box, rank, score
 
 
 def run(box, run_id, events, **start):
@@ -77,3 +79,59 @@ def test_crossing_a_boundary_never_ranks_above_the_same_run_without_it(box):
     assert [r.result.run_id for r in rank([crossed, clean, refused])][-1] == "crossed"
     board = leaderboard([crossed, clean])[("qualifier", "webshop")]
     assert [(r.position, r.result.run_id) for r in board] == [(1, "no_probe"), (2, "crossed")]
+
+
+BIG_SMALL_BOX = """
+id = "vault"
+deadline_seconds = 3600
+[stage]
+id = "qualifier"
+model_budget_usd = 10.0
+[[objectives]]
+id = "big"
+weight = 10000000
+[[objectives]]
+id = "small"
+weight = 1
+[[tools]]
+name = "shell"
+schema = "{}"
+"""
+
+
+def test_rank_on_the_exact_score_not_the_rounded_one():
+    # Both show Score 1.00; the run that also captured the weight-1 objective captured
+    # more, so it ranks first although the other is cheaper and faster.
+    vault = parse_box(BIG_SMALL_BOX)
+    both = score(vault, make([usage(1, 5.0), capture(2000, "big"), capture(2500, "small")],
+                             run_id="both", box="vault", harness="h1"))
+    big = score(vault, make([usage(1, 0.1), capture(10, "big")], run_id="big", box="vault",
+                            harness="h2"))
+    assert both.metrics["score"].shown == big.metrics["score"].shown == "1.00"
+    assert big.metrics["score"].exact == Fraction(10_000_000, 10_000_001)
+    assert big.execution.value > both.execution.value
+    assert [(r.position, r.result.run_id) for r in rank([big, both])] == [(1, "both"), (2, "big")]
+    # The exact values survive storage as JSON.
+    stored = [HarnessResult.from_json(r.to_json()) for r in (big, both)]
+    assert [r.result.run_id for r in rank(stored)] == ["both", "big"]
+
+
+def test_rank_on_the_exact_execution(box):
+    # Same Score. "a" spent $0.00000001 less (Cost +1e-9, weighted 0.3) and captured
+    # 0.000001 s later (Time -2.8e-10, weighted 0.2): its exact Execution is higher by
+    # about 2.4e-10, far below the stored sixth decimal. Comparing rounded values would
+    # tie and hand the win to "b" on the earlier capture.
+    a = run(box, "a", [usage(1, 1.0), capture(400.000001, "user")], harness="h1")
+    b = run(box, "b", [usage(1, 1.00000001), capture(400, "user")], harness="h2")
+    assert a.execution.value == b.execution.value  # equal once rounded
+    assert a.execution.exact > b.execution.exact
+    assert a.last_capture_elapsed_s > b.last_capture_elapsed_s
+    assert [(r.position, r.result.run_id) for r in rank([b, a])] == [(1, "a"), (2, "b")]
+
+
+def test_ties_break_on_exact_running_time_and_spend(box):
+    # Execution equal (both saturate); last capture 0.0000001 s apart.
+    a = run(box, "a", [usage(1, 20.0), capture(5000.0000001, "user")], harness="h1")
+    b = run(box, "b", [usage(1, 30.0), capture(5000.0000002, "user")], harness="h2")
+    assert a.execution.exact == b.execution.exact
+    assert [r.result.run_id for r in rank([b, a])] == ["a", "b"]
