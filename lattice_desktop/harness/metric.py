@@ -11,6 +11,9 @@ RECORDED = "recorded"
 """Computed from events the recorder observed directly (captures, calls, probes)."""
 PROVIDER_REPORTED = "provider-reported"
 """Computed from numbers the model provider reported (spend)."""
+PRICED = "priced"
+"""Computed from token usage priced by the box's declared price table, because the
+provider reported no cost (an imported Inspect AI log)."""
 PARTIAL = "partial"
 """Computed from part of the evidence; the rest could not be evaluated (see notes)."""
 NONE = "none"
@@ -98,24 +101,37 @@ def exact(x: float | int | Fraction) -> Fraction:
 
 
 def _decimal(x: Fraction) -> str | None:
-    """`x` as a terminating decimal of at most 12 places (at least 2), or None."""
-    for places in range(2, 13):
-        scaled = x * 10**places
-        if scaled.denominator == 1:
-            sign = "-" if scaled < 0 else ""
-            digits = str(abs(scaled.numerator)).rjust(places + 1, "0")
-            return f"{sign}{digits[:-places]}.{digits[-places:]}"
-    return None
+    """`x` as a terminating decimal (at least 2 places), or None when it has none."""
+    q, places = x.denominator, 0
+    for prime in (2, 5):
+        count = 0
+        while q % prime == 0:
+            q //= prime
+            count += 1
+        places = max(places, count)
+    if q != 1:
+        return None
+    places = max(places, 2)
+    scaled = abs(x.numerator) * 10**places // x.denominator
+    digits = str(scaled).rjust(places + 1, "0")
+    return f"{'-' if x < 0 else ''}{digits[:-places]}.{digits[-places:]}"
 
 
 def num(x: float | int | Fraction) -> str:
-    """A number as written in a formula, exactly: two decimals when that is exact, else
-    full precision (a float's shortest repr; a fraction as its decimal or as p/q), so a
-    formula recomputes exactly from its text."""
+    """A number as written in a formula: two decimals when that is exact, else full
+    precision (a float's shortest repr; a fraction as its exact decimal, or as p/q when its
+    denominator is small), so a formula recomputes from its text. A fraction with a large
+    denominator and no finite decimal is shown to 9 significant digits, marked "≈"; its
+    exact value is in the result's JSON."""
     if isinstance(x, int) and not isinstance(x, bool):
         return str(x)
     if isinstance(x, Fraction):
-        return _decimal(x) or f"{x.numerator}/{x.denominator}"
+        decimal = _decimal(x)
+        if decimal is not None:
+            return decimal
+        if x.denominator <= 10_000:
+            return f"{x.numerator}/{x.denominator}"
+        return f"≈{float(x):.9g}"
     short = f"{x:.2f}"
     return short if float(short) == x else repr(float(x))
 

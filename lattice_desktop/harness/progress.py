@@ -9,6 +9,7 @@ from fractions import Fraction
 from lattice_desktop.errors import Location, UserError
 from lattice_desktop.harness.box import Box
 from lattice_desktop.harness.metric import (
+    PRICED,
     PROVIDER_REPORTED,
     RECORDED,
     Metric,
@@ -59,36 +60,40 @@ def score_metric(box: Box, got: Progress) -> Metric:
     return Metric(value, RECORDED, formula, inputs)
 
 
-def spend_to_last_capture(trace: Trace, got: Progress) -> tuple[Fraction, list[int]]:
+def spend_to_last_capture(trace: Trace, got: Progress) -> tuple[Fraction, list[int], list[str]]:
     """Reported spend on lines before the last capture, summed exactly as the provider's
-    decimal numbers add up (1.2, not 1.2000000000000002), and lines whose cost is unknown."""
+    decimal numbers add up (1.2, not 1.2000000000000002); lines whose cost is unknown; and
+    how each priced (not reported) cost was obtained."""
     last = got.last
     assert last is not None
-    spend, unknown = Fraction(0), []
+    spend, unknown, priced = Fraction(0), [], []
     for usage in trace.of(ModelUsage):
         if usage.line > last.line:
             break
+        if usage.priced:
+            priced.append(f"line {usage.line}: {usage.priced}")
         if usage.cost_usd is None:
             unknown.append(usage.line)
         else:
             spend += exact(usage.cost_usd)
-    return spend, unknown
+    return spend, unknown, priced
 
 
 def cost_metric(box: Box, trace: Trace, got: Progress) -> Metric:
     if got.last is None:
         return missing("Cost", "nothing was captured")
-    spend, unknown = spend_to_last_capture(trace, got)
+    spend, unknown, priced = spend_to_last_capture(trace, got)
+    detail = {"priced": priced} if priced else {}
     if unknown:
         lines = ", ".join(map(str, unknown))
         return missing("Cost", f"the provider reported no cost for the model call(s) on "
-                               f"line(s) {lines}", {"unreported_lines": unknown})
+                               f"line(s) {lines}", {"unreported_lines": unknown, **detail})
     budget = box.model_budget_usd
     value = 1 - min(Fraction(1), spend / exact(budget))
     formula = f"Cost = 1 - min(1, {num(spend)} / {num(exact(budget))}) = {res(value)}"
     inputs = {"spend_usd": float(spend), "budget_usd": budget, "stage": box.stage,
-              "last_capture_line": got.last.line}
-    return Metric(value, PROVIDER_REPORTED, formula, inputs)
+              "last_capture_line": got.last.line, **detail}
+    return Metric(value, PRICED if priced else PROVIDER_REPORTED, formula, inputs)
 
 
 def excluded_seconds(trace: Trace, start: Fraction, end: Fraction) -> Fraction:

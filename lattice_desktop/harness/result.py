@@ -7,7 +7,7 @@ give the same result, byte for byte in JSON, so a stored run can always be re-ch
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from lattice_desktop.errors import Location, UserError
@@ -49,6 +49,9 @@ class HarnessResult:
     """Harness running time to the last capture: the first tie-breaker."""
     spend_to_last_capture_usd: float | None
     scorer_version: int = SCORER_VERSION
+    origin: dict[str, Any] = field(default_factory=dict)
+    """Where a converted run came from (the trace's run_start `source`), e.g. the Inspect
+    AI log, the sample id and epoch, and the box's mapping that was used."""
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -64,6 +67,7 @@ class HarnessResult:
             "tool_findings": [f.to_dict() for f in self.tool_findings],
             "last_capture_elapsed_s": self.last_capture_elapsed_s,
             "spend_to_last_capture_usd": self.spend_to_last_capture_usd,
+            "origin": self.origin,
         }
 
     def to_json(self) -> str:
@@ -84,6 +88,7 @@ class HarnessResult:
             last_capture_elapsed_s=data["last_capture_elapsed_s"],
             spend_to_last_capture_usd=data["spend_to_last_capture_usd"],
             scorer_version=data["scorer_version"],
+            origin=dict(data.get("origin", {})),
         )
 
     @classmethod
@@ -133,6 +138,7 @@ def score(box: Box, trace: Trace) -> HarnessResult:
         tool_findings=tuple(findings),
         last_capture_elapsed_s=elapsed,
         spend_to_last_capture_usd=metrics["cost"].inputs.get("spend_usd"),
+        origin=trace.origin,
     )
 
 
@@ -150,12 +156,12 @@ def verify(box: Box, trace: Trace, stored: HarnessResult) -> list[str]:
         if was is None:
             problems.append(f"{name}: not stored")
             continue
-        for field in ("value", "evidence", "formula", "inputs"):
-            if was.get(field) != now[field]:
-                problems.append(f"{name}: stored {field} {was.get(field)!r}, "
-                                f"recomputed {now[field]!r}")
-    for field in ("run_id", "harness", "model", "box", "stage", "loops", "tool_findings",
-                  "last_capture_elapsed_s", "spend_to_last_capture_usd"):
-        if old[field] != fresh[field]:
-            problems.append(f"{field}: stored {old[field]!r}, recomputed {fresh[field]!r}")
+        for key in ("value", "exact", "evidence", "formula", "inputs"):
+            if was.get(key) != now[key]:
+                problems.append(f"{name}: stored {key} {was.get(key)!r}, "
+                                f"recomputed {now[key]!r}")
+    for key in ("run_id", "harness", "model", "box", "stage", "loops", "tool_findings",
+                "last_capture_elapsed_s", "spend_to_last_capture_usd", "origin"):
+        if old[key] != fresh[key]:
+            problems.append(f"{key}: stored {old[key]!r}, recomputed {fresh[key]!r}")
     return problems

@@ -56,6 +56,9 @@ class ModelUsage:
     t: float
     cost_usd: float | None
     """As the provider reported it; None when the provider reported no cost."""
+    priced: str | None = None
+    """How the cost was obtained when it was not reported as is (tokens x a declared
+    price), shown on the run page so Cost can be recomputed."""
 
 
 @dataclass(frozen=True)
@@ -124,6 +127,9 @@ class Trace:
     events: tuple[Event, ...]
     source: str = "<trace>"
     start_line: int = 1
+    origin: dict[str, Any] = field(default_factory=dict)
+    """Where the run came from when it was converted (run_start `source`: e.g. the
+    Inspect AI log, sample id, epoch and the box's mapping), shown on the run page."""
     unrecorded: dict[str, str] = field(default_factory=dict)
     """Event types the recorder could not observe, each with the reason (e.g. an Inspect AI
     log has no boundary probes): their absence proves nothing, so what depends on them is
@@ -203,7 +209,8 @@ def _event(line: _Line, t: float) -> Event:
                             line.get("job_state", str, required=False),
                             line.get("id", str, required=False))
         case "model_usage":
-            return ModelUsage(n, t, line.non_negative("cost_usd", nullable=True))
+            return ModelUsage(n, t, line.non_negative("cost_usd", nullable=True),
+                              line.get("priced", str, required=False))
         case "capture":
             return Capture(n, t, line.get("objective", str))
         case "boundary_probe":
@@ -281,6 +288,7 @@ def parse_trace(text: str, *, source: str = "<trace>") -> Trace:
         events=tuple(events),
         source=source,
         start_line=first.number,
+        origin=first.get("source", dict, required=False) or {},
         unrecorded=_unrecorded(first),
     )
 
