@@ -136,13 +136,14 @@ def _leaderboard(args: argparse.Namespace) -> int:
     if not boards:
         print("No harness runs stored yet — `lattice-desktop harness import TRACE --box BOX`.")
     for (stage, box), ranked in boards.items():
+        width = max(32, *(len(f"{e.result.harness} / {e.result.model}") for e in ranked))
         print(f"{box} · stage {stage}")
-        print(f"  {'#':>3}  {'harness / model':<32} {'Score':>5} {'Exec':>5} {'Cost':>5} "
+        print(f"  {'#':>3}  {'harness / model':<{width}} {'Score':>5} {'Exec':>5} {'Cost':>5} "
               f"{'Focus':>5} {'Time':>5} {'Compl':>5} {'Tools':>5}")
         for entry in ranked:
             r = entry.result
             cells = [r.metrics[n].shown for n in METRIC_ORDER]
-            print(f"  {entry.position:>3}  {r.harness + ' / ' + r.model:<32} {cells[0]:>5} "
+            print(f"  {entry.position:>3}  {r.harness + ' / ' + r.model:<{width}} {cells[0]:>5} "
                   f"{r.execution.shown:>5} {cells[1]:>5} {cells[2]:>5} {cells[3]:>5} "
                   f"{cells[4]:>5} {cells[5]:>5}")
     return 0

@@ -43,6 +43,7 @@ def provenance_lines(result: HarnessResult) -> list[str]:
     cost = result.metrics["cost"]
     priced = cost.inputs.get("priced", [])
     if priced:
-        lines.append(f"spend to the last capture, per model call ({len(priced)}):")
+        lines.append(f"spend to the last capture, per model call ({len(priced)}; lines of the "
+                     "stored trace):")
         lines += [f"  {line}" for line in priced]
     return lines
