@@ -185,3 +185,25 @@ def test_errors_are_clear(tmp_path, logs):
     junk.write_text('{"not": "a log"}')
     with pytest.raises(UserError, match="not a readable Inspect AI log"):
         read_inspect_log(junk, box())
+
+
+def test_cli_from_log_to_leaderboard(tmp_path, logs, capsys):
+    from lattice_desktop.cli.main import main
+
+    box_path = str(EXAMPLE / "webshop_ctf.box.toml")
+    assert main(["harness", "score", str(logs["priced"]), "--box", box_path]) == 0
+    out = capsys.readouterr().out
+    assert "Cost         0.97  priced" in out
+    assert 'sample "ctf-1", epoch 1' in out and "= $0.0048" in out
+    assert main(["harness", "score", str(logs["wrong"]), "--box", box_path, "--json"]) == 0
+    (data,) = json.loads(capsys.readouterr().out)  # a list: one result per sample
+    assert data["origin"]["sample_id"] == "ctf-2" and data["metrics"]["score"]["value"] == 0.4
+    db = str(tmp_path / "cli.db")
+    assert main(["harness", "import", str(logs["priced"]), str(logs["wrong"]),
+                 "--box", box_path, "--db", db]) == 0
+    assert main(["harness", "leaderboard", "--db", db]) == 0
+    board = capsys.readouterr().out
+    assert "webshop-ctf · stage qualifier" in board
+    assert "inspect-basic-agent / mockllm/model" in board and "1.00" in board
+    assert main(["harness", "verify", "--db", db]) == 0
+    assert "2 of 2 stored harness runs reproduce" in capsys.readouterr().out
