@@ -73,7 +73,8 @@ def read_inspect_log(path: str | Path, box: Box) -> list[SampleTrace]:
         raise UserError("reading Inspect AI logs needs the optional inspect_ai package: "
                         "pip install 'lattice-desktop[inspect]'", where) from None
     if not Path(path).is_file():
-        raise UserError("no such file", where)
+        raise UserError("not a file (a folder?)" if Path(path).exists() else "no such file",
+                        where)
     try:
         log = read_eval_log(str(path))
     except (OSError, ValueError, KeyError, zipfile.BadZipFile) as exc:

@@ -181,10 +181,17 @@ def test_errors_are_clear(tmp_path, logs):
         read_inspect_log(logs["priced"], no_mapping)
     with pytest.raises(UserError, match="no such file"):
         read_inspect_log(tmp_path / "gone.eval", box())
-    junk = tmp_path / "junk.json"
-    junk.write_text('{"not": "a log"}')
-    with pytest.raises(UserError, match="not a readable Inspect AI log"):
-        read_inspect_log(junk, box())
+    with pytest.raises(UserError, match="not a file"):
+        read_inspect_log(tmp_path, box())
+    whole = logs["priced"].read_bytes()
+    for name, data in [("junk.json", b'{"not": "a log"}'), ("empty.json", b""),
+                       ("list.json", b"[1, 2]"), ("binary.json", bytes(range(256))),
+                       ("half.eval", whole[:len(whole) // 2]), ("text.eval", b"hello")]:
+        bad = tmp_path / name
+        bad.write_bytes(data)
+        with pytest.raises(UserError, match="not a readable Inspect AI log") as info:
+            read_inspect_log(bad, box())
+        assert info.value.location.file == str(bad)
 
 
 def test_cli_from_log_to_leaderboard(tmp_path, logs, capsys):
