@@ -77,6 +77,8 @@ class Box:
     source: str = "<box>"
     inspect: InspectMapping | None = None
     """How Inspect AI logs map onto this box (the optional `[inspect]` table)."""
+    _tools: dict[str, Tool] = field(init=False, repr=False, compare=False)
+    _objectives: dict[str, Objective] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         # Looked up once per call of a long trace: a dict, not a scan of the tuple.

@@ -19,12 +19,13 @@ def execution_metric(box: Box, metrics: dict[str, Metric]) -> Metric:
               "dropped": dropped}
     if total_weight == 0:
         return missing("Execution", "no weighted metric was measured", inputs)
-    value = (sum((exact(weights[m]) * metrics[m].exact_value for m in measured), Fraction(0))
+    values = {m: metrics[m].exact_value or Fraction(0) for m in measured}
+    value = (sum((exact(weights[m]) * values[m] for m in measured), Fraction(0))
              / sum(exact(weights[m]) for m in measured))
-    top = " + ".join(f"{num(weights[m])} x {num(metrics[m].exact_value)}" for m in measured)
+    top = " + ".join(f"{num(weights[m])} x {num(values[m])}" for m in measured)
     bottom = " + ".join(num(weights[m]) for m in measured)
     formula = f"Execution = ({top}) / ({bottom}) = {res(value)}"
-    notes = ()
+    notes: tuple[str, ...] = ()
     if dropped:
         formula += f" ({', '.join(m.capitalize() for m in dropped)} not measured: dropped)"
         notes = (f"{', '.join(dropped)} missing: left out of numerator and denominator",)

@@ -148,7 +148,7 @@ def _jsonable(value: Any) -> Any:
 def _trace_text(log: Any, sample: Any, box: Box, path: str) -> str:
     mapping = box.inspect
     assert mapping is not None
-    flags = [r for r in mapping.captures if r.flag is not None]
+    flags = [(r, r.flag) for r in mapping.captures if r.flag is not None]
     timed: list[tuple[float, dict[str, Any]]] = []
     first_model: float | None = None
     work_end = 0.0
@@ -173,14 +173,14 @@ def _trace_text(log: Any, sample: Any, box: Box, path: str) -> str:
             timed.append((end, {"type": "oversized_payload", "t": end, "tool": event.function,
                                 "bytes": int(event.truncated[0])}))
         text = _text(event.result)
-        for rule in flags:
-            if rule.flag in text:
+        for rule, flag in flags:
+            if flag in text:
                 timed.append((end, {"type": "capture", "t": end, "objective": rule.objective,
                                     "by": rule.describe()}))
     scores = sample.scores or {}
     for rule in mapping.captures:
         score = scores.get(rule.scorer) if rule.scorer is not None else None
-        if score is not None and _same(score.value, rule.value):
+        if score is not None and rule.value is not None and _same(score.value, rule.value):
             # A scorer runs after the agent stops: the capture is dated to the end of the
             # agent's work, so all its spend and running time count.
             timed.append((work_end, {"type": "capture", "t": work_end,

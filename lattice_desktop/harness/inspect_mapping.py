@@ -112,7 +112,7 @@ def parse_mapping(reader: _TableReader, objectives: set[str]) -> InspectMapping:
             raise rule.error("'value' is required with 'scorer': the score value that means "
                              "captured (a string such as \"C\", a number or a boolean)", "value")
         rules.append(CaptureRule(objective, scorer=rule.string("scorer"), value=value))
-    prices = []
+    prices: list[Price] = []
     raw_prices = reader.data.get("prices", [])
     if not isinstance(raw_prices, list) or not all(isinstance(p, dict) for p in raw_prices):
         raise reader.error("[[inspect.prices]] must be tables", "prices")

@@ -31,8 +31,8 @@ class Metric:
     value from what is shown; `inputs` holds the same inputs as exact numbers.
     """
 
-    value: float | None
-    """Rounded to DIGITS decimals; pass a `Fraction` and it becomes `exact` as well."""
+    value: float | Fraction | None
+    """Rounded to DIGITS decimals (a float); pass a `Fraction` and it becomes `exact`."""
     evidence: str
     formula: str
     inputs: dict[str, Any] = field(default_factory=dict)

@@ -28,7 +28,7 @@ def _merit(r: HarnessResult) -> tuple[object, ...]:
     elapsed = r.last_capture_elapsed_s
     spend = r.spend_to_last_capture_usd
     return (
-        -r.metrics["score"].exact_value,
+        -(r.metrics["score"].exact_value or 0),
         execution is None,
         -(execution or 0),
         math.inf if elapsed is None else elapsed,

@@ -79,6 +79,7 @@ def _arguments(box: Box, good: list[ToolCall], findings: list[ToolFinding],
     verdicts: dict[tuple[str, str], str | None] = {}
     for call in good:
         tool = box.tool(call.tool)
+        assert tool is not None and tool.validator is not None  # declared, schema recorded
         if tool.validates_nothing:
             trivial.add(tool.name)
             continue
