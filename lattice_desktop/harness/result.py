@@ -95,7 +95,7 @@ class HarnessResult:
     def from_json(cls, text: str) -> HarnessResult:
         try:
             return cls.from_dict(json.loads(text))
-        except (json.JSONDecodeError, KeyError, TypeError) as exc:
+        except (ValueError, KeyError, TypeError) as exc:  # ValueError: bad JSON or fraction
             raise UserError(f"not a stored harness result: {exc}") from None
 
 
