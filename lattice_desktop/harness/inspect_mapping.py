@@ -15,6 +15,12 @@ PRICE_KEYS = ("input", "output", "cache_read", "cache_write")
 """Token kinds a price may name, in USD per million tokens."""
 
 
+def plain(x: float) -> str:
+    """A rate as written: 3 for 3.0, full precision when the short form would round."""
+    short = f"{x:g}"
+    return short if float(short) == x else repr(x)
+
+
 class _TableReader(Protocol):
     data: dict[str, Any]
 
@@ -59,7 +65,7 @@ class Price:
                 return None, f"{count} {kind} tokens but no {kind} price for {self.model}"
             rate = Fraction(repr(self.per_mtok[kind]))
             total += count * rate / 1_000_000
-            terms.append(f"{count} {kind} x ${self.per_mtok[kind]:g}/Mtok")
+            terms.append(f"{count} {kind} x ${plain(self.per_mtok[kind])}/Mtok")
         return total, " + ".join(terms) or "no tokens"
 
 

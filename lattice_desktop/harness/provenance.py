@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 
+from lattice_desktop.harness.inspect_mapping import plain
 from lattice_desktop.harness.result import HarnessResult
 
 
@@ -34,9 +35,9 @@ def provenance_lines(result: HarnessResult) -> list[str]:
                 lines.append(f"mapping: {rule['objective']} is captured when scorer "
                              f"{_value(rule.get('scorer'))} gives {_value(rule.get('value'))}")
         for price in mapping.get("prices", []):
-            rates = ", ".join(f"{kind} ${rate:g}" for kind, rate in price["per_mtok"].items())
+            rates = ", ".join(f"{kind} ${plain(rate)}" for kind, rate in price["per_mtok"].items())
             lines.append(f"price per million tokens of {price['model']}: {rates}")
-        lines.append(f"setup before the first model call: {origin.get('setup_s', 0):g} s "
+        lines.append(f"setup before the first model call: {origin.get('setup_s', 0)!r} s "
                      "(not counted in Time)")
     elif origin:
         lines.append("source: " + _value(origin))

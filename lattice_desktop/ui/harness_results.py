@@ -23,6 +23,7 @@ from PySide6.QtWidgets import (
 )
 
 from lattice_desktop.cli.harness_cmd import format_result
+from lattice_desktop.harness.metric import num
 from lattice_desktop.harness.provenance import provenance_lines
 from lattice_desktop.store.pages import HarnessPage
 from lattice_desktop.ui.copy_table import CopyTable
@@ -217,9 +218,9 @@ class HarnessResultsTab(QWidget):
         lines = [f"Score <b>{score.shown}</b> · Execution <b>{execution.shown}</b> · {standing}"]
         ties = []
         if r.last_capture_elapsed_s is not None:
-            ties.append(f"last capture after {r.last_capture_elapsed_s:g} s of running time")
+            ties.append(f"last capture after {num(r.last_capture_elapsed_s)} s of running time")
         if r.spend_to_last_capture_usd is not None:
-            ties.append(f"${r.spend_to_last_capture_usd:g} spent to it")
+            ties.append(f"${num(r.spend_to_last_capture_usd)} spent to it")
         lines.append("Tie-breakers: " + (", ".join(ties) if ties else "none (nothing captured)"))
         lines.append(f"<span style='font-family:monospace'>{html.escape(r.run_id)}</span> · "
                      f"{html.escape(r.harness)} / {html.escape(r.model)}")
