@@ -14,6 +14,7 @@ from lattice_desktop.resources import RESOURCES
 from lattice_desktop.store.harness_runs import store_run
 from lattice_desktop.store.writer import Writer
 from lattice_desktop.textfile import read_text
+from lattice_desktop.work import Work
 
 BUNDLED_HARNESS = RESOURCES / "harness"
 
@@ -29,12 +30,15 @@ class ImportOutcome:
     errors: list[str] = field(default_factory=list)  # "file:line: key: reason", one a file
 
 
-def import_traces(writer: Writer, box: Path, traces: list[Path]) -> ImportOutcome:
+def import_traces(writer: Writer, box: Path, traces: list[Path], *,
+                  work: Work | None = None) -> ImportOutcome:
     """Score and store each trace or Inspect AI log against `box` (read and converted on
     the calling worker; the writes on the writer).
 
     A bad box stores nothing; a bad file is reported and the others are still stored.
+    Cancelling `work` stops between files (those stored stay stored).
     """
+    work = work or Work()
     outcome = ImportOutcome()
     try:
         box_text = read_text(box, limit=MAX_BOX_BYTES, what="box file")
@@ -42,10 +46,13 @@ def import_traces(writer: Writer, box: Path, traces: list[Path]) -> ImportOutcom
     except UserError as exc:
         outcome.errors.append(str(exc))
         return outcome
-    for trace in traces:
+    for done, trace in enumerate(traces):
+        work.raise_if_cancelled()
+        work.report(done / len(traces), f"importing {trace.name} ({done + 1} of {len(traces)})")
         try:
             for source, text in runs_in_file(parsed, Path(trace)):
                 outcome.stored.append(writer.call(store_run, str(box), box_text, source, text))
         except UserError as exc:
             outcome.errors.append(str(exc))
+    work.report(1.0, f"imported {len(outcome.stored)} of {len(traces)}")
     return outcome
