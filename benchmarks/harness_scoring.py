@@ -83,19 +83,25 @@ def main() -> None:
         scored = time.perf_counter()
         total = scored - started
         cpu = time.process_time() - cpu
-        points.append((size, total))
+        points.append((size, total, cpu))
         print(f"{size:>9} {size // 10:>13} {parsed - started:>8.2f} {scored - parsed:>8.2f} "
               f"{total:>8.2f} {cpu:>6.2f}   Score {result.metrics['score'].shown} "
               f"Tools {result.metrics['tools'].shown}")
     if len(points) >= 2:
-        xs = [math.log(n) for n, _ in points]
-        ys = [math.log(s) for _, s in points]
-        mx, my = sum(xs) / len(xs), sum(ys) / len(ys)
-        slope = sum((x - mx) * (y - my) for x, y in zip(xs, ys, strict=True)) / sum(
-            (x - mx) ** 2 for x in xs)
-        print(f"fitted log-log slope of total time against events: {slope:.2f} (1 = linear)")
-        print("(wall-clock seconds; CPU seconds say how much of it was this process on a "
-              "shared machine)")
+        for what, index in (("wall-clock", 1), ("CPU", 2)):
+            print(f"fitted log-log slope of {what} time against events: "
+                  f"{slope([(p[0], p[index]) for p in points]):.2f} (1 = linear)")
+        print("(CPU seconds say how much of the wall-clock time was this process on a shared "
+              "machine)")
+
+
+def slope(points: list[tuple[int, float]]) -> float:
+    """Least-squares slope of log(seconds) against log(events)."""
+    xs = [math.log(n) for n, _ in points]
+    ys = [math.log(s) for _, s in points]
+    mx, my = sum(xs) / len(xs), sum(ys) / len(ys)
+    return sum((x - mx) * (y - my) for x, y in zip(xs, ys, strict=True)) / sum(
+        (x - mx) ** 2 for x in xs)
 
 
 if __name__ == "__main__":

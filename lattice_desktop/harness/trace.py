@@ -235,7 +235,7 @@ def _event(line: _Line, t: float) -> Event:
 
 def parse_trace(text: str, *, source: str = "<trace>") -> Trace:
     """Parse and check a JSON Lines trace. Raises `UserError` with the line and reason."""
-    lines: list[_Line] = []
+    lines: list[tuple[int, dict[str, Any]]] = []  # a _Line each only while it is read
     for number, raw in enumerate(text.splitlines(), start=1):
         if not raw.strip():
             continue
@@ -248,10 +248,11 @@ def parse_trace(text: str, *, source: str = "<trace>") -> Trace:
             raise UserError("JSON nested too deeply", Location(source, number)) from None
         if not isinstance(data, dict):
             raise UserError("each line must be a JSON object", Location(source, number))
-        lines.append(_Line(data, number, source))
+        lines.append((number, data))
     if not lines:
         raise UserError("the trace is empty", Location(source))
-    first, last = lines[0], lines[-1]
+    first = _Line(lines[0][1], lines[0][0], source)
+    last = _Line(lines[-1][1], lines[-1][0], source)
     if first.type != "run_start":
         raise first.error("the first line must be the run_start event", "type")
     if last.type != "run_end" or len(lines) < 2:
@@ -262,7 +263,11 @@ def parse_trace(text: str, *, source: str = "<trace>") -> Trace:
 
     events: list[Event] = []
     previous_t = None
-    for line in lines:
+    for index, (number, data) in enumerate(lines):
+        if index in (0, len(lines) - 1):
+            line = first if index == 0 else last
+        else:
+            line = _Line(data, number, source)
         t = line.non_negative("t")
         if previous_t is not None and t < previous_t:
             raise line.error(f"'t' goes backwards ({t} after {previous_t}); events must be "
