@@ -129,8 +129,13 @@ def grade(
     workers: int = 2,
     progress: ProgressCallback | None = None,
     cancel: CancelToken | None = None,
+    smoke_gate: bool = True,
 ) -> GradeReport:
-    """Build (if allowed), compile, run smoke tests, then stress cases; return the report."""
+    """Build (if allowed), compile, run smoke tests, then stress cases; return the report.
+
+    With `smoke_gate` off the stress cases run even after a failed smoke test: a case
+    author uses it to see how many stress cases a wrong sample fails on its own.
+    """
     cancel = cancel or CancelToken()
     report_progress = progress or (lambda _p: None)
     started = datetime.now(UTC)
@@ -183,7 +188,7 @@ def grade(
         cancel.on_cancel(lambda: engine.interrupt_all(case.sandbox.wall_clock))
         smoke = list(pool.map(run_one, case.smoke))
         results.extend(smoke)
-        if all(r.outcome.correct for r in smoke):
+        if all(r.outcome.correct for r in smoke) or not smoke_gate:
             # Biggest first so the pool is not left waiting on one long case at the end.
             stress = sorted(case.stress, key=lambda e: -e.size)
             by_name = {r.name: r for r in pool.map(run_one, stress)}
