@@ -9,7 +9,6 @@ from lattice_desktop.cli.common import err, positive_int
 from lattice_desktop.errors import UserError
 from lattice_desktop.formatting import fuel
 from lattice_desktop.grading.grader import grade
-from lattice_desktop.lattice.scenario import parse_scenario
 from lattice_desktop.manifest import load_case, load_submission
 from lattice_desktop.resources import resolve_case_path
 
@@ -32,6 +31,8 @@ def register(commands: argparse._SubParsersAction) -> None:
     stats.add_argument("manifest", nargs="?", default="lattice",
                        help="case manifest, folder or bundled name (default: lattice)")
     stats.add_argument("--only", nargs="+", metavar="NAME", help="just these cases (e.g. stress-64)")
+    stats.add_argument("--recount", action="store_true",
+                       help="count again rather than read the census the case ships (census.json)")
     stats.set_defaults(func=_stats)
 
 
@@ -81,5 +82,6 @@ def _stats(args: argparse.Namespace) -> int:
             raise UserError(f"{case.path}: no case named {', '.join(unknown)}")
         entries = [e for e in entries if e.name in args.only]
     for entry in entries:
-        print_census(f"{entry.name} ({entry.kind})", parse_scenario(entry.input_bytes(), source=entry.name))
+        print_census(f"{entry.name} ({entry.kind})", entry.input_bytes(), case_dir=case.path.parent,
+                     recount=args.recount)
     return 0

@@ -18,10 +18,12 @@ import struct
 from dataclasses import dataclass
 from pathlib import Path
 
+from lattice_desktop.lattice.census import write_case_census
 from lattice_desktop.lattice.rules import simulate
 from lattice_desktop.lattice.scenario import parse_scenario
 from lattice_desktop.lattice.stress import stress_scenarios
 from lattice_desktop.lattice.wasm_engine import WasmEngine
+from lattice_desktop.manifest import load_case
 from lattice_desktop.resources import CASES
 
 # The smoke tests in the order a reader learns the rules.
@@ -101,7 +103,15 @@ def build(case_dir: Path) -> Path:
     manifest = case_dir / "case.toml"
     manifest.write_text(_manifest(built, ceiling, runways))
     print(f"ceiling {ceiling:,} fuel; runways {', '.join(f'{r:g}' for r in runways)}")
+    write_census(case_dir)
     return manifest
+
+
+def write_census(case_dir: Path) -> Path:
+    """The census of every scenario of the case, shipped beside it for the Factory tab."""
+    case = load_case(case_dir / "case.toml")
+    scenarios = {entry.name: entry.input_bytes() for entry in case.cases}
+    return write_case_census(case_dir, scenarios, progress=lambda name: print(f"census {name}"))
 
 
 def _round_up(value: float) -> int:
@@ -161,8 +171,10 @@ def _manifest(built: list[Built], ceiling: int, runways: list[float]) -> str:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--case-dir", type=Path, default=CASES / "lattice")
+    parser.add_argument("--census-only", action="store_true",
+                        help="only recount the census of the case's scenarios (census.json)")
     args = parser.parse_args()
-    print(build(args.case_dir))
+    print(write_census(args.case_dir) if args.census_only else build(args.case_dir))
 
 
 if __name__ == "__main__":

@@ -9,10 +9,17 @@ moves per tick. A case author reads it to see that a stress case tests what it c
 
 from __future__ import annotations
 
+import hashlib
+import json
+import os
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass, fields
+from pathlib import Path
+
+import platformdirs
 
 from lattice_desktop.lattice.rules import _ASSEMBLER, _BELT, Factory
+from lattice_desktop.lattice.scenario import parse_scenario
 from lattice_desktop.lattice.world import BELT_DIRS, Entity, Scenario
 
 
@@ -143,3 +150,76 @@ def census(scenario: Scenario, *, progress: Callable[[int, int], None] | None = 
         assemblers=len(scenario.assemblers), crafts=factory.crafts, handed_on=factory.handed_on,
         moves=factory.moves,
     )
+
+
+# --- kept on disk: a 512² census takes the Python rules a minute or two -------------------
+
+CENSUS_FILE = "census.json"  # beside a case's case.toml: the census of each of its scenarios
+_FORMAT = 1
+
+
+def scenario_digest(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def _cache_dir() -> Path:
+    root = os.environ.get("LATTICE_DESKTOP_CACHE") or platformdirs.user_cache_dir("lattice-desktop")
+    return Path(root) / "census"
+
+
+def _read(path: Path) -> dict:
+    try:
+        stored = json.loads(path.read_text())
+    except (OSError, ValueError):
+        return {}
+    return stored if isinstance(stored, dict) and stored.get("format") == _FORMAT else {}
+
+
+def _from_dict(values: object) -> Census | None:
+    if not isinstance(values, dict):
+        return None
+    try:
+        return Census(**{f.name: int(values[f.name]) for f in fields(Census)})
+    except (KeyError, TypeError, ValueError):
+        return None
+
+
+def stored_census(data: bytes, *, case_dir: Path | None = None) -> Census | None:
+    """The census of the scenario `data` if a case ships it or an earlier run cached it."""
+    digest = scenario_digest(data)
+    if case_dir is not None:
+        found = _from_dict(_read(case_dir / CENSUS_FILE).get("scenarios", {}).get(digest))
+        if found is not None:
+            return found
+    return _from_dict(_read(_cache_dir() / f"{digest}.json").get("census"))
+
+
+def census_of(data: bytes, scenario: Scenario, *, case_dir: Path | None = None,
+              progress: Callable[[int, int], None] | None = None) -> Census:
+    """The stored census, else a fresh one, cached for next time (a damaged cache is redone)."""
+    found = stored_census(data, case_dir=case_dir)
+    if found is not None:
+        return found
+    result = census(scenario, progress=progress)
+    path = _cache_dir() / f"{scenario_digest(data)}.json"
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        partial = path.with_suffix(f".part{os.getpid()}")
+        partial.write_text(json.dumps({"format": _FORMAT, "census": asdict(result)}))
+        partial.replace(path)
+    except OSError:
+        pass  # a read-only cache only costs the next open a recount
+    return result
+
+
+def write_case_census(case_dir: Path, scenarios: dict[str, bytes],
+                      progress: Callable[[str], None] | None = None) -> Path:
+    """Count each named scenario and write the case's census file (for `case_builder`)."""
+    out = {}
+    for name, data in scenarios.items():
+        out[scenario_digest(data)] = {"name": name, **asdict(census(parse_scenario(data, source=name)))}
+        if progress is not None:
+            progress(name)
+    path = case_dir / CENSUS_FILE
+    path.write_text(json.dumps({"format": _FORMAT, "scenarios": out}, indent=1) + "\n")
+    return path

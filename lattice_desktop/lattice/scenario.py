@@ -57,7 +57,6 @@ class ScenarioError(UserError):
 
 # --- parsing -----------------------------------------------------------------------------
 
-_NUMBER = re.compile(rb"[0-9]+")
 _NON_ASCII = re.compile(rb"[\x80-\xff]")
 _BAD_GRID_CHAR = re.compile(rb"[^.#^>v<SKA]")
 _KEYWORDS = ("lattice", "size", "ticks", "snapshot", "item", "recipe", "source", "assembler")
@@ -91,11 +90,12 @@ class _Parser:
         return ScenarioError(message, Location(self.source, line, key))
 
     def number(self, token: bytes, line: int, what: str, lo: int, hi: int) -> int:
-        if not _NUMBER.fullmatch(token):
+        if not token.isdigit():  # bytes: ASCII digits only, like [0-9]+
             raise self.error(line, f"{what} must be a decimal integer, got {_show(token)}")
-        if len(token) > 20 or int(token) > hi or int(token) < lo:
+        value = int(token) if len(token) <= 20 else -1
+        if not lo <= value <= hi:
             raise self.error(line, f"{what} must be in {lo}..{hi}, got {_show(token)}")
-        return int(token)
+        return value
 
     def direction(self, token: bytes, line: int) -> Dir:
         try:
