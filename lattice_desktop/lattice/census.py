@@ -58,8 +58,8 @@ class Census:
             ("rings", f"{self.rings:,}: {self.rotating_rings:,} rotating, {self.jammed_rings:,} jammed"),
             ("sources", f"{self.sources:,} ({self.active_sources:,} active)"),
             ("sinks", f"{self.sinks:,}, {self.absorbed:,} items absorbed"),
-            ("assemblers", f"{self.assemblers:,}, {self.crafts:,} crafts completed, "
-                           f"{self.handed_on:,} items passed assembler to assembler"),
+            ("assemblers", f"{self.assemblers:,}, {self.crafts:,} crafts completed"),
+            ("assembler to assembler", f"{self.handed_on:,} items passed"),
             ("items moved per tick", f"{self.moves_per_tick:,.0f}"),
         ]
 
