@@ -26,5 +26,5 @@ def print_census(name: str, data: bytes, *, case_dir: Path | None = None, recoun
         print("\r\033[K", end="", file=sys.stderr, flush=True)
     print(f"{name}  {scenario.width}x{scenario.height}, {scenario.ticks:,} ticks")
     for what, value in result.rows():
-        print(f"  {what:<22} {value}")
+        print(f"  {what:<24} {value}")
     return result
