@@ -8,13 +8,13 @@ import struct
 
 from lattice_desktop.cli.main import main
 from lattice_desktop.grading.grader import grade
-from lattice_desktop.grading.outcomes import Outcome, Verdict
-from lattice_desktop.grading.session import grade_and_store
 from lattice_desktop.lattice.scenario import parse_scenario
 from lattice_desktop.lattice.stress import stress_scenarios
 from lattice_desktop.lattice.wasm_engine import WasmEngine
 from lattice_desktop.manifest import load_case, load_submission
+from lattice_desktop.outcomes import Outcome, Verdict
 from lattice_desktop.resources import demo_case
+from lattice_desktop.services.grading import grade_and_store
 from lattice_desktop.store.database import open_database
 from lattice_desktop.store.field import leaderboard, standing
 from lattice_desktop.store.queries import load_run

@@ -12,9 +12,9 @@ import pytest
 
 from lattice_desktop.cli.main import main
 from lattice_desktop.grading.grader import grade
-from lattice_desktop.grading.outcomes import Outcome, Verdict
 from lattice_desktop.lattice.build_engines import COMPILE_ARGS, ENGINES_DIR
 from lattice_desktop.manifest import load_case, load_submission
+from lattice_desktop.outcomes import Outcome, Verdict
 from lattice_desktop.resources import demo_case
 
 FOUR_TIMES = Path(__file__).resolve().parents[1] / "lattice" / "engines" / "four_times.c"

@@ -6,13 +6,13 @@ from __future__ import annotations
 import pytest
 from PySide6.QtCore import QThreadPool
 
-from lattice_desktop.grading.session import grade_and_store
 from lattice_desktop.lattice.census import census, stored_census
 from lattice_desktop.lattice.generator import generate
 from lattice_desktop.lattice.scenario import parse_scenario
 from lattice_desktop.manifest.case import load_case
 from lattice_desktop.manifest.submission import load_submission
 from lattice_desktop.resources import CASES
+from lattice_desktop.services.grading import grade_and_store
 from lattice_desktop.store.database import open_database
 from lattice_desktop.store.queries import load_run
 from lattice_desktop.store.writer import Writer
