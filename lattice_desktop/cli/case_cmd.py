@@ -80,7 +80,7 @@ def _stats(args: argparse.Namespace) -> int:
         unknown = sorted(set(args.only) - {e.name for e in entries})
         if unknown:
             raise UserError(f"{case.path}: no case named {', '.join(unknown)}")
-        entries = [e for e in entries if e.name in args.only]
+        entries = tuple(e for e in entries if e.name in args.only)
     for entry in entries:
         print_census(f"{entry.name} ({entry.kind})", entry.input_bytes(), case_dir=case.path.parent,
                      recount=args.recount)
