@@ -68,7 +68,7 @@ def test_a_stored_census_is_read_back_and_a_damaged_one_recounted(tmp_path, monk
     (cached,) = (tmp_path / "cache" / "census").glob("*.json")
     cached.write_text("{not json")
     assert stored_census(data) is None
-    monkeypatch.setattr(census_module, "census", lambda scenario, progress=None: pytest.fail("recounted"))
+    monkeypatch.setattr(census_module, "census", lambda scenario, work=None: pytest.fail("recounted"))
     case_dir = tmp_path / "case"
     case_dir.mkdir()
     entry = {"name": "chain", **counted.__dict__}
