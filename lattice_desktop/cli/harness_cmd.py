@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 
 from lattice_desktop.cli.common import EXIT_USAGE, add_db_option, open_storage
+from lattice_desktop.cli.terminal import shown
 from lattice_desktop.errors import UserError
 from lattice_desktop.harness import HarnessResult, load_box, parse_trace, score
 from lattice_desktop.harness.inspect_log import is_inspect_log
@@ -65,7 +66,7 @@ def _score(args: argparse.Namespace) -> int:
         runs = runs_in_file(box, Path(args.trace))
         results = [score(box, parse_trace(text, source=source)) for source, text in runs]
     except UserError as exc:
-        print(f"error: {exc}", file=sys.stderr)
+        print(f"error: {shown(exc)}", file=sys.stderr)
         return EXIT_USAGE
     if args.json:
         dicts = [r.to_dict() for r in results]
@@ -78,26 +79,27 @@ def _score(args: argparse.Namespace) -> int:
 
 def format_result(result: HarnessResult) -> str:
     """The metrics table: value ("-" when missing), evidence and the filled-in formula."""
-    lines = [f"run {result.run_id}   harness {result.harness}   model {result.model}   "
-             f"box {result.box}   stage {result.stage}", ""]
+    lines = [f"run {shown(result.run_id)}   harness {shown(result.harness)}   model {shown(result.model)}   "
+             f"box {shown(result.box)}   stage {shown(result.stage)}", ""]
     rows = [(name.capitalize(), result.metrics[name]) for name in METRIC_ORDER]
     rows.append(("Execution", result.execution))
     lines.append(f"{'metric':<11} {'value':>5}  {'evidence':<17}  formula")
     for name, metric in rows:
-        lines.append(f"{name:<11} {metric.shown:>5}  {metric.evidence:<17}  {metric.formula}")
-    notes = [f"{name}: {note}" for name, metric in rows for note in metric.notes
+        lines.append(f"{name:<11} {metric.shown:>5}  {metric.evidence:<17}  {shown(metric.formula)}")
+    notes = [f"{name}: {shown(note)}" for name, metric in rows for note in metric.notes
              if metric.measured]
     if result.loops:
         lines += ["", "loops (only the worst counts):"]
-        lines += [f"  {loop.describe()}" for loop in result.loops]
+        lines += [f"  {shown(loop.describe())}" for loop in result.loops]
     if result.tool_findings:
         lines += ["", "tool findings:"]
-        lines += [f"  line {f.line}: {f.kind}: {f.message}" for f in result.tool_findings]
+        lines += [f"  line {f.line}: {shown(f.kind)}: {shown(f.message)}" for f in result.tool_findings]
     if notes:
         lines += ["", "notes:"] + [f"  {note}" for note in notes]
     provenance = provenance_lines(result)
     if provenance:
-        lines += ["", "inputs shown for recomputation:"] + [f"  {line}" for line in provenance]
+        lines += ["", "inputs shown for recomputation:"]
+        lines += [f"  {shown(line)}" for line in provenance]
     return "\n".join(lines)
 
 
@@ -110,7 +112,7 @@ def _import(args: argparse.Namespace) -> int:
     for run_id in outcome.stored:
         print(f"stored harness run {run_id}")
     for error in outcome.errors:
-        print(f"error: {error}", file=sys.stderr)
+        print(f"error: {shown(error)}", file=sys.stderr)
     return EXIT_USAGE if outcome.errors else 0
 
 
@@ -122,7 +124,7 @@ def _verify(args: argparse.Namespace) -> int:
     count = len(list_harness_runs())
     for run_id, found in problems:
         for problem in found:
-            print(f"run {run_id}: {problem}")
+            print(f"run {run_id}: {shown(problem)}")
     print(f"{count - len(problems)} of {count} stored harness runs reproduce"
           + ("" if not problems else f"; {len(problems)} do not (a scoring bug: report it)"))
     return 0 if not problems else 1
@@ -136,14 +138,15 @@ def _leaderboard(args: argparse.Namespace) -> int:
     if not boards:
         print("No harness runs stored yet — `lattice-desktop harness import TRACE --box BOX`.")
     for (stage, box), ranked in boards.items():
-        width = max(32, *(len(f"{e.result.harness} / {e.result.model}") for e in ranked))
-        print(f"{box} · stage {stage}")
+        names = {id(e): shown(f"{e.result.harness} / {e.result.model}") for e in ranked}
+        width = max(32, *(len(name) for name in names.values()))
+        print(f"{shown(box)} · stage {shown(stage)}")
         print(f"  {'#':>3}  {'harness / model':<{width}} {'Score':>5} {'Exec':>5} {'Cost':>5} "
               f"{'Focus':>5} {'Time':>5} {'Compl':>5} {'Tools':>5}")
         for entry in ranked:
             r = entry.result
             cells = [r.metrics[n].shown for n in METRIC_ORDER]
-            print(f"  {entry.position:>3}  {r.harness + ' / ' + r.model:<{width}} {cells[0]:>5} "
+            print(f"  {entry.position:>3}  {names[id(entry)]:<{width}} {cells[0]:>5} "
                   f"{r.execution.shown:>5} {cells[1]:>5} {cells[2]:>5} {cells[3]:>5} "
                   f"{cells[4]:>5} {cells[5]:>5}")
     return 0
