@@ -15,6 +15,7 @@ from peewee import SQL, Column, Expression, ModelAlias, Select, ValuesList, fn
 from lattice_desktop.outcomes import Verdict
 from lattice_desktop.store.base import tuples
 from lattice_desktop.store.schema import Run
+from lattice_desktop.store.stored_values import stored_number, stored_time
 
 
 @dataclass(frozen=True)
@@ -35,7 +36,7 @@ class BoardEntry:
     fuel: int
     ratio: float  # fuel / the leader's fuel
     runs: int
-    date: datetime
+    date: datetime | None  # None: the stored time could not be read
     percent_over: float | None = None
 
 
@@ -67,14 +68,14 @@ def same_field(run: Run) -> Expression:
 def standing(run_id: int) -> Standing | None:
     """Rank and percentile of a correct run among the per-model bests; None otherwise."""
     run = Run.get_or_none(Run.id == run_id)
-    if run is None or run.verdict != Verdict.CORRECT.value or run.score is None:
+    if run is None or run.verdict != Verdict.CORRECT.value or stored_number(run.score) is None:
         return None
     others = tuples(
         Run.select(Run.model, fn.MIN(Run.score))
         .where(same_field(run) & (Run.verdict == Verdict.CORRECT.value) & (Run.model != run.model))
         .group_by(Run.model)
     )
-    bests = [best for _model, best in others]
+    bests = [best for _model, best in others if stored_number(best) is not None]
     field = len(bests) + 1
     better = sum(1 for b in bests if b < run.score)
     at_least_as_good = sum(1 for b in bests if b >= run.score) + 1
@@ -115,7 +116,7 @@ def leaderboard(
     for verdict, model, count, lowest in Run._meta.database.execute(tally).fetchall():  # plain rows
         if verdict != Verdict.RUNNING.value:
             counts[model] = counts.get(model, 0) + count
-        if verdict == Verdict.CORRECT.value and lowest is not None:
+        if verdict == Verdict.CORRECT.value and stored_number(lowest) is not None:
             best[model] = lowest
         elif verdict == Verdict.OVER_CEILING.value:
             over_only.add(model)
@@ -151,7 +152,7 @@ def _in_scope(table: type[Run] | ModelAlias[Run], key: tuple[str, int, str, str]
 
 
 def _first_runs(key: tuple[str, int, str, str], verdict: Verdict, column: str,
-                best: dict[str, int]) -> list[tuple[int, str, int, datetime, float | None]]:
+                best: dict[str, int]) -> list[tuple[int, str, int, datetime | None, float | None]]:
     """For each model, its earliest run with `verdict` whose `column` is `best[model]`;
     best first. One index seek per model (a correlated MIN over the full index key), so
     the cost follows the number of models, not of runs."""
@@ -171,10 +172,5 @@ def _first_runs(key: tuple[str, int, str, str], verdict: Verdict, column: str,
         .where(Run.id.in_(Select([wanted], [first_id])))
         .order_by(value, Run.id)
     )
-    return [(r[0], r[1], r[2], _as_datetime(r[3]), r[4]) for r in rows]
-
-
-def _as_datetime(value: object) -> datetime:
-    if isinstance(value, datetime):
-        return value
-    return datetime.fromisoformat(str(value))
+    return [(r[0], r[1], r[2], stored_time(r[3]), stored_number(r[4])) for r in rows
+            if stored_number(r[2]) is not None]  # a figure another program mangled ranks nowhere
