@@ -20,6 +20,7 @@ from PySide6.QtWidgets import (
 
 from lattice_desktop.lattice.playback import Playback
 from lattice_desktop.lattice.records import differing_cells
+from lattice_desktop.lattice.submission_records import open_submission
 from lattice_desktop.lattice.view import FactoryState
 from lattice_desktop.manifest.case import CaseManifest
 from lattice_desktop.store.queries import StoredRun
@@ -30,7 +31,6 @@ from lattice_desktop.ui.factory.legend import Legend
 from lattice_desktop.ui.factory.loader import StateLoader
 from lattice_desktop.ui.factory.opening import open_case, submission_diff
 from lattice_desktop.ui.factory.snapshots import SnapshotModel, Snapshots
-from lattice_desktop.ui.factory.submission_records import open_submission
 from lattice_desktop.ui.factory.transport import TransportBar
 from lattice_desktop.ui.tasks import Task
 

@@ -7,11 +7,11 @@ from __future__ import annotations
 from lattice_desktop.grading.grader import CaseResult
 from lattice_desktop.lattice.playback import Playback, reference_engine
 from lattice_desktop.lattice.records import diff_records
+from lattice_desktop.lattice.submission_records import submission_records
 from lattice_desktop.lattice.view import FactoryState
 from lattice_desktop.manifest.case import CaseManifest
 from lattice_desktop.store.queries import StoredRun
 from lattice_desktop.ui.factory.snapshots import Snapshots
-from lattice_desktop.ui.factory.submission_records import submission_records
 
 
 def stale_reasons(run: StoredRun, case: CaseManifest, result: CaseResult, playback: Playback,
