@@ -9,7 +9,6 @@ strictly. Problems come back as `UserError`s to show inline.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from pathlib import Path
 
 import wasmtime
 
@@ -18,6 +17,7 @@ from lattice_desktop.errors import Location, UserError
 from lattice_desktop.lattice.records import decode_records
 from lattice_desktop.manifest.case import CaseManifest
 from lattice_desktop.manifest.submission import load_submission
+from lattice_desktop.sandbox.build import load_shipped_module
 from lattice_desktop.sandbox.compiler import CompileError, compile_module
 from lattice_desktop.sandbox.guest import BytesExports, Limits, import_problem
 from lattice_desktop.sandbox.runner import call_bytes
@@ -41,12 +41,15 @@ def open_submission(submission_path: str, case: CaseManifest, entry_name: str) -
         submission = load_submission(submission_path)
     except (UserError, OSError) as exc:
         return f"submission unreadable: {exc}"
-    path = Path(submission.module_path)
-    if not path.is_file():
-        return f"no built module at {path}"
+    try:
+        shipped = load_shipped_module(submission, case.sandbox.max_module_bytes)
+    except UserError:
+        return f"no built module at {submission.module_path}"
+    if shipped.module is None:
+        return f"the module cannot be used: {shipped.detail}"
     export = case.contract.records or RECORDS_EXPORT
     try:
-        compiled = compile_module(path.read_bytes(), max_bytes=case.sandbox.max_module_bytes,
+        compiled = compile_module(shipped.module, max_bytes=case.sandbox.max_module_bytes,
                                   timeout=case.sandbox.compile_timeout)
     except CompileError as exc:
         return f"module does not compile: {exc}"

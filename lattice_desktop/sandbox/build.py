@@ -63,7 +63,7 @@ def build_submission(
     """Build in a scratch copy and return the module bytes, or why there are none."""
     if not submission.commands:
         return load_shipped_module(submission, max_module_bytes)
-    if not allowed and submission.module_path.is_file():
+    if not allowed and os.path.lexists(submission.module_path):
         shipped = load_shipped_module(submission, max_module_bytes)
         note = "(build commands not run: grading the module the submission ships)\n"
         return BuildResult(shipped.ok, note, shipped.module, shipped.detail, 0.0)
@@ -156,18 +156,40 @@ class _TooBig(Exception):
 
 
 def load_shipped_module(submission: Submission, max_module_bytes: int) -> BuildResult:
-    """Use the module the submission ships, without running anything."""
+    """Use the module the submission ships, without running anything.
+
+    It must be a regular file inside the submission folder: a link out of it (another
+    submission's module, /proc, a device) or a special file is refused, as a build's is.
+    """
     path = submission.module_path
-    if not path.is_file():
+    if not os.path.lexists(path):
         raise UserError(
             f"{submission.module} is not in {submission.folder}; build the submission "
             "first (allow its build commands) or ship the module"
         )
-    size = path.stat().st_size
-    if size > max_module_bytes:
-        detail = f"{submission.module} is {size:,} bytes; the case allows {max_module_bytes:,}"
+
+    def refused(detail: str) -> BuildResult:
         return BuildResult(False, "", None, detail, 0.0)
-    return BuildResult(True, "(shipped module, not built)\n", path.read_bytes(), "", 0.0)
+
+    resolved = path.resolve()
+    if not resolved.is_relative_to(submission.folder.resolve()):
+        return refused(f"{submission.module} is a link to a file outside the submission folder ({resolved})")
+    try:
+        fd = os.open(resolved, os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW)
+    except OSError as exc:
+        return refused(f"{submission.module} cannot be opened: {exc.strerror}")
+    with os.fdopen(fd, "rb") as file:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            return refused(f"{submission.module} is not a regular file (a FIFO, device or other "
+                           "special file)")
+        if info.st_size > max_module_bytes:
+            return refused(f"{submission.module} is {info.st_size:,} bytes; the case allows "
+                           f"{max_module_bytes:,}")
+        data = file.read(max_module_bytes + 1)
+    if len(data) > max_module_bytes:
+        return refused(f"{submission.module} is over the {max_module_bytes:,} bytes the case allows")
+    return BuildResult(True, "(shipped module, not built)\n", data, "", 0.0)
 
 
 def _run(
