@@ -40,7 +40,8 @@ def run(args: argparse.Namespace) -> int:
     if not case_name:
         err("error: name the case with --case (the submission does not say which it targets)")
         return 2
-    case = load_case(resolve_case_path(case_name))
+    base = None if args.case else submission.manifest_path.parent
+    case = load_case(resolve_case_path(case_name, base=base))
     progress = _progress_printer(quiet=args.json)
     cancel = CancelToken()
     try:
