@@ -6,6 +6,7 @@ GUI thread, every write goes through the one Writer. Harness runs open through
 from __future__ import annotations
 
 import threading
+from dataclasses import replace
 from pathlib import Path
 
 from PySide6.QtCore import QSettings, QUrl, Signal, Slot
@@ -27,6 +28,7 @@ from lattice_desktop.lattice.playback import prewarm
 from lattice_desktop.manifest import load_submission
 from lattice_desktop.resources import demo_case
 from lattice_desktop.sandbox.engine import WASMTIME_VERSION
+from lattice_desktop.sandbox.isolation import isolation
 from lattice_desktop.store.database import default_location, describe, open_database
 from lattice_desktop.store.ui_queries import RunPage, RunsListing, load_run_page, runs_listing
 from lattice_desktop.store.writer import Writer
@@ -35,6 +37,7 @@ from lattice_desktop.ui.dialogs import (
     BuildChoice,
     BuildConfirmDialog,
     Recent,
+    UnisolatedBuildDialog,
     choose_case_file,
     choose_submission_folder,
 )
@@ -320,6 +323,13 @@ class MainWindow(QMainWindow):
                 return
             job = (GradeJob(case_path, submission, allow_build=True)
                    if dialog.choice is BuildChoice.BUILD else shipped_module_job(case_path, submission))
+            jail = isolation() if job.allow_build else None
+            if jail is not None and not jail.available:
+                second = UnisolatedBuildDialog(jail.reason, self)
+                second.exec()
+                if not second.allowed:
+                    return
+                job = replace(job, allow_unisolated=True)
         else:
             job = GradeJob(case_path, submission)
         self.start_grading([job])
