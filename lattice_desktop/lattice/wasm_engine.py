@@ -12,7 +12,7 @@ import struct
 from pathlib import Path
 
 from lattice_desktop.errors import Location, UserError
-from lattice_desktop.grading.outcomes import Outcome
+from lattice_desktop.outcomes import Outcome
 from lattice_desktop.sandbox.compiler import CompileError, compile_module
 from lattice_desktop.sandbox.guest import BytesExports, Limits
 from lattice_desktop.sandbox.runner import Execution, call_bytes

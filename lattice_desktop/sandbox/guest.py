@@ -12,8 +12,8 @@ from dataclasses import dataclass
 
 import wasmtime
 
-from lattice_desktop.grading.outcomes import Outcome
 from lattice_desktop.manifest.case import Sandbox
+from lattice_desktop.outcomes import Outcome
 from lattice_desktop.sandbox.engine import seconds_to_epochs, shared_engine, unmetered_engine
 
 TABLE_ELEMENT_LIMIT = 1_000_000

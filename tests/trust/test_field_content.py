@@ -10,8 +10,8 @@ import sqlite3
 import subprocess
 import sys
 
-from lattice_desktop.grading.session import grade_and_store
 from lattice_desktop.manifest import load_case, load_submission
+from lattice_desktop.services.grading import grade_and_store
 from lattice_desktop.store import migrations
 from lattice_desktop.store.database import open_database
 from lattice_desktop.store.field import leaderboard, standing
