@@ -185,7 +185,7 @@ def grade(
         return result
 
     results: list[CaseResult] = []
-    with _pool(workers) as pool:
+    with _pool(workers, cancel) as pool:
         cancel.on_cancel(lambda: engine.interrupt_all(case.sandbox.wall_clock))
         smoke = list(pool.map(run_one, case.smoke))
         results.extend(smoke)
@@ -280,14 +280,17 @@ class _pool:
     creates its threads lazily, so the size stays set for the pool's lifetime.
     """
 
-    def __init__(self, workers: int) -> None:
+    def __init__(self, workers: int, cancel: CancelToken) -> None:
         self.workers = max(1, workers)
+        self.cancel = cancel
 
     def __enter__(self) -> ThreadPoolExecutor:
         self._previous = threading.stack_size(engine.WORKER_STACK)
         self._executor = ThreadPoolExecutor(self.workers, "grade")
         return self._executor
 
-    def __exit__(self, *exc: object) -> None:
+    def __exit__(self, kind: type[BaseException] | None, *exc: object) -> None:
+        if kind is not None:  # Ctrl+C or an error: stop the running cases before waiting for them
+            self.cancel.cancel()
         self._executor.shutdown(wait=True, cancel_futures=True)
         threading.stack_size(self._previous)

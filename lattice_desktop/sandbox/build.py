@@ -246,18 +246,20 @@ def _run(
     reader.start()
     deadline = time.monotonic() + timeout
     reason = None
-    while process.poll() is None:
-        if cancel.cancelled:
-            reason = "cancelled"
-            break
-        if time.monotonic() > deadline:
-            reason = f"build time limit of {timeout:.0f} s reached; the build was stopped"
-            break
-        time.sleep(0.02)
-    _kill_group(process.pid)
-    process.wait()
-    if MARKER in env:
-        kill_marked(env[MARKER])  # left running in another session, or holding the pipe
+    try:
+        while process.poll() is None:
+            if cancel.cancelled:
+                reason = "cancelled"
+                break
+            if time.monotonic() > deadline:
+                reason = f"build time limit of {timeout:.0f} s reached; the build was stopped"
+                break
+            time.sleep(0.02)
+    finally:  # Ctrl+C included: nothing of the build outlives this call
+        _kill_group(process.pid)
+        process.wait()
+        if MARKER in env:
+            kill_marked(env[MARKER])  # left running in another session, or holding the pipe
     reader.join(timeout=2)
     if process.stdout is not None:
         process.stdout.close()

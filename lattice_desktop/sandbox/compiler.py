@@ -138,19 +138,28 @@ def _wait(child: subprocess.Popen, timeout: float, cancel: CancelToken) -> str |
             break
         except subprocess.TimeoutExpired:
             pass
+        except BaseException:  # Ctrl+C: the child goes with us
+            reason = "interrupted"
+            _kill(child)
+            raise
         if cancel.cancelled:
             reason = "cancelled"
         elif time.monotonic() > deadline:
             reason = "timeout"
         if reason:
             break
-    if reason:  # still running and not yet reaped, so its process group is still ours
-        try:
-            os.killpg(child.pid, signal.SIGKILL)
-        except (ProcessLookupError, PermissionError):
-            pass
-        child.wait()
+    if reason:
+        _kill(child)
     return reason
+
+
+def _kill(child: subprocess.Popen) -> None:
+    """Kill the compile child and its group (not yet reaped, so the group is still ours)."""
+    try:
+        os.killpg(child.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+    child.wait()
 
 
 def _first_line(text: str) -> str:

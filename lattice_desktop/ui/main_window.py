@@ -492,8 +492,11 @@ class MainWindow(QMainWindow):
         tasks.start(task)
 
     def closeEvent(self, event: QCloseEvent) -> None:
+        """Stop every background job (grading, the keyframe walks, seeks) before waiting
+        for the pool, so the window closes at once and no worker outlives its signals."""
         self._closing.set()
         self.grading.cancel()
+        self.factory_tab.shutdown()
         tasks.pool().waitForDone(30_000)
         self.writer.close()
         super().closeEvent(event)
