@@ -233,9 +233,12 @@ def _classify_trap(
             detail=f"ran out of fuel after {limits.fuel:,} (ceiling × runway){where}",
         )
     if code == wasmtime.TrapCode.INTERRUPT:
+        # wasmtime does not write back the fuel an interrupted call burned (it reports what
+        # was left at the call's start), so no figure is better than a false one.
         return Execution(
-            Outcome.TIMEOUT, fuel=fuel, trap_code="interrupt", frames=frames,
-            detail=f"stopped by the {limits.wall_clock:g} s wall-clock backstop{where}",
+            Outcome.TIMEOUT, fuel=None, trap_code="interrupt", frames=frames,
+            detail=f"stopped by the {limits.wall_clock:g} s wall-clock backstop{where}; "
+            "fuel not measured (wasmtime reports none for an interrupted call)",
         )
     name = code.name.lower() if code is not None else _uncoded_trap_name(trap)
     if memory is not None and _near_limit(memory.data_len(store), limits.memory_bytes):
