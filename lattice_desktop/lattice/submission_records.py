@@ -12,7 +12,6 @@ from dataclasses import dataclass
 
 import wasmtime
 
-from lattice_desktop.cancel import CancelToken
 from lattice_desktop.errors import Location, UserError
 from lattice_desktop.lattice.records import decode_records
 from lattice_desktop.manifest.case import CaseManifest
@@ -21,6 +20,7 @@ from lattice_desktop.sandbox.build import load_shipped_module
 from lattice_desktop.sandbox.compiler import CompileError, compile_module
 from lattice_desktop.sandbox.guest import BytesExports, Limits, import_problem
 from lattice_desktop.sandbox.runner import call_bytes
+from lattice_desktop.work import Work
 
 RECORDS_EXPORT = "lattice_records"
 
@@ -64,7 +64,7 @@ def open_submission(submission_path: str, case: CaseManifest, entry_name: str) -
 
 
 def submission_records(sub: SubmissionRecords, scenario: bytes, tick: int,
-                       cancel: CancelToken | None = None) -> dict[int, int]:
+                       cancel: Work | None = None) -> dict[int, int]:
     """The submission's records after `tick`; `UserError` when it traps or returns junk."""
     where = Location(f"{sub.name}: {sub.exports.entry}", key=f"tick {tick}")
     run = call_bytes(sub.module, sub.exports, scenario, extra=(tick,), limits=sub.limits, cancel=cancel)

@@ -194,8 +194,7 @@ class FactoryTab(QWidget):
             return
         self.stack.setCurrentIndex(1)
         for r in lattice:
-            glyph = "✓" if r.outcome.correct else "✗"
-            self.case_box.addItem(f"{glyph} {r.name}", r.name)
+            self.case_box.addItem(f"{r.outcome.symbol} {r.name}", r.name)
         wrong = next((i for i, r in enumerate(lattice) if r.mismatch is not None), 0)
         self.case_box.setCurrentIndex(wrong)
         self._want_divergence = True

@@ -33,7 +33,7 @@ def test_a_failed_smoke_test_comes_first_with_its_behaviour(qtbot, graded, windo
                                                              "✗ wrong answer"]
     assert smoke.index(0, smoke.column("Outcome")).data(CHIP_ROLE).label == "wrong answer"
     stress = tab.stress_model
-    assert stress.index(0, stress.column("Outcome")).data() == "– skipped"
+    assert stress.index(0, stress.column("Outcome")).data() == "⊘ skipped"
     assert "counted failed" in stress.index(0, stress.column("Detail")).data()
 
 
