@@ -43,7 +43,7 @@ expected = [{expected}]
 
 
 GRADE_AND_MEASURE = r"""
-import resource, sys
+import sys
 from lattice_desktop.manifest import load_case, load_submission
 from lattice_desktop.services.grading import grade_and_store
 from lattice_desktop.store.database import open_database
@@ -52,7 +52,9 @@ writer = Writer(open_database(sys.argv[1]))
 report = grade_and_store(load_case(sys.argv[2]), load_submission(sys.argv[3]), writer=writer,
                          workers=2).report
 writer.close()
-print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024, max(len(r.checksums or b"") for r in report.results))
+# VmHWM, not ru_maxrss: the latter keeps the parent's size at fork across exec.
+peak = next(int(line.split()[1]) for line in open("/proc/self/status") if line.startswith("VmHWM:"))
+print(peak // 1024, max(len(r.checksums or b"") for r in report.results))
 """
 
 
