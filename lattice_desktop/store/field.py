@@ -103,8 +103,10 @@ def leaderboard(
     Unnamed parts of the scope come from the newest run; `content` may be a hash prefix.
     """
     named = Run.case_name == case_name
-    if content:
-        named &= Run.case_hash.startswith(content)
+    for column, wanted in ((Run.case_version, version), (Run.case_variant, variant),
+                           (Run.wasmtime_version, wasmtime_version), (Run.case_hash, content)):
+        if wanted is not None and wanted != "":
+            named &= column.startswith(wanted) if column is Run.case_hash else column == wanted
     latest = Run.select(Run.case_version, Run.case_variant, Run.wasmtime_version, Run.case_hash) \
         .where(named).order_by(Run.id.desc()).first()
     if latest is not None:
