@@ -26,6 +26,7 @@ from lattice_desktop.sandbox import engine
 from lattice_desktop.sandbox.build import BuildResult, build_submission
 from lattice_desktop.sandbox.compiler import CompileError, compile_module
 from lattice_desktop.sandbox.runner import Execution, check_linkage, execute
+from lattice_desktop.sandbox.scratch import sweep_stale_scratch
 from lattice_desktop.work import Work
 
 
@@ -126,16 +127,20 @@ def grade(
     submission: Submission,
     *,
     allow_build: bool = False,
+    allow_unisolated: bool = False,
     workers: int = 2,
     work: Work | None = None,
     smoke_gate: bool = True,
 ) -> GradeReport:
     """Build (if allowed), compile, run smoke tests, then stress cases; return the report.
+
     Each step is reported on `work` with a `GradingStep`; cancelling it raises `Cancelled`.
+    Build commands run jailed; `allow_unisolated` lets them run where no jail is possible.
 
     With `smoke_gate` off the stress cases run even after a failed smoke test: a case
     author uses it to see how many stress cases a wrong sample fails on its own.
     """
+    sweep_stale_scratch()  # what a grader killed mid-build or mid-compile left behind
     cancel = work or Work()
     started = datetime.now(UTC)
     total = len(case.cases)
@@ -154,7 +159,7 @@ def grade(
     report_progress("build", "building" if submission.commands else "loading module", 0)
     build = build_submission(
         submission, allowed=allow_build, timeout=case.sandbox.build_timeout,
-        max_module_bytes=case.sandbox.max_module_bytes, cancel=cancel,
+        max_module_bytes=case.sandbox.max_module_bytes, cancel=cancel, allow_unisolated=allow_unisolated,
     )
     if not build.ok or build.module is None:
         return finish(_all_failed(case, Outcome.BUILD_FAILURE, build.detail), None, build)
@@ -186,7 +191,7 @@ def grade(
         return result
 
     results: list[CaseResult] = []
-    with _pool(workers) as pool:
+    with _pool(workers, cancel) as pool:
         cancel.on_cancel(lambda: engine.interrupt_all(case.sandbox.wall_clock))
         smoke = list(pool.map(run_one, case.smoke))
         results.extend(smoke)
@@ -212,8 +217,10 @@ def _grade_entry(case: CaseManifest, entry: CaseEntry, module: wasmtime.Module, 
         return _unrun(case, entry, Outcome.INTERNAL_ERROR, f"case file unreadable: {exc}")
     budget = case.budget(entry)
     try:
+        # An answer longer than the expected one plus a checksum is wrong whatever it holds:
+        # only that much is copied out of wasm (its size and digest still cover all of it).
         run = execute(module, case.contract, case.sandbox, entry, budget=budget, cancel=cancel,
-                      input_bytes=data)
+                      input_bytes=data, keep_output=len(expected) + 8)
     except Cancelled:
         raise
     except Exception:  # a bug of ours: never blamed on the submission
@@ -238,12 +245,16 @@ def _judge(case: CaseManifest, entry: CaseEntry, run: Execution, data: bytes, ex
     if run.outcome is not None:
         return replace(measured, outcome=run.outcome, detail=run.detail)
     output = run.output or b""
-    digest = hashlib.sha256(output).hexdigest()
-    checksums = output if case.contract.output == "u64-list" and len(output) % 8 == 0 else None
-    same, reason, mismatch = compare(case.contract, output, expected, interval=interval)
+    size = len(output) if run.output_size is None else run.output_size
+    digest = run.output_digest or hashlib.sha256(output).hexdigest()
+    checksums = output if case.contract.output == "u64-list" and size % 8 == 0 else None
+    same, reason, mismatch = compare(case.contract, output, expected, interval=interval, size=size)
     if not same:
+        # Keep what Results and Diff show (every expected snapshot and one past), not the
+        # whole answer: a 16 MiB wrong answer per case must not grow the database by as much.
+        kept = None if checksums is None else checksums[: len(expected) + 8]
         return replace(measured, outcome=Outcome.WRONG_ANSWER, detail=reason, output_digest=digest,
-                       checksums=checksums, mismatch=mismatch)
+                       checksums=kept, mismatch=mismatch)
     fuel = run.fuel or 0
     if entry.is_smoke or fuel <= ceiling:
         return replace(measured, outcome=Outcome.PASS, output_digest=digest, checksums=checksums)
@@ -280,14 +291,17 @@ class _pool:
     creates its threads lazily, so the size stays set for the pool's lifetime.
     """
 
-    def __init__(self, workers: int) -> None:
+    def __init__(self, workers: int, cancel: Work) -> None:
         self.workers = max(1, workers)
+        self.cancel = cancel
 
     def __enter__(self) -> ThreadPoolExecutor:
         self._previous = threading.stack_size(engine.WORKER_STACK)
         self._executor = ThreadPoolExecutor(self.workers, "grade")
         return self._executor
 
-    def __exit__(self, *exc: object) -> None:
+    def __exit__(self, kind: type[BaseException] | None, *exc: object) -> None:
+        if kind is not None:  # Ctrl+C or an error: stop the running cases before waiting for them
+            self.cancel.cancel()
         self._executor.shutdown(wait=True, cancel_futures=True)
         threading.stack_size(self._previous)

@@ -2,7 +2,9 @@
 
 Each model counts once, at its lowest fuel. The run being looked at stands for its
 own model (even when the model has a better run), so a slower rerun sees where it lands.
-Fuel is only comparable within one wasmtime version, so the field is per version too.
+Fuel is only comparable within one wasmtime version, so the field is per version too,
+and only on the same case content (manifest, inputs, expected answers): a case that
+shares a name but not its content is another field.
 """
 
 from __future__ import annotations
@@ -48,6 +50,21 @@ class Leaderboard:
     wasmtime_version: str
     entries: list[BoardEntry]
     over_ceiling: list[BoardEntry]
+    content: str = ""  # the case content (manifest hash) this board ranks
+    other_contents: int = 0  # other contents with runs under the same name, version, variant
+
+    @property
+    def content_label(self) -> str:
+        label = f"content {self.content[:12] or 'unknown'}"
+        if self.other_contents:
+            plural = "s" if self.other_contents != 1 else ""
+            label += f" ({self.other_contents} other content{plural} under this name, ranked apart)"
+        return label
+
+
+# A leaderboard's scope: case name, version, variant, wasmtime version, content hash
+# (None for runs stored before content was recorded).
+Key = tuple[str, int, str, str, str | None]
 
 
 def _ordinal(n: int) -> str:
@@ -56,9 +73,10 @@ def _ordinal(n: int) -> str:
 
 
 def same_field(run: Run) -> Expression:
-    """Runs comparable with `run`: same case, version, variant and wasmtime version."""
+    """Runs comparable with `run`: same case, version, variant, content and wasmtime version."""
     return (
-        (Run.case_name == run.case_name)
+        (Run.case_hash == run.case_hash)
+        & (Run.case_name == run.case_name)
         & (Run.case_version == run.case_version)
         & (Run.case_variant == run.case_variant)
         & (Run.wasmtime_version == run.wasmtime_version)
@@ -84,29 +102,31 @@ def standing(run_id: int) -> Standing | None:
 
 def leaderboard(
     case_name: str, version: int | None = None, variant: str | None = None,
-    wasmtime_version: str | None = None,
+    wasmtime_version: str | None = None, *, content: str | None = None,
 ) -> Leaderboard:
     """Models ranked by best correct fuel; models with only over-ceiling bests listed apart.
 
+    Unnamed parts of the scope come from the newest run; `content` may be a hash prefix.
     One pass over the scope's covering index gives each model's run count and best score;
-    then only the runs that reached a best are read (a few hundred, not every run).
+    then only the runs that reached a best are read (one seek per model, not every run).
     """
-    if version is None or variant is None or wasmtime_version is None:
-        # The newest run of the case picks what is not given: read from the newest id down
-        # (comparing `name || ''` keeps SQLite off the case index, which would sort every
-        # run of the case first).
-        latest = (
-            Run.select(Run.case_version, Run.case_variant, Run.wasmtime_version)
-            .where(Run.case_name.concat("") == case_name)
-            .order_by(Run.id.desc())
-            .first()
-        )
-        if latest is not None:
-            version = version if version is not None else latest.case_version
-            variant = variant or latest.case_variant
-            wasmtime_version = wasmtime_version or latest.wasmtime_version
+    # The newest run of the case picks what is not given, read from the newest id down:
+    # comparing `column || ''` keeps SQLite off the indexes, which would sort every run of
+    # the case first.
+    named = Run.case_name.concat("") == case_name
+    for column, wanted in ((Run.case_version, version), (Run.case_variant, variant),
+                           (Run.wasmtime_version, wasmtime_version), (Run.case_hash, content)):
+        if wanted is not None and wanted != "":
+            named &= column.concat("").startswith(wanted) if column is Run.case_hash else column == wanted
+    latest = Run.select(Run.case_version, Run.case_variant, Run.wasmtime_version, Run.case_hash) \
+        .where(named).order_by(Run.id.desc()).first()
+    if latest is not None:
+        version = version if version is not None else latest.case_version
+        variant = variant or latest.case_variant
+        wasmtime_version = wasmtime_version or latest.wasmtime_version
+        content = latest.case_hash
     version, variant, wasmtime_version = version or 1, variant or "standard", wasmtime_version or ""
-    key = (case_name, version, variant, wasmtime_version)
+    key = (case_name, version, variant, wasmtime_version, content)
     scope = _in_scope(Run, key)
     counts: dict[str, int] = {}
     best: dict[str, int] = {}
@@ -141,17 +161,33 @@ def leaderboard(
             for run_id, model, fuel, date, pct in _first_runs(key, Verdict.OVER_CEILING, "stress_fuel",
                                                                lowest_fuel)
         ]
-    return Leaderboard(case_name, version, variant, wasmtime_version, entries, over_entries)
+    return Leaderboard(case_name, version, variant, wasmtime_version, entries, over_entries,
+                       content or "", _other_contents(key))
 
 
-def _in_scope(table: type[Run] | ModelAlias[Run], key: tuple[str, int, str, str]) -> Expression:
-    """`table`'s runs of one case, version, variant and wasmtime version."""
-    case_name, version, variant, wasmtime_version = key
+def _other_contents(key: Key) -> int:
+    """How many other contents have runs under the key's name, version, variant and wasmtime
+    version: one index seek per content (the next hash after the last), not a scan of runs."""
+    case_name, version, variant, wasmtime_version, content = key
+    named = ((Run.case_name == case_name) & (Run.case_version == version)
+             & (Run.case_variant == variant) & (Run.wasmtime_version == wasmtime_version))
+    count, after = 0, ""
+    while (found := Run.select(fn.MIN(Run.case_hash)).where(named & (Run.case_hash > after)).scalar()) \
+            is not None:
+        count += found != content
+        after = found
+    return count
+
+
+def _in_scope(table: type[Run] | ModelAlias[Run], key: Key) -> Expression:
+    """`table`'s runs of one case, version, variant, wasmtime version and content."""
+    case_name, version, variant, wasmtime_version, content = key
     return ((table.case_name == case_name) & (table.case_version == version)
-            & (table.case_variant == variant) & (table.wasmtime_version == wasmtime_version))
+            & (table.case_variant == variant) & (table.wasmtime_version == wasmtime_version)
+            & (table.case_hash == content))
 
 
-def _first_runs(key: tuple[str, int, str, str], verdict: Verdict, column: str,
+def _first_runs(key: Key, verdict: Verdict, column: str,
                 best: dict[str, int]) -> list[tuple[int, str, int, datetime | None, float | None]]:
     """For each model, its earliest run with `verdict` whose `column` is `best[model]`;
     best first. One index seek per model (a correlated MIN over the full index key), so

@@ -21,9 +21,10 @@ from PySide6.QtWidgets import (
 from lattice_desktop.lattice.playback import Playback
 from lattice_desktop.lattice.records import differing_cells
 from lattice_desktop.lattice.snapshots import Snapshots
+from lattice_desktop.lattice.submission_records import open_submission
 from lattice_desktop.lattice.view import FactoryState
 from lattice_desktop.manifest.case import CaseManifest
-from lattice_desktop.services.factory_opening import OpenedCase, open_case
+from lattice_desktop.services.factory_opening import OpenedCase, SubmissionDiff, open_case, submission_diff
 from lattice_desktop.store.queries import StoredRun
 from lattice_desktop.ui.factory.canvas import FactoryCanvas
 from lattice_desktop.ui.factory.census_panel import CensusPanel
@@ -31,8 +32,6 @@ from lattice_desktop.ui.factory.diff_panel import DiffList, ModeSwitch
 from lattice_desktop.ui.factory.legend import Legend
 from lattice_desktop.ui.factory.loader import StateLoader
 from lattice_desktop.ui.factory.snapshots import SnapshotModel
-from lattice_desktop.ui.factory.submission_diff import SubmissionDiff, submission_diff
-from lattice_desktop.ui.factory.submission_records import open_submission
 from lattice_desktop.ui.factory.transport import TransportBar
 from lattice_desktop.ui.latest_query import LatestQuery
 
