@@ -6,11 +6,22 @@ import argparse
 import sys
 from pathlib import Path
 
+from PySide6.QtGui import QIcon
 from PySide6.QtWidgets import QApplication, QMessageBox
 
 from lattice_desktop.errors import UserError
+from lattice_desktop.resources import ICONS
 
 APP_NAME = "Lattice Desktop"
+DESKTOP_FILE = "lattice-desktop"  # packaging/lattice-desktop.desktop: the application id
+
+
+def app_icon() -> QIcon:
+    """The icon at every size drawn for the hicolor theme (PNGs: no SVG plugin needed)."""
+    icon = QIcon()
+    for png in sorted((ICONS / "hicolor").glob(f"*x*/apps/{DESKTOP_FILE}.png")):
+        icon.addFile(str(png))
+    return icon
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -35,7 +46,9 @@ def make_application(argv: list[str] | None = None) -> QApplication:
         app = QApplication([sys.argv[0], *(argv or [])])
     app.setOrganizationName("lattice-desktop")
     app.setApplicationName(APP_NAME)
-    app.setDesktopFileName("lattice-desktop")  # Wayland takes the icon from the .desktop file
+    # Wayland takes the icon from the desktop file named here; X11 from the window icon.
+    app.setDesktopFileName(DESKTOP_FILE)
+    app.setWindowIcon(app_icon())
     from lattice_desktop.ui.theme import apply_theme
 
     apply_theme(app)
