@@ -54,11 +54,11 @@ def demo_jobs(case_path: Path) -> list[GradeJob]:
     return sample_jobs(case.path, case.samples_dir)
 
 
-def run_job(job: GradeJob, writer: Writer, cancel: CancelToken, *, report) -> StoredGrade:
+def run_job(job: GradeJob, writer: Writer, cancel: CancelToken, *, report, workers: int = 2) -> StoredGrade:
     """The worker side: read the case (hashing its inputs can take a while), grade, store."""
     case = load_case(job.case_path)
     return grade_and_store(case, job.submission, writer=writer, allow_build=job.allow_build,
-                           progress=report, cancel=cancel)
+                           progress=report, cancel=cancel, workers=workers)
 
 
 class GradeOp(QObject):
@@ -80,6 +80,7 @@ class GradeOp(QObject):
         self._token: CancelToken | None = None
         self._first_progress = False
         self.current: GradeJob | None = None
+        self.workers = 2  # threads grading one submission's cases (Preferences)
 
     @property
     def running(self) -> bool:
@@ -104,7 +105,7 @@ class GradeOp(QObject):
         self.current = job
         self._token = CancelToken()
         self._first_progress = True
-        task = tasks.Task(run_job, job, self.writer, self._token, progress=True)
+        task = tasks.Task(run_job, job, self.writer, self._token, progress=True, workers=self.workers)
         task.signals.progress.connect(self._on_progress)
         task.signals.done.connect(self._on_done)
         task.signals.failed.connect(self._on_failed)
