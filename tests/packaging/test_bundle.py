@@ -24,7 +24,7 @@ _spec.loader.exec_module(build)
 
 pytestmark = pytest.mark.packaging
 SHOTS = ["results", "fuel", "leaderboard", "results_incorrect", "factory", "harness_results",
-         "harness_leaderboard"]
+         "harness_leaderboard", "scenario_file"]
 
 
 @pytest.fixture(scope="module")
