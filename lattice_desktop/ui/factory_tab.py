@@ -22,20 +22,20 @@ from PySide6.QtWidgets import (
 
 from lattice_desktop.lattice.playback import Playback
 from lattice_desktop.lattice.records import differing_cells
+from lattice_desktop.lattice.snapshots import Snapshots
 from lattice_desktop.lattice.view import FactoryState
 from lattice_desktop.manifest.case import CaseManifest
+from lattice_desktop.services.factory_opening import OpenedCase, open_case, open_scenario
 from lattice_desktop.store.queries import StoredRun
-from lattice_desktop.ui import tasks
 from lattice_desktop.ui.factory.canvas import FactoryCanvas
 from lattice_desktop.ui.factory.diff_panel import DiffList, ModeSwitch
 from lattice_desktop.ui.factory.legend import Legend
 from lattice_desktop.ui.factory.loader import StateLoader
-from lattice_desktop.ui.factory.opening import open_case, submission_diff
-from lattice_desktop.ui.factory.scenario_files import load_scenario_file
-from lattice_desktop.ui.factory.snapshots import SnapshotModel, Snapshots
+from lattice_desktop.ui.factory.snapshots import SnapshotModel
+from lattice_desktop.ui.factory.submission_diff import SubmissionDiff, submission_diff
 from lattice_desktop.ui.factory.submission_records import open_submission
 from lattice_desktop.ui.factory.transport import TransportBar
-from lattice_desktop.ui.tasks import Task
+from lattice_desktop.ui.latest_query import LatestQuery
 
 FRAME_MS = 33
 
@@ -63,6 +63,13 @@ class FactoryTab(QWidget):
         self.loader.previewed.connect(self._on_preview)
         self.loader.failed.connect(self._on_failed)
         self.loader.prepared.connect(self._on_prepared)
+        # Only the newest request's answer counts: picking another scenario or tick while
+        # one is being opened or diffed drops the older answer.
+        self._open_query = LatestQuery(self._opened, self)
+        self._open_query.failed.connect(self._on_failed)
+        self._submission_query = LatestQuery(self._submission_checked, self)
+        self._diff_query = LatestQuery(self._diff_done, self)
+        self._diff_query.failed.connect(self._diff_failed)
 
         self.case_box = QComboBox(self)
         self.case_box.setMinimumWidth(220)
@@ -181,6 +188,8 @@ class FactoryTab(QWidget):
         """Open a run (None: the empty state), on its first wrong case if it has one."""
         self._stop_playing()
         self.loader.stop()
+        for query in (self._open_query, self._submission_query, self._diff_query):
+            query.forget()
         self.scenario_files = []
         self.run, self.case = run, case
         self.playback, self.snapshots, self._submission = None, None, None
@@ -204,13 +213,9 @@ class FactoryTab(QWidget):
     def show_scenario_files(self, paths: list[Path], *, current: Path | None = None) -> None:
         """Standalone scenario files, listed in the picker and replayed with the reference
         engine (nothing is graded); opens `current`, else the first."""
-        self._stop_playing()
-        self.loader.stop()
-        self.run, self.case, self.scenario_files = None, None, list(paths)
-        self.playback, self.snapshots, self._submission = None, None, None
-        self._show_stale([], False)
+        self.show_run(None, None)
+        self.scenario_files = list(paths)
         self.modes.set_available(False, "A scenario file has no submission to compare with")
-        self.case_box.clear()
         for path in self.scenario_files:
             self.case_box.addItem(path.name, str(path))
             self.case_box.setItemData(self.case_box.count() - 1, str(path), Qt.ItemDataRole.ToolTipRole)
@@ -218,14 +223,6 @@ class FactoryTab(QWidget):
         index = self.scenario_files.index(current) if current in self.scenario_files else 0
         self.case_box.setCurrentIndex(index)
         self._open_file(self.scenario_files[index])
-
-    def go_to_first_divergence(self) -> None:
-        first = self.model.first_divergence
-        if self.snapshots is None:
-            self._want_divergence = True
-        elif first is not None:
-            self._select_row(first)
-            self.show_tick(self.snapshots.tick(first))
 
     def next_divergence(self) -> None:
         """The next snapshot after the current tick whose checksums differ (stays if none)."""
@@ -237,6 +234,14 @@ class FactoryTab(QWidget):
             self._stop_playing()
             self._select_row(int(later[0]))
             self.show_tick(self.snapshots.tick(int(later[0])))
+
+    def go_to_first_divergence(self) -> None:
+        first = self.model.first_divergence
+        if self.snapshots is None:
+            self._want_divergence = True
+        elif first is not None:
+            self._select_row(first)
+            self.show_tick(self.snapshots.tick(first))
 
     def show_tick(self, tick: int) -> None:
         if self.playback is None:
@@ -288,34 +293,23 @@ class FactoryTab(QWidget):
         self.loader.stop()
         self._opening = str(path)
         self.engine_label.setText(f"opening {path.name}…")
-        task = Task(load_scenario_file, path)
-        task.signals.done.connect(self._opened)
-        task.signals.failed.connect(self._on_failed)
-        tasks.start(task)
+        self._open_query.request(open_scenario, path)
 
     def _open(self, name: str) -> None:
         result = next(r for r in self.run.results if r.name == name)
         self.loader.stop()
         self._opening = name
         self.engine_label.setText(f"opening {name}…")
-        task = Task(open_case, self.run, self.case, result)
-        task.signals.done.connect(self._opened)
-        task.signals.failed.connect(self._on_failed)
-        tasks.start(task)
-        check = Task(open_submission, self.run.submission_path, self.case, name)
-        check.signals.done.connect(self._submission_checked)
-        tasks.start(check)
+        self._open_query.request(open_case, self.run, self.case, result)
+        self._submission_query.request(open_submission, self.run.submission_path, self.case, name)
 
-    @Slot(object)
-    def _opened(self, opened: tuple) -> None:
-        name, playback, snapshots, reasons, specific, *source = opened
-        if name != self._opening:
-            return
+    def _opened(self, opened: OpenedCase) -> None:
+        playback, snapshots = opened.playback, opened.snapshots
         self.playback, self.snapshots = playback, snapshots
-        self._show_stale(reasons, specific)
+        self._show_stale(opened.stale, opened.specific)
         self._reference, self._marked = None, frozenset()
         self.engine_label.setText(" · ".join([f"{playback.scenario.width}×{playback.scenario.height}",
-                                              playback.engine_name, *source]))
+                                              playback.engine_name, *filter(None, [opened.source])]))
         self.canvas.set_scenario(playback.scenario)
         self.legend.set_scenario(playback.scenario)
         self.model.set_snapshots(snapshots)
@@ -331,7 +325,6 @@ class FactoryTab(QWidget):
             self.show_tick(0)
         self._want_divergence = False
 
-    @Slot(object)
     def _submission_checked(self, sub) -> None:
         if isinstance(sub, str):
             self._submission = None
@@ -390,14 +383,10 @@ class FactoryTab(QWidget):
         if self._submission is None or self.playback is None:
             return
         self.diff_list.set_message(f"Running the submission to tick {tick:,}…")
-        task = Task(submission_diff, self._submission, self.playback, tick)
-        task.signals.done.connect(self._diff_done)
-        task.signals.failed.connect(self._diff_failed)
-        tasks.start(task)
+        self._diff_query.request(submission_diff, self._submission, self.playback, tick)
 
-    @Slot(object)
-    def _diff_done(self, result) -> None:
-        tick, state, diffs = result
+    def _diff_done(self, result: SubmissionDiff) -> None:
+        tick, state, diffs = result.tick, result.state, result.diffs
         if tick != self.tick or self.playback is None:
             return
         self._diff_tick, self._marked = tick, differing_cells(diffs)

@@ -53,7 +53,8 @@ def test_the_dialog_edits_them_and_the_window_applies_and_stores_them(qtbot, win
     chosen = dialog.preferences()
     assert chosen == Preferences(database="/srv/lattice.db", workers=5, theme="dark")
     try:
-        window.menus.apply_preferences(chosen)
+        with qtbot.waitSignal(window.menus.preferences_changed):
+            window.menus.apply_preferences(chosen)
         assert window.grading.workers == 5
         assert theme.is_dark()
         assert "starts again" in window.message_bar.message()

@@ -1,17 +1,17 @@
-"""Opening a run's scenario for the Factory tab, and diffing a submission's records: work
-that runs on worker threads, plus the check that the stored run still matches the case
-files on disk."""
+"""Opening a stored run's scenario for the Factory tab (on a worker thread), with the check
+that the stored run still matches the case files on disk."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from pathlib import Path
+
 from lattice_desktop.grading.grader import CaseResult
 from lattice_desktop.lattice.playback import Playback, reference_engine
-from lattice_desktop.lattice.records import diff_records
-from lattice_desktop.lattice.view import FactoryState
+from lattice_desktop.lattice.scenario_file import open_scenario_file
+from lattice_desktop.lattice.snapshots import Snapshots
 from lattice_desktop.manifest.case import CaseManifest
 from lattice_desktop.store.queries import StoredRun
-from lattice_desktop.ui.factory.snapshots import Snapshots
-from lattice_desktop.ui.factory.submission_records import submission_records
 
 
 def stale_reasons(run: StoredRun, case: CaseManifest, result: CaseResult, playback: Playback,
@@ -42,7 +42,21 @@ def stale_reasons(run: StoredRun, case: CaseManifest, result: CaseResult, playba
     return reasons
 
 
-def open_case(run: StoredRun, case: CaseManifest, result: CaseResult):
+@dataclass(frozen=True)
+class OpenedCase:
+    """One scenario of a stored run, ready to replay: its playback, its snapshot checksums,
+    and why (if at all) the run no longer matches the case files on disk."""
+
+    name: str
+    playback: Playback
+    snapshots: Snapshots
+    stale: list[str]  # reasons, empty when the run matches
+    specific: bool  # a reason concerns this scenario, so its ✓/✗ would not be the run's
+    source: str = ""  # where the expected checksums came from, when not from the case
+
+
+def open_case(run: StoredRun, case: CaseManifest, result: CaseResult) -> OpenedCase:
+    """Read the scenario's input and expected answers and set up its playback (on a worker)."""
     entry = case.entry(result.name)
     data = entry.input_bytes()
     expected = entry.expected_bytes()
@@ -53,13 +67,12 @@ def open_case(run: StoredRun, case: CaseManifest, result: CaseResult):
     specific = any(not r.startswith("the case manifest") for r in reasons)
     snapshots = Snapshots.from_bytes(playback.scenario.snapshot, expected,
                                      None if specific else result.checksums)
-    return result.name, playback, snapshots, reasons, specific
+    return OpenedCase(result.name, playback, snapshots, reasons, specific)
 
 
-def submission_diff(sub, playback: Playback, tick: int):
-    got = submission_records(sub, playback.data, tick)
-    expected_pairs = playback.records_at(tick)
-    expected = dict(zip(expected_pairs[:, 0].tolist(), expected_pairs[:, 1].tolist()))
-    diffs = diff_records(expected, got)
-    state = FactoryState.from_records(playback.scenario, got, tick=tick)
-    return tick, state, diffs
+def open_scenario(path: Path) -> OpenedCase:
+    """A standalone scenario file, to look at without grading (on a worker): the reference's
+    checksums, or stored NAME.u64 answers compared with them."""
+    opened = open_scenario_file(path)
+    snapshots = Snapshots.from_bytes(opened.playback.scenario.snapshot, opened.expected, opened.got)
+    return OpenedCase(str(opened.path), opened.playback, snapshots, [], False, opened.expected_source)
