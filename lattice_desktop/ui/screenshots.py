@@ -109,8 +109,9 @@ def capture(window: MainWindow, outdir: Path) -> list[Path]:
         shot(RESULTS, "harness_results")
         shot(LEADERBOARD, "harness_leaderboard")
     with tempfile.TemporaryDirectory(prefix="lattice-shots-") as scratch:
-        scenario = Path(scratch) / "seed-7-48x32.lat"  # as `scenario generate --seed 7` makes it
-        scenario.write_text(generate(7, width=48, height=32, ticks=400, snapshot=20))
+        # As `scenario generate --seed 7 --size 40 28 --ticks 400 --snapshot 20 --density 0.2` makes it.
+        scenario = Path(scratch) / "seed-7-40x28.lat"
+        scenario.write_text(generate(7, width=40, height=28, ticks=400, snapshot=20, density=0.2))
         show_scenario_file(window, scenario, snapshots=5)
         shot(FACTORY, "scenario_file")
     return saved
