@@ -8,7 +8,7 @@ from __future__ import annotations
 import threading
 from pathlib import Path
 
-from PySide6.QtCore import QSettings, QUrl, Signal, Slot
+from PySide6.QtCore import QModelIndex, QSettings, QUrl, Signal, Slot
 from PySide6.QtGui import QAction, QCloseEvent, QDragEnterEvent, QDropEvent, QKeySequence
 from PySide6.QtWidgets import (
     QLabel,
@@ -493,7 +493,9 @@ class MainWindow(QMainWindow):
         if not found:
             return
         listed = [p for p in self.factory_tab.scenario_files if p not in found] + found
-        self.page = None
+        self.page, self.harness.page = None, None
+        self.runs_panel.tree.setCurrentIndex(QModelIndex())  # no run is open now
+        self.runs_panel.tree.clearSelection()
         self.show_harness_views(False)
         self.header.show_message(found[-1].name if len(found) == 1 else f"{len(found)} scenario files",
                                  "Scenario file, replayed with the reference engine — nothing is graded")

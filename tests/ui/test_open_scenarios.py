@@ -104,7 +104,12 @@ def test_a_bad_scenario_file_says_what_is_wrong_and_where(qtbot, window, tmp_pat
 
 
 def test_a_run_opened_afterwards_replaces_the_files(qtbot, window, graded, scenarios):
+    window.refresh_runs()
+    qtbot.waitUntil(lambda: len(window.runs_panel.model.summaries) == 3)
+    window.runs_panel.select_run(graded["echo"])
+    qtbot.waitUntil(lambda: window.page is not None, timeout=10_000)
     window.open_paths(scenarios)
+    assert window.page is None and window.runs_panel.selected_run() is None
     window.open_run(graded["echo"])
     qtbot.waitUntil(lambda: window.page is not None, timeout=10_000)
     assert window.factory_tab.scenario_files == []
