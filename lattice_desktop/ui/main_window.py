@@ -497,6 +497,8 @@ class MainWindow(QMainWindow):
         self.runs_panel.tree.setCurrentIndex(QModelIndex())  # no run is open now
         self.runs_panel.tree.clearSelection()
         self.show_harness_views(False)
+        self.results_tab.show_page(None)  # no run is open: its results and fuel go too
+        self.fuel_tab.show_run(None, None)
         self.header.show_message(found[-1].name if len(found) == 1 else f"{len(found)} scenario files",
                                  "Scenario file, replayed with the reference engine — nothing is graded")
         self.factory_tab.show_scenario_files(listed, current=found[-1])

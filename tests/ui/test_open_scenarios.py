@@ -110,6 +110,7 @@ def test_a_run_opened_afterwards_replaces_the_files(qtbot, window, graded, scena
     qtbot.waitUntil(lambda: window.page is not None, timeout=10_000)
     window.open_paths(scenarios)
     assert window.page is None and window.runs_panel.selected_run() is None
+    assert window.results_tab.page is None and window.fuel_tab.run is None
     window.open_run(graded["echo"])
     qtbot.waitUntil(lambda: window.page is not None, timeout=10_000)
     assert window.factory_tab.scenario_files == []
