@@ -17,6 +17,8 @@ def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     if getattr(sys, "frozen", False) and argv[:1] in (["-m"], ["-I"]):
         return run_as_python(argv)
+    if argv and argv[0].endswith(".lat"):  # `lattice-desktop factory.lat` means open it
+        argv = ["open", *argv]
     if not argv or argv[0] in GUI_COMMANDS or argv[0].startswith("--db"):
         if "screenshots" in argv:
             os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")  # pictures need no screen

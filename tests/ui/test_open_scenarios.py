@@ -114,3 +114,14 @@ def test_a_run_opened_afterwards_replaces_the_files(qtbot, window, graded, scena
     window.open_run(graded["echo"])
     qtbot.waitUntil(lambda: window.page is not None, timeout=10_000)
     assert window.factory_tab.scenario_files == []
+
+
+def test_the_first_start_grades_the_demo_without_taking_the_files_away(qtbot, make_window, scenarios):
+    window = make_window(auto_demo=True)
+    window.open_paths(scenarios)
+    qtbot.waitUntil(lambda: len(window.runs_panel.model.summaries) == 3
+                    and not window.grading.running, timeout=60_000)
+    qtbot.wait(200)  # past the idle signal that would open the newest run
+    assert window.page is None
+    assert window.factory_tab.scenario_files == [p.resolve() for p in scenarios]
+    assert window.tabs.currentIndex() == FACTORY

@@ -94,7 +94,7 @@ def launcher(*args: str) -> subprocess.CompletedProcess:
 
 
 def test_without_a_display_the_app_says_so_in_one_line_and_names_the_headless_commands():
-    for args in ((), ("open", "x.lat")):
+    for args in ((), ("open", "x.lat"), ("x.lat",)):
         done = launcher(*args)
         assert done.returncode == 2
         lines = done.stderr.strip().splitlines()
