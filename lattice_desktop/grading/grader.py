@@ -1,7 +1,7 @@
 """Grade a submission against a case: smoke tests first, then fuel on the stress cases.
 
-Plain Python: progress goes to a callback and cancellation comes from a token, so the
-CLI, the app's workers and the tests all drive the same function.
+Plain Python: progress and cancellation go through one `Work` object, so the CLI, the
+app's workers and the tests all drive the same function.
 """
 
 from __future__ import annotations
@@ -10,12 +10,11 @@ import hashlib
 import struct
 import threading
 import traceback
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
-from lattice_desktop.cancel import CancelToken
 from lattice_desktop.errors import Cancelled
 from lattice_desktop.grading.compare import Mismatch, compare, snapshot_interval
 from lattice_desktop.manifest.case import CaseEntry, CaseManifest
@@ -25,6 +24,7 @@ from lattice_desktop.sandbox import engine
 from lattice_desktop.sandbox.build import BuildResult, build_submission
 from lattice_desktop.sandbox.compiler import CompileError, compile_module
 from lattice_desktop.sandbox.runner import Execution, check_linkage, execute
+from lattice_desktop.work import Work
 
 
 @dataclass(frozen=True)
@@ -97,17 +97,14 @@ class GradeReport:
 
 
 @dataclass(frozen=True)
-class Progress:
-    """One step of grading, for a progress bar: `done` of `total` cases finished."""
+class GradingStep:
+    """What grading reports with each step of its `Work`: the phase, `done` of `total`
+    cases finished, and the case just graded."""
 
     phase: str  # build | compile | smoke | stress | done
-    message: str
     done: int
     total: int
     result: CaseResult | None = None
-
-
-ProgressCallback = Callable[[Progress], None]
 
 
 def verdict_of(results: Iterable[CaseResult]) -> Verdict:
@@ -127,24 +124,26 @@ def grade(
     *,
     allow_build: bool = False,
     workers: int = 2,
-    progress: ProgressCallback | None = None,
-    cancel: CancelToken | None = None,
+    work: Work | None = None,
 ) -> GradeReport:
-    """Build (if allowed), compile, run smoke tests, then stress cases; return the report."""
-    cancel = cancel or CancelToken()
-    report_progress = progress or (lambda _p: None)
+    """Build (if allowed), compile, run smoke tests, then stress cases; return the report.
+    Each step is reported on `work` with a `GradingStep`; cancelling it raises `Cancelled`."""
+    cancel = work or Work()
     started = datetime.now(UTC)
     total = len(case.cases)
 
+    def report_progress(phase: str, message: str, done: int, result: CaseResult | None = None) -> None:
+        cancel.report(done / total, message, GradingStep(phase, done, total, result))
+
     def finish(results: list[CaseResult], digest: str | None, build: BuildResult | None,
                cached: bool = False) -> GradeReport:
-        report_progress(Progress("done", "graded", total, total))
+        report_progress("done", "graded", total)
         return GradeReport(
             case, submission, digest, build, results, verdict_of(results), started,
             datetime.now(UTC), module_from_cache=cached,
         )
 
-    report_progress(Progress("build", "building" if submission.commands else "loading module", 0, total))
+    report_progress("build", "building" if submission.commands else "loading module", 0)
     build = build_submission(
         submission, allowed=allow_build, timeout=case.sandbox.build_timeout,
         max_module_bytes=case.sandbox.max_module_bytes, cancel=cancel,
@@ -153,7 +152,7 @@ def grade(
         return finish(_all_failed(case, Outcome.BUILD_FAILURE, build.detail), None, build)
     digest = hashlib.sha256(build.module).hexdigest()
     cancel.raise_if_cancelled()
-    report_progress(Progress("compile", "compiling", 0, total))
+    report_progress("compile", "compiling", 0)
     try:
         compiled = compile_module(
             build.module, max_bytes=case.sandbox.max_module_bytes,
@@ -175,7 +174,7 @@ def grade(
         with lock:
             done[0] += 1
             count = done[0]
-        report_progress(Progress(entry.kind, entry.name, count, total, result))
+        report_progress(entry.kind, entry.name, count, result)
         return result
 
     results: list[CaseResult] = []
@@ -197,7 +196,7 @@ def grade(
     return finish(results, digest, build, compiled.from_cache)
 
 
-def _grade_entry(case: CaseManifest, entry: CaseEntry, module, cancel: CancelToken) -> CaseResult:
+def _grade_entry(case: CaseManifest, entry: CaseEntry, module, cancel: Work) -> CaseResult:
     try:
         data = entry.input_bytes() if case.contract.abi == "bytes" else b""
         expected = entry.expected_bytes() if case.contract.abi == "bytes" else _pack(entry)

@@ -21,10 +21,10 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from lattice_desktop.cancel import CancelToken
 from lattice_desktop.errors import Cancelled, UserError
 from lattice_desktop.manifest.submission import Submission
 from lattice_desktop.sandbox.isolation import MARKER, Isolation, isolation, jail_command, kill_marked
+from lattice_desktop.work import Work
 
 LOG_LIMIT = 256 * 1024
 COPY_LIMIT = 1024 * 1024 * 1024  # bytes of submission folder copied into the scratch folder
@@ -58,7 +58,7 @@ def build_submission(
     allowed: bool,
     timeout: float,
     max_module_bytes: int,
-    cancel: CancelToken | None = None,
+    cancel: Work | None = None,
 ) -> BuildResult:
     """Build in a scratch copy and return the module bytes, or why there are none."""
     if not submission.commands:
@@ -73,7 +73,7 @@ def build_submission(
             "(--build on the command line, or confirm in the app). Commands:\n  "
             + "\n  ".join(submission.commands)
         )
-    cancel = cancel or CancelToken()
+    cancel = cancel or Work()
     started = time.monotonic()
     jail = isolation()
     log: list[str] = [jail.log_line]
@@ -175,7 +175,7 @@ def _run(
     cwd: Path,
     env: dict[str, str],
     timeout: float,
-    cancel: CancelToken,
+    cancel: Work,
     *,
     jail: Isolation | None = None,
     scratch_root: Path | None = None,

@@ -12,12 +12,12 @@ from dataclasses import dataclass, field
 
 import wasmtime
 
-from lattice_desktop.cancel import CancelToken
 from lattice_desktop.errors import Cancelled
 from lattice_desktop.manifest.case import CaseEntry, Contract, Sandbox
 from lattice_desktop.outcomes import Outcome
 from lattice_desktop.sandbox.engine import seconds_to_epochs, shared_engine
 from lattice_desktop.sandbox.native_stack import on_deep_stack
+from lattice_desktop.work import Work
 
 TABLE_ELEMENT_LIMIT = 1_000_000
 SPURIOUS_INTERRUPT_RETRIES = 5
@@ -98,14 +98,14 @@ def execute(
     case: CaseEntry,
     *,
     budget: int,
-    cancel: CancelToken | None = None,
+    cancel: Work | None = None,
     input_bytes: bytes | None = None,
 ) -> Execution:
     """Run `case` once in a fresh store with `budget` fuel; retry only spurious interrupts.
 
     Safe on any thread: a stack too small for `max_wasm_stack` moves the call to one that fits.
     """
-    cancel = cancel or CancelToken()
+    cancel = cancel or Work()
     data = case.input_bytes() if input_bytes is None and contract.abi == "bytes" else input_bytes
     for _ in range(SPURIOUS_INTERRUPT_RETRIES):
         cancel.raise_if_cancelled()

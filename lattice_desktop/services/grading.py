@@ -8,15 +8,15 @@ from pathlib import Path
 
 import platformdirs
 
-from lattice_desktop.cancel import CancelToken
 from lattice_desktop.errors import Cancelled, StorageError, UserError
-from lattice_desktop.grading.grader import GradeReport, ProgressCallback, grade
+from lattice_desktop.grading.grader import GradeReport, grade
 from lattice_desktop.grading.report_json import report_to_dict
 from lattice_desktop.manifest.case import CaseManifest
 from lattice_desktop.manifest.submission import Submission
 from lattice_desktop.outcomes import Verdict
 from lattice_desktop.store import runs
 from lattice_desktop.store.writer import Writer
+from lattice_desktop.work import Work
 
 
 @dataclass(frozen=True)
@@ -32,8 +32,7 @@ def grade_and_store(
     writer: Writer,
     allow_build: bool = False,
     workers: int = 2,
-    progress: ProgressCallback | None = None,
-    cancel: CancelToken | None = None,
+    work: Work | None = None,
 ) -> StoredGrade:
     """Record the run as running, grade it, then store every result with the verdict at once.
 
@@ -42,8 +41,7 @@ def grade_and_store(
     """
     run_id = writer.call(runs.begin_run, case, submission)
     try:
-        report = grade(case, submission, allow_build=allow_build, workers=workers,
-                       progress=progress, cancel=cancel)
+        report = grade(case, submission, allow_build=allow_build, workers=workers, work=work)
     except Cancelled:
         writer.call(runs.end_run_without_results, run_id, Verdict.CANCELLED)
         raise

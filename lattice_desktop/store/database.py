@@ -34,7 +34,8 @@ def describe(target: str) -> str:
 def open_database(
     target: str | Path | None = None, *, recover: bool = True, busy_timeout: float = 10.0
 ) -> Database:
-    """Open (creating and migrating as needed) and bind every table to it."""
+    """Open (creating and migrating as needed); threads not bound to a database (see
+    store/base.py) use this one from now on."""
     target = str(target or default_location())
     try:
         if "://" in target:
@@ -57,11 +58,12 @@ def open_database(
             )
         db_proxy.initialize(db)
         db.connect(reuse_if_open=True)
-        migrate(db)
-        if recover:
-            from lattice_desktop.store.runs import recover_interrupted
+        with db_proxy.bound(db):
+            migrate(db)
+            if recover:
+                from lattice_desktop.store.runs import recover_interrupted
 
-            recover_interrupted()
+                recover_interrupted()
     except StorageError:
         raise
     except (DatabaseError, sqlite3.Error, OSError) as exc:

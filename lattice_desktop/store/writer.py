@@ -13,14 +13,19 @@ from typing import TypeVar
 from peewee import Database, DatabaseError
 
 from lattice_desktop.errors import Location, StorageError
+from lattice_desktop.store.base import db_proxy
 
 T = TypeVar("T")
 
 
 class Writer:
+    """The writer of one database: its thread stays bound to `db`, whichever database the
+    process opens later."""
+
     def __init__(self, db: Database) -> None:
         self.db = db
-        self._executor = ThreadPoolExecutor(1, "db-writer")
+        self._executor = ThreadPoolExecutor(1, "db-writer", initializer=db_proxy.bind_thread,
+                                            initargs=(db,))
 
     def submit(self, fn: Callable[..., T], *args: object) -> Future[T]:
         """Run `fn(*args)` on the writer thread inside one transaction."""

@@ -5,7 +5,6 @@ GUI thread, every write goes through the one Writer. Harness runs open through
 
 from __future__ import annotations
 
-import threading
 from pathlib import Path
 
 from PySide6.QtCore import QModelIndex, QSettings, QUrl, Signal, Slot
@@ -52,6 +51,7 @@ from lattice_desktop.ui.results_tab import ResultsTab
 from lattice_desktop.ui.run_header import RunHeader
 from lattice_desktop.ui.runs_panel import RunsPanel
 from lattice_desktop.ui.window_menus import WindowMenus
+from lattice_desktop.work import Work
 
 RESULTS, FACTORY, FUEL, LEADERBOARD = range(4)
 
@@ -73,7 +73,7 @@ class MainWindow(QMainWindow):
         self.recent_submissions = Recent("submissions", self.settings)
         self.demo_case = demo if demo is not None else demo_case()
         self._prewarm_pending = False
-        self._closing = threading.Event()
+        self._background = Work()  # prewarm: cancelled when the window closes
         self.auto_demo = auto_demo
         self.case_path: Path | None = self._initial_case()
         self.page: RunPage | None = None
@@ -526,13 +526,14 @@ class MainWindow(QMainWindow):
     def _start_prewarm(self) -> None:
         """After the demo is graded: walk its stress scenarios in the background so the
         Factory tab can show any tick of them at once (keyframes are kept on disk)."""
-        task = tasks.Task(prewarm, self.demo_case, self._closing.is_set)
+        task = tasks.Task(prewarm, self.demo_case, self._background)
         task.signals.failed.connect(self.report_failure)
         tasks.start(task)
 
     def closeEvent(self, event: QCloseEvent) -> None:
-        self._closing.set()
+        self._background.cancel()
         self.grading.cancel()
+        self.harness.ops.cancel()
         tasks.pool().waitForDone(30_000)
         self.writer.close()
         super().closeEvent(event)

@@ -25,6 +25,7 @@ from lattice_desktop.store.database import open_database
 from lattice_desktop.store.queries import list_runs, load_run
 from lattice_desktop.store.schema import Run
 from lattice_desktop.store.writer import Writer
+from lattice_desktop.work import Work
 from tests.core.test_store import KILLED_GRADER
 from tests.core.wat_cases import ECHO, ECHO_CASES, SLOW_ECHO, write_case, write_submission
 from tests.hostile.test_builds import build_folder, processes_running
@@ -131,14 +132,14 @@ def test_a_database_locked_while_grading_is_a_clear_error_and_loses_nothing(tmp_
     case = load_case(write_case(tmp_path / "case", ECHO_CASES))
     other = sqlite3.connect(db_path)
 
-    def lock_when_grading(progress):
-        if progress.phase == "done" and not other.in_transaction:
+    def lock_when_grading(step):
+        if step.item.phase == "done" and not other.in_transaction:
             other.execute("BEGIN EXCLUSIVE")
 
     try:
         with pytest.raises(StorageError, match="locked by another program"):
             grade_and_store(case, load_submission(write_submission(tmp_path / "sub", ECHO)),
-                            writer=writer, progress=lock_when_grading)
+                            writer=writer, work=Work(lock_when_grading))
     finally:
         other.rollback()
         other.close()

@@ -42,9 +42,12 @@ def test_progress_reports_each_case(qtbot, window, toy_case):
     steps = []
     window.grading.progress.connect(steps.append)
     grade_and_wait(qtbot, window, toy_case.submission("echo"))
-    finished = [s.result.name for s in steps if s.result is not None]
+    finished = [s.item.result.name for s in steps if s.item.result is not None]
     assert finished == ["hello", "big"]
-    assert steps[-1].phase == "done" and steps[-1].done == steps[-1].total == 2
+    assert [s.fraction for s in steps] == sorted(s.fraction for s in steps)  # never goes back
+    last = steps[-1]
+    assert last.item.phase == "done" and last.item.done == last.item.total == 2
+    assert (last.fraction, last.message) == (1.0, "graded")
 
 
 def test_cancel_stops_running_wasm_and_leaves_no_results(qtbot, window, tmp_path):
