@@ -11,6 +11,7 @@ from PySide6.QtWidgets import (
     QDialogButtonBox,
     QHeaderView,
     QMainWindow,
+    QMenu,
     QMessageBox,
     QTableWidget,
     QTableWidgetItem,
@@ -30,7 +31,7 @@ def shortcut_rows(window: QMainWindow, factory: QWidget) -> list[tuple[str, str,
     rows = []
     for menu_action in window.menuBar().actions():
         menu = menu_action.menu()
-        for action in menu.actions() if menu is not None else []:
+        for action in menu.actions() if isinstance(menu, QMenu) else []:
             if isinstance(action, QAction) and not action.shortcut().isEmpty():
                 rows.append((menu_action.text().replace("&", ""), action.text().replace("&", ""),
                              action.shortcut().toString(QKeySequence.SequenceFormat.NativeText)))
@@ -63,7 +64,8 @@ class ShortcutsDialog(QDialog):
         self.resize(560, 520)
 
     def texts(self) -> list[tuple[str, ...]]:
-        return [tuple(self.table.item(r, c).text() for c in range(3)) for r in range(self.table.rowCount())]
+        items = ((self.table.item(r, c) for c in range(3)) for r in range(self.table.rowCount()))
+        return [tuple(item.text() if item else "" for item in row) for row in items]
 
 
 def about_text() -> str:

@@ -40,7 +40,7 @@ def load_preferences(settings: QSettings) -> Preferences:
     """What is stored, with anything missing or malformed replaced by its default."""
     default = Preferences()
     try:
-        workers = int(settings.value("grading/workers", default.workers))
+        workers = int(str(settings.value("grading/workers", default.workers)))
     except (TypeError, ValueError):
         workers = default.workers
     theme = str(settings.value("appearance/theme", default.theme))
