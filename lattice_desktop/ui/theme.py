@@ -102,9 +102,11 @@ def apply_theme(app: QApplication) -> None:
 
 
 def use_theme(choice: str) -> None:
-    """Follow the system (`system`) or force `light` or `dark`, from now on."""
-    _chosen["theme"] = choice
-    _follow_scheme(Qt.ColorScheme.Unknown)
+    """Follow the system (`system`) or force `light` or `dark`, from now on. The palette is
+    set again only when the choice changes (setting it repolishes every widget)."""
+    if choice != _chosen["theme"]:
+        _chosen["theme"] = choice
+        _follow_scheme(Qt.ColorScheme.Unknown)
 
 
 def _follow_scheme(_scheme: Qt.ColorScheme) -> None:
