@@ -110,3 +110,6 @@ def test_the_unpacked_bundle_installs_into_the_launcher(unpacked, tmp_path):
     assert (tmp_path / "bin" / "lattice-desktop").resolve() == binary.resolve()
     entry = (tmp_path / "data" / "applications" / "lattice-desktop.desktop").read_text()
     assert f"Exec={binary} open %F" in entry
+    linked = subprocess.run([str(tmp_path / "bin" / "lattice-desktop"), "--version"], env=env,
+                            capture_output=True, text=True, timeout=120)  # finds its files through the link
+    assert linked.returncode == 0 and linked.stdout.strip() == f"lattice-desktop {__version__}"
