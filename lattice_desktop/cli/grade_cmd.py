@@ -8,6 +8,7 @@ import sys
 
 from lattice_desktop.cli.common import VERDICT_EXIT, add_db_option, err, open_storage, positive_int
 from lattice_desktop.cli.report_text import report_lines
+from lattice_desktop.cli.terminal import shown
 from lattice_desktop.grading.grader import GradingStep, grade
 from lattice_desktop.grading.report_json import report_to_dict
 from lattice_desktop.manifest import load_case, load_submission
@@ -78,8 +79,8 @@ def _progress_printer(*, quiet: bool):
             return
         if p.result is not None:
             r = p.result
-            err(f"[{p.done}/{p.total}] {r.kind:6} {r.name}: {r.outcome.label}")
+            err(f"[{p.done}/{p.total}] {shown(r.kind):6} {shown(r.name)}: {r.outcome.look.text}")
         elif p.phase != "done":
-            err(f"{step.message}…")
+            err(f"{shown(step.message)}…")
 
     return show

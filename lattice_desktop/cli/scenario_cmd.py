@@ -7,6 +7,9 @@ import struct
 import sys
 from pathlib import Path
 
+from lattice_desktop.cli.census_text import print_census
+from lattice_desktop.cli.common import positive_int, unit_interval
+from lattice_desktop.cli.terminal import shown
 from lattice_desktop.errors import UserError
 from lattice_desktop.lattice.generator import FEATURES, generate
 from lattice_desktop.lattice.scenario import parse_scenario
@@ -23,12 +26,15 @@ def register(commands: argparse._SubParsersAction) -> None:
 
     g = sub.add_parser("generate", help="scenarios from a seed (one to stdout, or --count to a folder)")
     g.add_argument("--seed", type=int, default=1)
-    g.add_argument("--size", type=int, nargs=2, metavar=("W", "H"), default=(32, 32))
-    g.add_argument("--ticks", type=int, default=200)
-    g.add_argument("--snapshot", type=int, default=10)
-    g.add_argument("--density", type=float, default=0.5)
+    g.add_argument("--size", type=positive_int, nargs=2, metavar=("W", "H"), default=(32, 32))
+    g.add_argument("--ticks", type=positive_int, default=200)
+    g.add_argument("--snapshot", type=positive_int, default=10)
+    g.add_argument("--density", type=unit_interval, default=0.5,
+                   help="how many features to try, 0..1 (1: about one per 40 cells)")
+    g.add_argument("--noise", type=unit_interval, default=0.0,
+                   help="fraction of cells given a random single entity facing anywhere, 0..1")
     g.add_argument("--features", nargs="+", choices=FEATURES, default=list(FEATURES))
-    g.add_argument("--count", type=int, default=1, help="how many (seeds SEED, SEED+1, …)")
+    g.add_argument("--count", type=positive_int, default=1, help="how many (seeds SEED, SEED+1, …)")
     g.add_argument("--out", type=Path, help="folder to write NAME.lat files into")
     g.set_defaults(func=_generate)
 
@@ -36,6 +42,10 @@ def register(commands: argparse._SubParsersAction) -> None:
     e.add_argument("paths", nargs="+", type=Path, help="scenario files or folders of *.lat")
     e.add_argument("--engine", type=Path, default=REFERENCE, help="reference engine (wasm)")
     e.set_defaults(func=_expect)
+
+    s = sub.add_parser("stats", help="a census of what each scenario's run exercises")
+    s.add_argument("paths", nargs="+", type=Path, help="scenario files or folders of *.lat")
+    s.set_defaults(func=_stats)
 
     c = sub.add_parser("check", help="validate scenarios and confirm their expected checksums")
     c.add_argument("paths", nargs="+", type=Path)
@@ -51,7 +61,7 @@ def _generate(args: argparse.Namespace) -> int:
         seed = args.seed + i
         try:
             text = generate(seed, width=width, height=height, ticks=args.ticks,
-                            snapshot=args.snapshot, density=args.density,
+                            snapshot=args.snapshot, density=args.density, noise=args.noise,
                             features=tuple(args.features))
         except ValueError as exc:
             raise UserError(str(exc)) from None
@@ -63,6 +73,12 @@ def _generate(args: argparse.Namespace) -> int:
             path = args.out / f"seed-{seed}-{width}x{height}{SUFFIX}"
             path.write_text(text)
             print(path)
+    return 0
+
+
+def _stats(args: argparse.Namespace) -> int:
+    for path in _scenarios(args.paths):
+        print_census(str(path), path.read_bytes())
     return 0
 
 
@@ -94,7 +110,7 @@ def _expect(args: argparse.Namespace) -> int:
         checksums = engine.run(data)
         target = path.with_suffix(EXPECTED_SUFFIX)
         target.write_bytes(struct.pack(f"<{len(checksums)}Q", *checksums))
-        print(f"{target}  {len(checksums)} snapshots")
+        print(f"{shown(target)}  {len(checksums)} snapshots")
     return 0
 
 
@@ -107,12 +123,12 @@ def _check(args: argparse.Namespace) -> int:
         try:
             scenario = parse_scenario(data, source=str(path))
         except UserError as exc:
-            print(f"invalid  {exc}")
+            print(f"invalid  {shown(exc)}")
             problems += 1
             continue
         expected_path = path.with_suffix(EXPECTED_SUFFIX)
         if not expected_path.is_file():
-            print(f"no expected answer  {path} (run `scenario expect`)")
+            print(f"no expected answer  {shown(path)} (run `scenario expect`)")
             problems += 1
             continue
         expected = expected_path.read_bytes()
@@ -121,9 +137,9 @@ def _check(args: argparse.Namespace) -> int:
         if want != got:
             index = next((i for i, (a, b) in enumerate(zip(want or [], got)) if a != b), None)
             where = f"first differs at snapshot {index + 1}" if index is not None else "length differs"
-            print(f"MISMATCH {path}: {where}")
+            print(f"MISMATCH {shown(path)}: {where}")
             problems += 1
         else:
-            print(f"ok       {path}  {scenario.width}x{scenario.height}, {len(got)} snapshots")
+            print(f"ok       {shown(path)}  {scenario.width}x{scenario.height}, {len(got)} snapshots")
     print(f"{len(paths) - problems} of {len(paths)} scenarios valid with matching expected answers")
     return 0 if not problems else 1

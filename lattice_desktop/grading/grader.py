@@ -125,9 +125,14 @@ def grade(
     allow_build: bool = False,
     workers: int = 2,
     work: Work | None = None,
+    smoke_gate: bool = True,
 ) -> GradeReport:
     """Build (if allowed), compile, run smoke tests, then stress cases; return the report.
-    Each step is reported on `work` with a `GradingStep`; cancelling it raises `Cancelled`."""
+    Each step is reported on `work` with a `GradingStep`; cancelling it raises `Cancelled`.
+
+    With `smoke_gate` off the stress cases run even after a failed smoke test: a case
+    author uses it to see how many stress cases a wrong sample fails on its own.
+    """
     cancel = work or Work()
     started = datetime.now(UTC)
     total = len(case.cases)
@@ -182,7 +187,7 @@ def grade(
         cancel.on_cancel(lambda: engine.interrupt_all(case.sandbox.wall_clock))
         smoke = list(pool.map(run_one, case.smoke))
         results.extend(smoke)
-        if all(r.outcome.correct for r in smoke):
+        if all(r.outcome.correct for r in smoke) or not smoke_gate:
             # Biggest first so the pool is not left waiting on one long case at the end.
             stress = sorted(case.stress, key=lambda e: -e.size)
             by_name = {r.name: r for r in pool.map(run_one, stress)}

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -71,7 +72,9 @@ def keep_unstored_report(run_id: int, report: GradeReport) -> Path:
     folder = unstored_reports_dir()
     folder.mkdir(parents=True, exist_ok=True)
     stamp = report.finished.strftime("%Y%m%dT%H%M%S")
-    path = folder / f"run-{run_id}-{report.submission.model}-{stamp}.json"
+    # The model name is the submission's text: keep only characters safe in one file name.
+    model = re.sub(r"[^A-Za-z0-9._-]+", "_", report.submission.model)[:64] or "model"
+    path = folder / f"run-{run_id}-{model}-{stamp}.json"
     data = report_to_dict(report)
     data["run_id"] = run_id
     path.write_text(json.dumps(data, indent=2))

@@ -41,7 +41,7 @@ class Writer:
             with self.db.atomic():
                 return fn(*args)
         except DatabaseError as exc:  # locked, read-only, disk full: the user can act on it
-            raise StorageError(explain(exc), Location(str(self.db.database))) from None
+            raise StorageError(explain(exc, str(self.db.database)), Location(str(self.db.database))) from None
 
     def close(self) -> None:
         self._executor.shutdown(wait=True)

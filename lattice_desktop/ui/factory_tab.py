@@ -28,6 +28,7 @@ from lattice_desktop.manifest.case import CaseManifest
 from lattice_desktop.services.factory_opening import OpenedCase, open_case, open_scenario
 from lattice_desktop.store.queries import StoredRun
 from lattice_desktop.ui.factory.canvas import FactoryCanvas
+from lattice_desktop.ui.factory.census_panel import CensusPanel
 from lattice_desktop.ui.factory.diff_panel import DiffList, ModeSwitch
 from lattice_desktop.ui.factory.legend import Legend
 from lattice_desktop.ui.factory.loader import StateLoader
@@ -125,6 +126,8 @@ class FactoryTab(QWidget):
         side = QSplitter(Qt.Orientation.Vertical, self)
         side.addWidget(self.table)
         side.addWidget(self.diff_list)
+        self.census = CensusPanel(self)
+        side.addWidget(self.census)
         split = QSplitter(Qt.Orientation.Horizontal, self)
         split.addWidget(left)
         split.addWidget(side)
@@ -203,8 +206,7 @@ class FactoryTab(QWidget):
             return
         self.stack.setCurrentIndex(1)
         for r in lattice:
-            glyph = "✓" if r.outcome.correct else "✗"
-            self.case_box.addItem(f"{glyph} {r.name}", r.name)
+            self.case_box.addItem(f"{r.outcome.symbol} {r.name}", r.name)
         wrong = next((i for i, r in enumerate(lattice) if r.mismatch is not None), 0)
         self.case_box.setCurrentIndex(wrong)
         self._want_divergence = True
@@ -279,6 +281,7 @@ class FactoryTab(QWidget):
         """Stop background work (the main window calls this when closing)."""
         self._stop_playing()
         self.loader.stop()
+        self.census.clear_scenario()
 
     # --- opening a scenario ---------------------------------------------------------------
 
@@ -312,6 +315,8 @@ class FactoryTab(QWidget):
                                               playback.engine_name, *filter(None, [opened.source])]))
         self.canvas.set_scenario(playback.scenario)
         self.legend.set_scenario(playback.scenario)
+        self.census.show_scenario(playback.data, playback.scenario,
+                                  self.case.path.parent if self.case is not None else None)  # a file alone
         self.model.set_snapshots(snapshots)
         self.transport.set_range(playback.ticks)
         self.transport.timeline.set_snapshots(snapshots)

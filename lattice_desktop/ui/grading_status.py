@@ -53,8 +53,7 @@ class GradingStatus(QWidget):
         grading = step.item if isinstance(step.item, GradingStep) else None
         if grading is not None and grading.result is not None:
             r = grading.result
-            mark = "✓" if r.outcome.correct else "✗"
-            self.label.setText(f"{name}: {r.kind} {r.name} {mark} {r.outcome.label}")
+            self.label.setText(f"{name}: {r.kind} {r.name} {r.outcome.look.text}")
         else:
             self.label.setText(f"{name}: {step.message}…")
         if grading is not None and (grading.phase in ("smoke", "stress", "done") or grading.done):

@@ -8,7 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from PySide6.QtCore import QModelIndex, QSettings, QUrl, Signal, Slot
-from PySide6.QtGui import QAction, QCloseEvent, QDragEnterEvent, QDropEvent, QKeySequence
+from PySide6.QtGui import QAction, QCloseEvent, QDragEnterEvent, QDropEvent, QGuiApplication, QKeySequence
 from PySide6.QtWidgets import (
     QLabel,
     QMainWindow,
@@ -64,7 +64,8 @@ class MainWindow(QMainWindow):
         super().__init__()
         self.setWindowTitle("Lattice Desktop")
         self.setAcceptDrops(True)
-        self.resize(1400, 860)
+        screen = QGuiApplication.primaryScreen().availableGeometry()  # never start past the screen
+        self.resize(min(1400, screen.width()), min(860, screen.height()))
         self.db_target = str(db_target or default_location())
         self.db = open_database(self.db_target)
         self.writer = Writer(self.db)
@@ -401,7 +402,7 @@ class MainWindow(QMainWindow):
     def _on_graded(self, stored: StoredGrade) -> None:
         report = stored.report
         self.statusBar().showMessage(
-            f"Graded {report.submission.name}: {report.verdict.symbol} {report.verdict.label}", 8000)
+            f"Graded {report.submission.name}: {report.verdict.look.text}", 8000)
         if self._open_after_grade:
             self._show_results_next = True
             self.runs_panel.select_run(stored.run_id, notify=False)

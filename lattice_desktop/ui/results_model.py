@@ -21,7 +21,7 @@ NUMERIC = {"Size", "Fuel", "Overshoot"}
 
 
 def outcome_chip(outcome: Outcome) -> Chip:
-    return Chip(theme.outcome_symbol(outcome), outcome.label, theme.outcome_colour(outcome))
+    return Chip.of(outcome.look)
 
 
 def percent_bar(r: CaseResult) -> Bar | None:
@@ -103,7 +103,7 @@ class ResultsModel(QAbstractTableModel):
         if name == "Size":
             return grouped(r.size)
         if name == "Outcome":
-            return f"{theme.outcome_symbol(r.outcome)} {r.outcome.label}"
+            return r.outcome.look.text
         if name == "Fuel":
             return fuel(r.fuel)
         if name == "% of ceiling":
@@ -159,6 +159,9 @@ _OUTCOME_HELP = {
     Outcome.OVER_CEILING: "Correct, but only on the runway past the ceiling: does not pass",
     Outcome.SKIPPED: "Not run because a smoke test failed: counted failed",
     Outcome.WRONG_ANSWER: "The output differs from the expected answer",
-    Outcome.OUT_OF_FUEL: "Ran out of fuel even on the runway",
+    Outcome.OUT_OF_FUEL: "Exhausted the runway: still running at the end of its fuel, so there is "
+                         "no answer to judge (not a wrong answer); a faster engine may pass",
     Outcome.INTERNAL_ERROR: "A bug in Lattice Desktop, not in the submission",
+    Outcome.UNKNOWN: "The stored outcome is not one this version knows (a newer version or "
+                     "another program wrote it)",
 }

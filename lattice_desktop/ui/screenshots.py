@@ -55,6 +55,18 @@ def import_bundled_harness(window: MainWindow) -> None:
     wait_until(lambda: not window._runs_query.busy)
 
 
+def open_largest_scenario(window: MainWindow) -> bool:
+    """Open the open run's last (largest) scenario in the Factory tab, as a user choosing it."""
+    tab = window.factory_tab
+    last = tab.case_box.count() - 1
+    if last <= tab.case_box.currentIndex():
+        return False
+    tab.case_box.setCurrentIndex(last)
+    tab.case_box.activated.emit(last)
+    wait_until(lambda: not tab.engine_label.text().startswith("opening"))
+    return True
+
+
 def pick(summaries: list[RunSummary], submission: str) -> RunSummary | None:
     return next((s for s in summaries if s.submission == submission), None)
 
@@ -101,6 +113,8 @@ def capture(window: MainWindow, outdir: Path) -> list[Path]:
     window.tabs.setCurrentIndex(FACTORY)
     window.factory_tab.go_to_first_divergence()
     shot(FACTORY, "factory")
+    if open_largest_scenario(window):
+        shot(FACTORY, "factory_largest")
     harness = window.runs_panel.model.harness
     shown = next((h for h in harness if h.result.run_id.startswith("looping")),
                  harness[0] if harness else None)
@@ -128,10 +142,10 @@ def show_scenario_file(window: MainWindow, path: Path, *, snapshots: int) -> Non
                and tab.canvas.state.tick == tab.tick)
 
 
-def save_screenshots(outdir: Path, db: str | None) -> list[Path]:
+def save_screenshots(outdir: Path, db: str | None, *, size: tuple[int, int] = (1500, 920)) -> list[Path]:
     window = MainWindow(db, auto_demo=False)
     try:
-        window.resize(1500, 920)
+        window.resize(*size)
         window.show()
         wait_until(lambda: window._runs_loaded)
         demo_graded = any(s.case_name == "lattice" for s in window.runs_panel.model.summaries)

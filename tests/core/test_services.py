@@ -76,7 +76,7 @@ def test_a_job_grades_stores_and_copies_as_text(tmp_path, writer):
     assert lines[0] == f"echo · echo 1/standard · model-a · run {stored.run_id}"
     assert lines[1].startswith("✓ correct · score ")
     assert "Smoke tests (correctness only)" in lines and "Stress cases (fuel)" in lines
-    assert any(line.startswith("  hello · echoes a short input · pass · ") for line in lines)
+    assert any(line.startswith("  hello · echoes a short input · ✓ pass · ") for line in lines)
 
 
 def test_a_cancelled_job_is_kept_as_cancelled(tmp_path, writer):

@@ -283,3 +283,19 @@ def test_a_report_the_database_refuses_is_kept_on_disk(tmp_path, monkeypatch):
     assert str(kept) in str(info.value)
     data = json.loads(kept.read_text())
     assert data["verdict"] == "correct" and [r["name"] for r in data["results"]] == ["hello", "longer"]
+
+
+def test_a_kept_report_stays_in_its_folder_whatever_the_model_name(tmp_path, monkeypatch):
+    """The model name is the submission's text: a path in it never leads the kept report elsewhere."""
+    from lattice_desktop.grading.grader import grade
+    from lattice_desktop.manifest import load_case, load_submission
+    from lattice_desktop.services import grading as session
+    from tests.core.wat_cases import ECHO, ECHO_CASES, write_case, write_submission
+
+    monkeypatch.setattr(session, "unstored_reports_dir", lambda: tmp_path / "kept")
+    case = load_case(write_case(tmp_path / "case", ECHO_CASES))
+    report = grade(case, load_submission(write_submission(tmp_path / "sub", ECHO, model="../../escape/me")))
+    kept = session.keep_unstored_report(7, report)
+    assert kept.parent == tmp_path / "kept"
+    assert kept.name.startswith("run-7-.._.._escape_me-")
+    assert not (tmp_path / "escape").exists()

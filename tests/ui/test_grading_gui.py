@@ -179,9 +179,14 @@ def test_the_bundled_demo_grades_from_the_window(qtbot, make_window):
     window = make_window(demo=BUNDLED)
     with qtbot.waitSignal(window.grading.idle, timeout=30 * 60_000):
         window.grade_demo()
-    qtbot.waitUntil(lambda: len(window.runs_panel.model.summaries) >= 3, timeout=10_000)
+    def all_four_stored() -> bool:
+        summaries = window.runs_panel.model.summaries
+        return len(summaries) >= 4 and all(s.verdict.finished for s in summaries)
+
+    qtbot.waitUntil(all_four_stored, timeout=10_000)
     verdicts = {s.submission: s.verdict for s in window.runs_panel.model.summaries}
     lines = next(s for s in window.runs_panel.model.summaries if s.submission == "lines")
     failing = [(r.name, r.outcome, r.detail) for r in load_run(lines.id).results if not r.outcome.passed]
     assert verdicts["lines"] is Verdict.CORRECT, failing
     assert verdicts["buggy"] is Verdict.INCORRECT
+    assert verdicts["stuck_rings"] is Verdict.INCORRECT

@@ -44,6 +44,7 @@ def test_several_scenario_files_are_listed_and_replayed_without_grading(qtbot, w
     assert tab.model.rowCount() == 8 and tab.model.index(0, 4).data() == "·"  # nothing to compare
     assert "wasm reference" in tab.engine_label.text()
     assert "nothing is graded" in window.header.subtitle.text()
+    qtbot.waitUntil(lambda: tab.census.census is not None, timeout=30_000)  # what its run exercises
 
     tab.step_snapshot(+1)
     qtbot.waitUntil(lambda: tab.tick == 10 and not tab.loader.busy, timeout=10_000)

@@ -9,7 +9,7 @@ from PySide6.QtGui import QImage
 from lattice_desktop.ui.screenshots import save_screenshots
 
 OFFSCREEN_SHOW = "This plugin does not support propagateSizeHints()"
-TABS = ["results", "fuel", "leaderboard", "results_incorrect", "factory", "harness_results",
+TABS = ["results", "fuel", "leaderboard", "results_incorrect", "factory", "factory_largest", "harness_results",
         "harness_leaderboard", "scenario_file"]
 
 
