@@ -90,6 +90,15 @@ def test_the_frozen_app_grades_the_bundled_case(unpacked, tmp_path):
     assert "incorrect" in buggy.stdout
 
 
+def test_the_frozen_app_leaves_the_optional_inspect_reader_out_and_says_so(unpacked, tmp_path):
+    examples = unpacked / "lattice-desktop" / "_internal" / "resources" / "harness" / "inspect"
+    done = run(unpacked, tmp_path, "harness", "score", str(examples / "webshop_ctf.eval"),
+               "--box", str(examples / "webshop_ctf.box.toml"))
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert "needs the optional inspect_ai package" in done.stderr
+    assert not list((unpacked / "lattice-desktop" / "_internal").glob("inspect_ai*"))
+
+
 def test_the_frozen_app_saves_screenshots_offscreen(unpacked, tmp_path):
     done = run(unpacked, tmp_path, "screenshots", str(tmp_path / "shots"))
     assert done.returncode == 0, done.stderr
