@@ -33,7 +33,7 @@ class Outcome(StrEnum):
     OVER_CEILING = "over_ceiling"  # correct, but only on the fuel runway
     WRONG_ANSWER = "wrong_answer"
     TRAP = "trap"
-    OUT_OF_FUEL = "out_of_fuel"  # ran out even on the runway
+    OUT_OF_FUEL = "out_of_fuel"  # exhausted the runway: no answer, which is not a wrong one
     MEMORY_LIMIT = "memory_limit"
     TIMEOUT = "timeout"  # the wall-clock backstop stopped it
     MISSING_EXPORT = "missing_export"
@@ -79,7 +79,7 @@ _OUTCOME_LOOKS = {
     Outcome.OVER_CEILING: Look("▲", "over ceiling", AMBER),
     Outcome.WRONG_ANSWER: Look("✗", "wrong answer", RED),
     Outcome.TRAP: Look("✗", "trap", RED),
-    Outcome.OUT_OF_FUEL: Look("✗", "out of fuel", RED),
+    Outcome.OUT_OF_FUEL: Look("✗", "runway exhausted", RED),
     Outcome.MEMORY_LIMIT: Look("✗", "memory limit", RED),
     Outcome.TIMEOUT: Look("✗", "wall-clock limit", RED),
     Outcome.MISSING_EXPORT: Look("✗", "missing export", RED),

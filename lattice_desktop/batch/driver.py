@@ -93,19 +93,21 @@ def grade_batch(
     backend: Backend,
     writer: Writer | None = None,
     allow_build: bool = False,
+    allow_unisolated: bool = False,
     regrade: bool = False,
     work: Work | None = None,
 ) -> BatchResult:
     """Grade every submission on `backend`; store each run whole through `writer` (if any).
     Each change is reported on `work` with a `BatchProgress`; cancelling it raises `Cancelled`."""
-    return _Batch(case, backend, writer, allow_build, work or Work()).run(submissions, regrade=regrade)
+    batch = _Batch(case, backend, writer, work or Work())
+    batch.allow_build, batch.allow_unisolated = allow_build, allow_unisolated
+    return batch.run(submissions, regrade=regrade)
 
 
 class _Batch:
-    def __init__(self, case: CaseManifest, backend: Backend, writer: Writer | None, allow_build: bool,
-                 work: Work) -> None:
-        self.case, self.backend, self.writer = case, backend, writer
-        self.allow_build, self.work = allow_build, work
+    def __init__(self, case: CaseManifest, backend: Backend, writer: Writer | None, work: Work) -> None:
+        self.case, self.backend, self.writer, self.work = case, backend, writer, work
+        self.allow_build = self.allow_unisolated = False
         self.id = uuid.uuid4().hex
         self.result = BatchResult()
         self.pending: dict[int, _Pending] = {}
@@ -136,7 +138,8 @@ class _Batch:
             self.work.raise_if_cancelled()
             try:
                 build = build_submission(
-                    submission, allowed=self.allow_build, timeout=self.case.sandbox.build_timeout,
+                    submission, allowed=self.allow_build, allow_unisolated=self.allow_unisolated,
+                    timeout=self.case.sandbox.build_timeout,
                     max_module_bytes=self.case.sandbox.max_module_bytes, cancel=self.work,
                 )
             except UserError as exc:

@@ -10,7 +10,7 @@ from lattice_desktop.manifest.case import CaseManifest
 from lattice_desktop.outcomes import Verdict
 from lattice_desktop.sandbox.engine import WASMTIME_VERSION
 from lattice_desktop.store import runs
-from lattice_desktop.store.schema import CaseRecord, Run, SubmissionRecord
+from lattice_desktop.store.schema import Run, SubmissionRecord
 
 # Verdicts a rerun keeps; an internal error, a cancelled or interrupted run is graded again.
 SETTLED = (Verdict.CORRECT.value, Verdict.OVER_CEILING.value, Verdict.INCORRECT.value)
@@ -22,20 +22,13 @@ class StoredRun:
     verdict: Verdict
 
 
-def case_content_hash(case: CaseManifest) -> str:
-    """What the case is, by content: its manifest and every input and expected file."""
-    return case.manifest_hash
-
-
 def graded_modules(case: CaseManifest) -> dict[str, StoredRun]:
     """Module hash -> its newest settled run on this case content and wasmtime version."""
     query = (
         Run.select(Run.id, Run.verdict, SubmissionRecord.module_sha256)
         .join(SubmissionRecord, on=(Run.submission == SubmissionRecord.id))
-        .switch(Run)
-        .join(CaseRecord, on=(Run.case == CaseRecord.id))
         .where(
-            (CaseRecord.manifest_hash == case_content_hash(case))
+            (Run.case_hash == case.manifest_hash)  # the case's content: manifest, inputs, answers
             & (Run.wasmtime_version == WASMTIME_VERSION)
             & (Run.verdict.in_(SETTLED))
             & SubmissionRecord.module_sha256.is_null(False)

@@ -36,7 +36,8 @@ def summarize(case: CaseManifest, result: BatchResult, *, stored: bool) -> Batch
     counts.update(run.verdict.value for _s, run in result.skipped)
     top: list[BoardEntry] = []
     if stored:
-        board = leaderboard(case.name, case.version, case.variant, WASMTIME_VERSION)
+        board = leaderboard(case.name, case.version, case.variant, WASMTIME_VERSION,
+                            content=case.manifest_hash)
         top = board.entries[:TOP]
     return BatchSummary(len(result.runs), len(result.skipped), len(result.problems),
                         dict(sorted(counts.items())), top)

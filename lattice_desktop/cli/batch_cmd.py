@@ -39,6 +39,9 @@ def register(commands: argparse._SubParsersAction) -> None:
                    help="worker processes of the local cluster (default 2)")
     p.add_argument("--build", action="store_true",
                    help="allow running the submissions' [build] commands (they are someone else's code)")
+    p.add_argument("--allow-unisolated-build", action="store_true",
+                   help="where the build jail cannot be set up, run the build commands anyway, "
+                   "with your user's rights (never the default)")
     p.add_argument("--regrade", action="store_true", help="grade again runs that are already stored")
     p.add_argument("--json", action="store_true", help="print every run and a summary as JSON on stdout")
     add_db_option(p)
@@ -62,6 +65,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         result = grade_on_cluster(case, submissions, scheduler=args.scheduler, workers=args.workers,
                                   writer=writer, allow_build=args.build, regrade=args.regrade,
+                                  allow_unisolated=args.allow_unisolated_build,
                                   work=Work(printer))
     finally:
         printer.close()

@@ -5,7 +5,7 @@ from __future__ import annotations
 from lattice_desktop.cli.terminal import shown
 from lattice_desktop.formatting import fuel, percent
 from lattice_desktop.grading.grader import CaseResult, GradeReport
-from lattice_desktop.outcomes import Verdict
+from lattice_desktop.outcomes import Outcome, Verdict
 from lattice_desktop.store.field import Standing
 
 
@@ -36,6 +36,19 @@ def verdict_line(verdict: Verdict, score: int | None, overshoot: int | None) -> 
     return text
 
 
+def failure_reason(results: list[CaseResult]) -> str:
+    """The first failing case and how it failed; a run out of runway is not a wrong answer."""
+    failed = [r for r in results if not r.outcome.correct and r.outcome is not Outcome.SKIPPED]
+    if not failed:
+        return "no case failed"
+    first = failed[0]
+    if first.outcome is Outcome.OUT_OF_FUEL:
+        text = f"{first.name} {first.detail.split(':')[0]}, before giving an answer"
+    else:
+        text = f"{first.name}: {first.outcome.label}"
+    return text + (f" (and {len(failed) - 1} more)" if len(failed) > 1 else "")
+
+
 def report_lines(report: GradeReport, *, standing: Standing | None = None,
                  run_id: int | None = None) -> list[str]:
     case = report.case
@@ -56,6 +69,8 @@ def report_lines(report: GradeReport, *, standing: Standing | None = None,
         lines.extend(result_rows(stress))
         lines.append("")
     lines.append(verdict_line(report.verdict, report.score, report.overshoot))
+    if report.verdict is Verdict.INCORRECT:
+        lines.append(f"why: {failure_reason(report.results)}")
     if standing is not None:
         lines.append(f"field: {standing.describe()}")
     if report.build is not None and not report.build.ok:

@@ -36,6 +36,8 @@ def register(commands: argparse._SubParsersAction) -> None:
     p.add_argument("case", help="case name, e.g. lattice")
     p.add_argument("--version", type=int, dest="case_version")
     p.add_argument("--variant")
+    p.add_argument("--content", metavar="HASH",
+                   help="the case content to rank (a manifest hash or its prefix; default: the newest run's)")
     p.add_argument("--json", action="store_true")
     add_db_option(p)
     p.set_defaults(func=_leaderboard)
@@ -96,18 +98,21 @@ def _leaderboard(args: argparse.Namespace) -> int:
     if args.case not in known:
         listed = f" (cases with runs: {', '.join(map(shown, known))})" if known else " (no runs yet)"
         raise UserError(f"no runs of a case named '{shown(args.case)}'" + listed)
-    board = leaderboard(args.case, args.case_version, args.variant)
+    board = leaderboard(args.case, args.case_version, args.variant, content=args.content)
+    if args.content and not board.content.startswith(args.content):
+        raise UserError(f"no runs of '{shown(args.case)}' with case content {shown(args.content)}")
     if args.json:
         json.dump({
             "case": board.case_name, "version": board.version, "variant": board.variant,
-            "wasmtime_version": board.wasmtime_version,
+            "wasmtime_version": board.wasmtime_version, "content": board.content,
+            "other_contents": board.other_contents,
             "entries": [_entry(e) for e in board.entries],
             "over_ceiling": [_entry(e) for e in board.over_ceiling],
         }, sys.stdout, indent=2)
         print()
         return 0
     print(f"{shown(board.case_name)} {board.version}/{shown(board.variant)} "
-          f"· wasmtime {shown(board.wasmtime_version)}")
+          f"· wasmtime {shown(board.wasmtime_version)} · {board.content_label}")
     if not board.entries and not board.over_ceiling:
         print("No runs yet for this case.")
     for e in board.entries:

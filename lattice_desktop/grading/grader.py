@@ -12,8 +12,10 @@ import threading
 import traceback
 from collections.abc import Iterable
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
+
+import wasmtime
 
 from lattice_desktop.errors import Cancelled
 from lattice_desktop.grading.compare import Mismatch, compare, snapshot_interval
@@ -24,6 +26,7 @@ from lattice_desktop.sandbox import engine
 from lattice_desktop.sandbox.build import BuildResult, build_submission
 from lattice_desktop.sandbox.compiler import CompiledModule, CompileError, compile_module
 from lattice_desktop.sandbox.runner import Execution, check_linkage, execute
+from lattice_desktop.sandbox.scratch import sweep_stale_scratch
 from lattice_desktop.work import Work
 
 
@@ -79,7 +82,8 @@ class GradeReport:
     @property
     def stress_fuel(self) -> int | None:
         fuels = [r.fuel for r in self.results if not r.is_smoke]
-        return sum(fuels) if fuels and None not in fuels else None
+        known = [f for f in fuels if f is not None]
+        return sum(known) if fuels and len(known) == len(fuels) else None
 
     @property
     def score(self) -> int | None:
@@ -123,11 +127,20 @@ def grade(
     submission: Submission,
     *,
     allow_build: bool = False,
+    allow_unisolated: bool = False,
     workers: int = 2,
     work: Work | None = None,
+    smoke_gate: bool = True,
 ) -> GradeReport:
     """Build (if allowed), compile, run smoke tests, then stress cases; return the report.
-    Each step is reported on `work` with a `GradingStep`; cancelling it raises `Cancelled`."""
+
+    Each step is reported on `work` with a `GradingStep`; cancelling it raises `Cancelled`.
+    Build commands run jailed; `allow_unisolated` lets them run where no jail is possible.
+
+    With `smoke_gate` off the stress cases run even after a failed smoke test: a case
+    author uses it to see how many stress cases a wrong sample fails on its own.
+    """
+    sweep_stale_scratch()  # what a grader killed mid-build or mid-compile left behind
     cancel = work or Work()
     started = datetime.now(UTC)
     total = len(case.cases)
@@ -146,7 +159,7 @@ def grade(
     report_progress("build", "building" if submission.commands else "loading module", 0)
     build = build_submission(
         submission, allowed=allow_build, timeout=case.sandbox.build_timeout,
-        max_module_bytes=case.sandbox.max_module_bytes, cancel=cancel,
+        max_module_bytes=case.sandbox.max_module_bytes, cancel=cancel, allow_unisolated=allow_unisolated,
     )
     if not build.ok or build.module is None:
         return finish(all_failed(case, Outcome.BUILD_FAILURE, build.detail), None, build)
@@ -169,11 +182,11 @@ def grade(
         return result
 
     results: list[CaseResult] = []
-    with _pool(workers) as pool:
+    with _pool(workers, cancel) as pool:
         cancel.on_cancel(lambda: engine.interrupt_all(case.sandbox.wall_clock))
         smoke = list(pool.map(run_one, case.smoke))
         results.extend(smoke)
-        if all(r.outcome.correct for r in smoke):
+        if all(r.outcome.correct for r in smoke) or not smoke_gate:
             # Biggest first so the pool is not left waiting on one long case at the end.
             stress = sorted(case.stress, key=lambda e: -e.size)
             by_name = {r.name: r for r in pool.map(run_one, stress)}
@@ -208,7 +221,7 @@ def skipped_after_smoke(case: CaseManifest, smoke: Iterable[CaseResult]) -> list
             for entry in case.stress]
 
 
-def grade_entry(case: CaseManifest, entry: CaseEntry, module, cancel: Work) -> CaseResult:
+def grade_entry(case: CaseManifest, entry: CaseEntry, module: wasmtime.Module, cancel: Work) -> CaseResult:
     """Run one case entry on a compiled module and judge it: the one path every grader uses."""
     try:
         data = entry.input_bytes() if case.contract.abi == "bytes" else b""
@@ -217,8 +230,10 @@ def grade_entry(case: CaseManifest, entry: CaseEntry, module, cancel: Work) -> C
         return unrun(case, entry, Outcome.INTERNAL_ERROR, f"case file unreadable: {exc}")
     budget = case.budget(entry)
     try:
+        # An answer longer than the expected one plus a checksum is wrong whatever it holds:
+        # only that much is copied out of wasm (its size and digest still cover all of it).
         run = execute(module, case.contract, case.sandbox, entry, budget=budget, cancel=cancel,
-                      input_bytes=data)
+                      input_bytes=data, keep_output=len(expected) + 8)
     except Cancelled:
         raise
     except Exception:  # a bug of ours: never blamed on the submission
@@ -235,28 +250,31 @@ def _judge(case: CaseManifest, entry: CaseEntry, run: Execution, data: bytes, ex
            budget: int) -> CaseResult:
     ceiling = case.sandbox.fuel_limit
     interval = snapshot_interval(case.family, data)
-    common = dict(
+    measured = CaseResult(  # what every outcome below shares; each sets its own outcome
         name=entry.name, kind=entry.kind, behaviour=entry.behaviour, size=entry.size,
-        ceiling=ceiling, budget=budget, fuel=run.fuel, trap_code=run.trap_code,
+        outcome=Outcome.PASS, ceiling=ceiling, budget=budget, fuel=run.fuel, trap_code=run.trap_code,
         frames=run.frames, snapshot_interval=interval, wall_time=run.wall_time,
     )
     if run.outcome is not None:
-        return CaseResult(outcome=run.outcome, detail=run.detail, **common)
+        return replace(measured, outcome=run.outcome, detail=run.detail)
     output = run.output or b""
-    digest = hashlib.sha256(output).hexdigest()
-    checksums = output if case.contract.output == "u64-list" and len(output) % 8 == 0 else None
-    same, reason, mismatch = compare(case.contract, output, expected, interval=interval)
+    size = len(output) if run.output_size is None else run.output_size
+    digest = run.output_digest or hashlib.sha256(output).hexdigest()
+    checksums = output if case.contract.output == "u64-list" and size % 8 == 0 else None
+    same, reason, mismatch = compare(case.contract, output, expected, interval=interval, size=size)
     if not same:
-        return CaseResult(outcome=Outcome.WRONG_ANSWER, detail=reason, output_digest=digest,
-                          checksums=checksums, mismatch=mismatch, **common)
+        # Keep what Results and Diff show (every expected snapshot and one past), not the
+        # whole answer: a 16 MiB wrong answer per case must not grow the database by as much.
+        kept = None if checksums is None else checksums[: len(expected) + 8]
+        return replace(measured, outcome=Outcome.WRONG_ANSWER, detail=reason, output_digest=digest,
+                       checksums=kept, mismatch=mismatch)
     fuel = run.fuel or 0
     if entry.is_smoke or fuel <= ceiling:
-        return CaseResult(outcome=Outcome.PASS, output_digest=digest, checksums=checksums, **common)
+        return replace(measured, outcome=Outcome.PASS, output_digest=digest, checksums=checksums)
     over = 100.0 * (fuel - ceiling) / ceiling
-    return CaseResult(
-        outcome=Outcome.OVER_CEILING, output_digest=digest, checksums=checksums,
+    return replace(
+        measured, outcome=Outcome.OVER_CEILING, output_digest=digest, checksums=checksums,
         detail=f"correct on the runway: {fuel - ceiling:,} fuel ({over:.1f}%) over the ceiling",
-        **common,
     )
 
 
@@ -286,14 +304,17 @@ class _pool:
     creates its threads lazily, so the size stays set for the pool's lifetime.
     """
 
-    def __init__(self, workers: int) -> None:
+    def __init__(self, workers: int, cancel: Work) -> None:
         self.workers = max(1, workers)
+        self.cancel = cancel
 
     def __enter__(self) -> ThreadPoolExecutor:
         self._previous = threading.stack_size(engine.WORKER_STACK)
         self._executor = ThreadPoolExecutor(self.workers, "grade")
         return self._executor
 
-    def __exit__(self, *exc: object) -> None:
+    def __exit__(self, kind: type[BaseException] | None, *exc: object) -> None:
+        if kind is not None:  # Ctrl+C or an error: stop the running cases before waiting for them
+            self.cancel.cancel()
         self._executor.shutdown(wait=True, cancel_futures=True)
         threading.stack_size(self._previous)

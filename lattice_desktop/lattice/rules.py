@@ -192,8 +192,9 @@ class Factory:
         # §4d: a candidate moves exactly when its target slot is open.
         return target if hold[target] else _FREE
 
-    def _move(self) -> None:
-        """§4 phase 2: decide every move as the greatest fixed point, then apply them all."""
+    def _move(self) -> dict[int, int]:
+        """§4 phase 2: decide every move as the greatest fixed point, then apply them all.
+        Returns each held item's fate (position -> 1 moved, 0 stayed), for the census."""
         hold = self._hold
         fate: dict[int, int] = {}
         accepted: dict[int, set[int]] = {}
@@ -240,6 +241,7 @@ class Factory:
                 counts[item] = counts.get(item, 0) + 1
             else:  # end of phase: an assembler buffers what it accepted
                 self._buffer[dest][item] += 1
+        return fate
 
     def _craft(self) -> None:
         """§4 phase 3: count down, deliver the product, start the next craft."""
@@ -265,7 +267,8 @@ class Factory:
     def belt(self, cell: int) -> tuple[int, int, int, int]:
         """The items in slots 0..3 of the belt at `cell` (0 = empty)."""
         hi = self._holder(cell, "a belt", belt=True)
-        return tuple(self._hold[hi * 4 : hi * 4 + 4])
+        a, b, c, d = self._hold[hi * 4 : hi * 4 + 4]
+        return a, b, c, d
 
     def source_buffer(self, cell: int) -> int:
         """The item in the buffer of the source at `cell` (0 = empty)."""

@@ -8,7 +8,8 @@
 * `ReplaySimulator` — any engine with only the §8 `lattice_records` export: every
   state is simulated from tick 0 (no keyframes are possible).
 
-Plus `state_from_records`, a vectorised decoder from records to a drawable state.
+Plus `state_from_records`, a vectorised decoder from records to a drawable state, and
+`checked_state`, the same for records of an untrusted engine.
 """
 
 from __future__ import annotations
@@ -18,17 +19,21 @@ import zlib
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import Protocol
+from typing import Protocol, cast
 
 import numpy as np
 import wasmtime
 
 from lattice_desktop.lattice.rules import Factory
 from lattice_desktop.lattice.scenario import Scenario
-from lattice_desktop.lattice.view import FactoryState, layout
-from lattice_desktop.lattice.wasm_engine import EngineError, WasmEngine
+from lattice_desktop.lattice.view import FactoryState, check_records, layout
+from lattice_desktop.lattice.wasm_engine import DEFAULT_LIMITS, EngineError, WasmEngine
+from lattice_desktop.sandbox.engine import exported, unmetered_engine
+from lattice_desktop.sandbox.guest import Refused, limited_store, read_packed, rearm
 
 STEPPING_EXPORTS = ("lattice_begin", "lattice_step", "lattice_records_now")
+# tick, belt slots, sink counts, assembler timers, assembler buffers (see PythonSimulator.save)
+PythonKeyframe = tuple[int, list[int], list[dict[int, int]], list[int], list[dict[int, int]]]
 
 
 # --- records to a drawable state, vectorised ----------------------------------------------
@@ -76,7 +81,19 @@ def state_from_records(scenario: Scenario, data: bytes | np.ndarray, *, tick: in
     )
 
 
-def _records_array(records: dict[int, int]) -> np.ndarray:
+def checked_state(scenario: Scenario, records: dict[int, int], *, tick: int,
+                  grid: tuple[np.ndarray, np.ndarray] | None = None) -> FactoryState:
+    """An untrusted engine's records drawn as a factory: checked as `FactoryState.from_records`
+    checks them (the same `RecordsError`s), then laid out with numpy. The Python loop took
+    3.6 s on the largest stress scenario; see benchmarks/factory_diff.py."""
+    grid = grid if grid is not None else layout(scenario)
+    pairs = records_array(records)
+    check_records(scenario, pairs, grid[0])
+    return state_from_records(scenario, pairs, tick=tick, grid=grid)
+
+
+def records_array(records: dict[int, int]) -> np.ndarray:
+    """{key: value} records as (n, 2) u64 (key, value) pairs, in the same order."""
     pairs = np.empty((len(records), 2), np.uint64)
     pairs[:, 0] = np.fromiter(records.keys(), np.uint64, len(records))
     pairs[:, 1] = np.fromiter(records.values(), np.uint64, len(records))
@@ -89,8 +106,10 @@ def _records_array(records: dict[int, int]) -> np.ndarray:
 class Simulator(Protocol):
     """One live run of a scenario. `tick` is the last tick completed."""
 
-    tick: int
     keeps_keyframes: bool  # False when a keyframe would cost as much as replaying
+
+    @property
+    def tick(self) -> int: ...
 
     def step(self, ticks: int) -> None: ...
 
@@ -124,14 +143,14 @@ class PythonSimulator:
                 [dict(d) for d in f._buffer])
 
     def load(self, keyframe: object) -> None:
-        tick, hold, sinks, remaining, buffer = keyframe  # type: ignore[misc]
+        tick, hold, sinks, remaining, buffer = cast(PythonKeyframe, keyframe)
         f = self.factory
         f.tick, f._hold, f._remaining = tick, list(hold), list(remaining)
         f._sink_counts = [dict(d) for d in sinks]
         f._buffer = [dict(d) for d in buffer]
 
     def records(self) -> np.ndarray:
-        return _records_array(self.factory.records())
+        return records_array(self.factory.records())
 
 
 class ReplaySimulator:
@@ -149,25 +168,27 @@ class ReplaySimulator:
         return self.tick
 
     def load(self, keyframe: object) -> None:
-        self.tick = int(keyframe)  # type: ignore[arg-type]
+        assert isinstance(keyframe, int)
+        self.tick = keyframe
 
     def records(self) -> np.ndarray:
-        return _records_array(self.engine.records(self.data, self.tick))
+        return records_array(self.engine.records(self.data, self.tick))
 
 
 @lru_cache(maxsize=8)
-def _stepping_module(path: str) -> tuple[wasmtime.Engine, wasmtime.Module] | None:
-    engine = wasmtime.Engine()
-    module = wasmtime.Module.from_file(engine, path)
+def _stepping_module(path: str) -> wasmtime.Module | None:
+    module = wasmtime.Module.from_file(unmetered_engine(), path)
     names = {e.name for e in module.exports}
-    return (engine, module) if names.issuperset(STEPPING_EXPORTS) else None
+    return module if names.issuperset(STEPPING_EXPORTS) and not module.imports else None
 
 
 _module_lock = threading.Lock()
 
 
-def stepping_module(path: str | Path) -> tuple[wasmtime.Engine, wasmtime.Module] | None:
-    """The compiled module when it has the stepping exports, else None."""
+def stepping_module(path: str | Path) -> wasmtime.Module | None:
+    """The compiled module when it has the stepping exports (and no imports), else None.
+
+    For the bundled reference: compiled in process and run without fuel (see WasmSimulator)."""
     with _module_lock:
         return _stepping_module(str(Path(path).resolve()))
 
@@ -196,21 +217,26 @@ class WasmSimulator:
     keeps_keyframes = True
 
     def __init__(self, path: str | Path, scenario_bytes: bytes) -> None:
-        compiled = stepping_module(path)
-        if compiled is None:
+        module = stepping_module(path)
+        if module is None:
             raise EngineError(f"{path} lacks the stepping exports {', '.join(STEPPING_EXPORTS)}")
-        engine, module = compiled
-        self.store = wasmtime.Store(engine)
-        exports = wasmtime.Instance(self.store, module, []).exports(self.store)
-        self.memory = exports["memory"]
-        self._step, self._records_now = exports["lattice_step"], exports["lattice_records_now"]
-        ptr = exports["alloc"](self.store, len(scenario_bytes))
-        self.memory.write(self.store, scenario_bytes, ptr)
-        exports["lattice_begin"](self.store, ptr, len(scenario_bytes))
+        self.limits = DEFAULT_LIMITS
+        self.store = limited_store(self.limits, metered=False)
+        try:
+            exports = wasmtime.Instance(self.store, module, []).exports(self.store)
+            self.memory = exported(exports, "memory", wasmtime.Memory)
+            self._step = exported(exports, "lattice_step", wasmtime.Func)
+            self._records_now = exported(exports, "lattice_records_now", wasmtime.Func)
+            ptr = exported(exports, "alloc", wasmtime.Func)(self.store, len(scenario_bytes))
+            self.memory.write(self.store, scenario_bytes, ptr)
+            exported(exports, "lattice_begin", wasmtime.Func)(self.store, ptr, len(scenario_bytes))
+        except (wasmtime.WasmtimeError, KeyError, TypeError) as exc:
+            raise EngineError(f"{path} cannot begin the scenario: {exc}") from None
         self.tick = 0
 
     def step(self, ticks: int) -> None:
         if ticks > 0:
+            rearm(self.store, self.limits)
             self.tick = int(self._step(self.store, ticks))
 
     def save(self) -> object:
@@ -230,11 +256,13 @@ class WasmSimulator:
         self.tick = keyframe.tick
 
     def records(self) -> np.ndarray:
-        packed = int(self._records_now(self.store)) & 0xFFFF_FFFF_FFFF_FFFF
-        ptr, length = packed >> 32, packed & 0xFFFF_FFFF
-        if length % 16 or ptr + length > self.memory.data_len(self.store):
-            raise EngineError("lattice_records_now returned a bad (pointer, length)")
-        data = self.memory.read(self.store, ptr, ptr + length)
+        rearm(self.store, self.limits)
+        try:
+            data = read_packed(self.store, self.memory, int(self._records_now(self.store)), self.limits).data
+        except Refused as refused:
+            raise EngineError(f"lattice_records_now: {refused.detail}") from None
+        if len(data) % 16:
+            raise EngineError("lattice_records_now returned a partial record")
         return np.frombuffer(data, "<u8").reshape(-1, 2)
 
 

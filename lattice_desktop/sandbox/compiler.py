@@ -18,6 +18,7 @@ import wasmtime
 
 from lattice_desktop.errors import Cancelled
 from lattice_desktop.sandbox.engine import WASMTIME_VERSION, shared_engine
+from lattice_desktop.sandbox.scratch import scratch_prefix
 from lattice_desktop.work import Work
 
 # The compile child's heap (RLIMIT_DATA): a base for Python and wasmtime, plus room that
@@ -91,7 +92,7 @@ def compile_module(
 def _compile_in_child(wasm: bytes, target: Path, timeout: float, cancel: Work) -> None:
     target.parent.mkdir(parents=True, exist_ok=True)
     memory = compile_memory_limit(len(wasm))
-    with tempfile.TemporaryDirectory(prefix="lattice-compile-") as scratch:
+    with tempfile.TemporaryDirectory(prefix=scratch_prefix("compile")) as scratch:
         source = Path(scratch) / "module.wasm"
         source.write_bytes(wasm)
         errors = Path(scratch) / "stderr.txt"
@@ -127,7 +128,7 @@ def _compile_in_child(wasm: bytes, target: Path, timeout: float, cancel: Work) -
         )
 
 
-def _wait(child: subprocess.Popen, timeout: float, cancel: Work) -> str | None:
+def _wait(child: subprocess.Popen[bytes], timeout: float, cancel: Work) -> str | None:
     """Wait for the compile child; kill it (and anything it started) on timeout or cancel."""
     deadline = time.monotonic() + timeout
     reason = None
@@ -137,19 +138,28 @@ def _wait(child: subprocess.Popen, timeout: float, cancel: Work) -> str | None:
             break
         except subprocess.TimeoutExpired:
             pass
+        except BaseException:  # Ctrl+C: the child goes with us
+            reason = "interrupted"
+            _kill(child)
+            raise
         if cancel.cancelled:
             reason = "cancelled"
         elif time.monotonic() > deadline:
             reason = "timeout"
         if reason:
             break
-    if reason:  # still running and not yet reaped, so its process group is still ours
-        try:
-            os.killpg(child.pid, signal.SIGKILL)
-        except (ProcessLookupError, PermissionError):
-            pass
-        child.wait()
+    if reason:
+        _kill(child)
     return reason
+
+
+def _kill(child: subprocess.Popen[bytes]) -> None:
+    """Kill the compile child and its group (not yet reaped, so the group is still ours)."""
+    try:
+        os.killpg(child.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+    child.wait()
 
 
 def _first_line(text: str) -> str:

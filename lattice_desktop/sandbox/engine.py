@@ -9,8 +9,14 @@ from __future__ import annotations
 import threading
 from functools import cache
 from importlib.metadata import version
+from typing import TYPE_CHECKING, TypeVar
 
 import wasmtime
+
+if TYPE_CHECKING:
+    from wasmtime._instance import InstanceExports
+
+Export = TypeVar("Export", wasmtime.Func, wasmtime.Memory)
 
 WASMTIME_VERSION = version("wasmtime")
 MAX_WASM_STACK = 2 * 1024 * 1024
@@ -19,10 +25,10 @@ EPOCH_INTERVAL = 0.02  # seconds per epoch tick
 FUEL_SETTINGS = f"wasmtime {WASMTIME_VERSION}; consume_fuel; cranelift speed; default costs"
 
 
-def make_config() -> wasmtime.Config:
+def make_config(*, metered: bool = True) -> wasmtime.Config:
     """The engine configuration; the compile subprocess must build exactly the same one."""
     config = wasmtime.Config()
-    config.consume_fuel = True
+    config.consume_fuel = metered
     config.epoch_interruption = True
     config.max_wasm_stack = MAX_WASM_STACK
     config.cranelift_opt_level = "speed"
@@ -36,6 +42,15 @@ def make_config() -> wasmtime.Config:
 @cache
 def shared_engine() -> wasmtime.Engine:
     engine = wasmtime.Engine(make_config())
+    _EpochTicker(engine).start()
+    return engine
+
+
+@cache
+def unmetered_engine() -> wasmtime.Engine:
+    """The grader's configuration without fuel, for the bundled reference's live playback:
+    fuel is no verdict there and metering costs about a fifth of its speed."""
+    engine = wasmtime.Engine(make_config(metered=False))
     _EpochTicker(engine).start()
     return engine
 
@@ -66,3 +81,12 @@ def interrupt_all(max_seconds: float) -> None:
     engine = shared_engine()
     for _ in range(seconds_to_epochs(max_seconds) + 1):
         engine.increment_epoch()
+
+
+def exported(exports: InstanceExports, name: str, kind: type[Export]) -> Export:
+    """`exports[name]`, which must be a `kind` (a Func or a Memory): KeyError when it is
+    missing, TypeError when it is something else."""
+    item = exports[name]
+    if not isinstance(item, kind):
+        raise TypeError(f"export '{name}' is not a {kind.__name__}")
+    return item

@@ -20,6 +20,7 @@ class GradeJob:
     case_path: Path
     submission: Submission
     allow_build: bool = False
+    allow_unisolated: bool = False  # only after a second confirmation that named the reason
 
     @property
     def label(self) -> str:
@@ -49,7 +50,9 @@ def demo_jobs(case_path: Path) -> list[GradeJob]:
     return sample_jobs(case.path, case.samples_dir)
 
 
-def run_job(job: GradeJob, writer: Writer, *, work: Work | None = None) -> StoredGrade:
-    """The worker side: read the case (hashing its inputs can take a while), grade, store."""
+def run_job(job: GradeJob, writer: Writer, *, work: Work | None = None, workers: int = 2) -> StoredGrade:
+    """The worker side: read the case (hashing its inputs can take a while), grade, store
+    with `workers` threads."""
     case = load_case(job.case_path)
-    return grade_and_store(case, job.submission, writer=writer, allow_build=job.allow_build, work=work)
+    return grade_and_store(case, job.submission, writer=writer, allow_build=job.allow_build,
+                           allow_unisolated=job.allow_unisolated, work=work, workers=workers)

@@ -32,6 +32,7 @@ def grade_and_store(
     *,
     writer: Writer,
     allow_build: bool = False,
+    allow_unisolated: bool = False,
     workers: int = 2,
     work: Work | None = None,
 ) -> StoredGrade:
@@ -42,8 +43,9 @@ def grade_and_store(
     """
     run_id = writer.call(runs.begin_run, case, submission)
     try:
-        report = grade(case, submission, allow_build=allow_build, workers=workers, work=work)
-    except Cancelled:
+        report = grade(case, submission, allow_build=allow_build, allow_unisolated=allow_unisolated,
+                       workers=workers, work=work)
+    except (Cancelled, KeyboardInterrupt):  # Cancel in the app, Ctrl+C in a terminal
         writer.call(runs.end_run_without_results, run_id, Verdict.CANCELLED)
         raise
     except UserError:

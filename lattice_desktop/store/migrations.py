@@ -6,10 +6,13 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from peewee import Database
+from playhouse.migrate import SchemaMigrator
+from playhouse.migrate import migrate as migrate_schema
 
 from lattice_desktop.errors import StorageError
+from lattice_desktop.store.base import tuples, write_transaction
 from lattice_desktop.store.harness_tables import HARNESS_TABLES
-from lattice_desktop.store.schema import CORE_TABLES, SchemaVersion
+from lattice_desktop.store.schema import CORE_TABLES, CaseRecord, Run, SchemaVersion
 
 
 def _core(db: Database) -> None:
@@ -20,9 +23,20 @@ def _harness(db: Database) -> None:
     db.create_tables(HARNESS_TABLES)
 
 
+def _case_content(db: Database) -> None:
+    """Key each run by its case's content: add `run.case_hash`, filled from its case."""
+    if "case_hash" not in {c.name for c in db.get_columns(Run._meta.table_name)}:
+        migrate_schema(SchemaMigrator.from_database(db).add_column(
+            Run._meta.table_name, "case_hash", Run.case_hash))
+    Run.update(case_hash=CaseRecord.select(CaseRecord.manifest_hash).where(CaseRecord.id == Run.case)) \
+        .where(Run.case_hash.is_null()).execute()
+    db.create_tables([Run])  # its indexes: the table exists, so only they are made
+
+
 MIGRATIONS: list[tuple[int, str, Callable[[Database], None]]] = [
     (1, "cases, submissions, runs, results, build logs", _core),
     (2, "scored agent-harness runs", _harness),
+    (3, "runs keyed by their case's content", _case_content),
 ]
 LATEST = MIGRATIONS[-1][0]
 
@@ -30,7 +44,7 @@ LATEST = MIGRATIONS[-1][0]
 def current_version(db: Database) -> int:
     if not db.table_exists(SchemaVersion._meta.table_name):
         return 0
-    rows = SchemaVersion.select(SchemaVersion.version).tuples()
+    rows = tuples(SchemaVersion.select(SchemaVersion.version))
     versions = [value for (value,) in rows]
     if not all(isinstance(value, int) and not isinstance(value, bool) for value in versions):
         shown = ", ".join(repr(value)[:40] for value in versions)
@@ -43,8 +57,9 @@ def current_version(db: Database) -> int:
 
 def migrate(db: Database, *, target: int = LATEST) -> int:
     """Apply every migration newer than the database, up to `target`; return the version."""
-    db.create_tables([SchemaVersion])
-    version = current_version(db)
+    with write_transaction(db):
+        db.create_tables([SchemaVersion])
+        version = current_version(db)
     if version > LATEST:
         raise StorageError(
             f"the database has schema version {version}, newer than this Lattice Desktop "
@@ -52,9 +67,10 @@ def migrate(db: Database, *, target: int = LATEST) -> int:
         )
     for number, _description, apply in MIGRATIONS:
         if version < number <= target:
-            with db.atomic():
-                apply(db)
-                SchemaVersion.delete().execute()
-                SchemaVersion.create(version=number)
+            with write_transaction(db):
+                if current_version(db) < number:  # another process may have applied it since
+                    apply(db)
+                    SchemaVersion.delete().execute()
+                    SchemaVersion.create(version=number)
             version = number
     return version
