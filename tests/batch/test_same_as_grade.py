@@ -30,10 +30,11 @@ def same_as_single(batch: GradeReport, single: GradeReport) -> None:
 def test_the_samples_grade_alike_on_the_cluster_and_alone(tmp_path, client, writer):
     case = load_case(small_lattice_case(tmp_path / "case"))
     submissions, problems = find_submissions([sample_field(tmp_path / "field")])
-    assert len(submissions) == 3 and not problems
+    assert len(submissions) >= 3 and not problems
     result = grade_batch(case, submissions, backend=DaskBackend(client), writer=writer)
     by_model = {r.report.submission.model: r for r in result.runs}
-    assert sorted(by_model) == ["sample-buggy", "sample-lines", "sample-reference"]
+    assert sorted(by_model) == sorted(s.model for s in submissions)
+    assert {"sample-buggy", "sample-lines", "sample-reference"} <= set(by_model)
     for submission in submissions:
         finished = by_model[submission.model]
         single = grade(case, submission)
