@@ -99,15 +99,16 @@ def grade_batch(
 ) -> BatchResult:
     """Grade every submission on `backend`; store each run whole through `writer` (if any).
     Each change is reported on `work` with a `BatchProgress`; cancelling it raises `Cancelled`."""
-    batch = _Batch(case, backend, writer, work or Work())
-    batch.allow_build, batch.allow_unisolated = allow_build, allow_unisolated
+    batch = _Batch(case, backend, writer, work or Work(), allow_build=allow_build,
+                   allow_unisolated=allow_unisolated)
     return batch.run(submissions, regrade=regrade)
 
 
 class _Batch:
-    def __init__(self, case: CaseManifest, backend: Backend, writer: Writer | None, work: Work) -> None:
+    def __init__(self, case: CaseManifest, backend: Backend, writer: Writer | None, work: Work, *,
+                 allow_build: bool, allow_unisolated: bool) -> None:
         self.case, self.backend, self.writer, self.work = case, backend, writer, work
-        self.allow_build = self.allow_unisolated = False
+        self.allow_build, self.allow_unisolated = allow_build, allow_unisolated
         self.id = uuid.uuid4().hex
         self.result = BatchResult()
         self.pending: dict[int, _Pending] = {}
