@@ -36,7 +36,7 @@ def populate(runs: int, models: int) -> list[int]:
         fuel = int(1e8 * (1 + m % 50) * rng.uniform(1, 1.5))
         rows.append({
             "case": case.id, "submission": subs[m], "model": f"model-{m}", "case_name": "lattice",
-            "case_version": 1, "case_variant": "standard", "verdict": verdict,
+            "case_version": 1, "case_variant": "standard", "case_hash": "h", "verdict": verdict,
             "score": fuel if verdict == "correct" else None, "stress_fuel": fuel,
             "max_percent_over": 20.0 if verdict == "over_ceiling" else None,
             "fuel_limit": 10**9, "wasmtime_version": "50.0.1", "fuel_settings": "x",

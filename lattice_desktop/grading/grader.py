@@ -12,8 +12,10 @@ import threading
 import traceback
 from collections.abc import Iterable
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
+
+import wasmtime
 
 from lattice_desktop.errors import Cancelled
 from lattice_desktop.grading.compare import Mismatch, compare, snapshot_interval
@@ -80,7 +82,8 @@ class GradeReport:
     @property
     def stress_fuel(self) -> int | None:
         fuels = [r.fuel for r in self.results if not r.is_smoke]
-        return sum(fuels) if fuels and None not in fuels else None
+        known = [f for f in fuels if f is not None]
+        return sum(known) if fuels and len(known) == len(fuels) else None
 
     @property
     def score(self) -> int | None:
@@ -206,7 +209,7 @@ def grade(
     return finish(results, digest, build, compiled.from_cache)
 
 
-def _grade_entry(case: CaseManifest, entry: CaseEntry, module, cancel: Work) -> CaseResult:
+def _grade_entry(case: CaseManifest, entry: CaseEntry, module: wasmtime.Module, cancel: Work) -> CaseResult:
     try:
         data = entry.input_bytes() if case.contract.abi == "bytes" else b""
         expected = entry.expected_bytes() if case.contract.abi == "bytes" else _pack(entry)
@@ -234,13 +237,13 @@ def _judge(case: CaseManifest, entry: CaseEntry, run: Execution, data: bytes, ex
            budget: int) -> CaseResult:
     ceiling = case.sandbox.fuel_limit
     interval = snapshot_interval(case.family, data)
-    common = dict(
+    measured = CaseResult(  # what every outcome below shares; each sets its own outcome
         name=entry.name, kind=entry.kind, behaviour=entry.behaviour, size=entry.size,
-        ceiling=ceiling, budget=budget, fuel=run.fuel, trap_code=run.trap_code,
+        outcome=Outcome.PASS, ceiling=ceiling, budget=budget, fuel=run.fuel, trap_code=run.trap_code,
         frames=run.frames, snapshot_interval=interval, wall_time=run.wall_time,
     )
     if run.outcome is not None:
-        return CaseResult(outcome=run.outcome, detail=run.detail, **common)
+        return replace(measured, outcome=run.outcome, detail=run.detail)
     output = run.output or b""
     size = len(output) if run.output_size is None else run.output_size
     digest = run.output_digest or hashlib.sha256(output).hexdigest()
@@ -250,16 +253,15 @@ def _judge(case: CaseManifest, entry: CaseEntry, run: Execution, data: bytes, ex
         # Keep what Results and Diff show (every expected snapshot and one past), not the
         # whole answer: a 16 MiB wrong answer per case must not grow the database by as much.
         kept = None if checksums is None else checksums[: len(expected) + 8]
-        return CaseResult(outcome=Outcome.WRONG_ANSWER, detail=reason, output_digest=digest,
-                          checksums=kept, mismatch=mismatch, **common)
+        return replace(measured, outcome=Outcome.WRONG_ANSWER, detail=reason, output_digest=digest,
+                       checksums=kept, mismatch=mismatch)
     fuel = run.fuel or 0
     if entry.is_smoke or fuel <= ceiling:
-        return CaseResult(outcome=Outcome.PASS, output_digest=digest, checksums=checksums, **common)
+        return replace(measured, outcome=Outcome.PASS, output_digest=digest, checksums=checksums)
     over = 100.0 * (fuel - ceiling) / ceiling
-    return CaseResult(
-        outcome=Outcome.OVER_CEILING, output_digest=digest, checksums=checksums,
+    return replace(
+        measured, outcome=Outcome.OVER_CEILING, output_digest=digest, checksums=checksums,
         detail=f"correct on the runway: {fuel - ceiling:,} fuel ({over:.1f}%) over the ceiling",
-        **common,
     )
 
 

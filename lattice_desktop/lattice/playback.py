@@ -189,9 +189,10 @@ class Playback:
             return
         with self._lock:
             frames = [self._keyframes[t] for t in self._ticks]
-        if all(isinstance(k, WasmKeyframe) and k.packed for k in frames):
+        packed = [k for k in frames if isinstance(k, WasmKeyframe) and k.packed]
+        if len(packed) == len(frames):
             try:
-                keyframe_cache.save(self._disk, [(k.tick, k.size, bytes(k.data)) for k in frames])
+                keyframe_cache.save(self._disk, [(k.tick, k.size, bytes(k.data)) for k in packed])
             except OSError:
                 pass  # a cache is an optimisation: a full or read-only disk only costs speed
 

@@ -267,7 +267,8 @@ class Factory:
     def belt(self, cell: int) -> tuple[int, int, int, int]:
         """The items in slots 0..3 of the belt at `cell` (0 = empty)."""
         hi = self._holder(cell, "a belt", belt=True)
-        return tuple(self._hold[hi * 4 : hi * 4 + 4])
+        a, b, c, d = self._hold[hi * 4 : hi * 4 + 4]
+        return a, b, c, d
 
     def source_buffer(self, cell: int) -> int:
         """The item in the buffer of the source at `cell` (0 = empty)."""

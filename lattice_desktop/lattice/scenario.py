@@ -309,17 +309,17 @@ class _Parser:
                     f"in the grid, not {chr(kinds[keyword])}",
                     keyword,
                 )
-        for char, keyword in ((b"S", "source"), (b"A", "assembler")):
-            at = grid.find(char)
+        for letter, keyword in ((b"S", "source"), (b"A", "assembler")):
+            at = grid.find(letter)
             while at >= 0:
                 x, y = at % width, at // width
                 if (x, y) not in header.placed:
                     raise self.error(
                         grid_index + 2 + y,
-                        f"{chr(char[0])} cell ({x}, {y}) has no `{keyword}` line",
+                        f"{chr(letter[0])} cell ({x}, {y}) has no `{keyword}` line",
                         "grid",
                     )
-                at = grid.find(char, at + 1)
+                at = grid.find(letter, at + 1)
         return grid
 
     def build(self, header: _Header, grid: bytes) -> Scenario:

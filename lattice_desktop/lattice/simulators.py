@@ -8,7 +8,8 @@
 * `ReplaySimulator` — any engine with only the §8 `lattice_records` export: every
   state is simulated from tick 0 (no keyframes are possible).
 
-Plus `state_from_records`, a vectorised decoder from records to a drawable state.
+Plus `state_from_records`, a vectorised decoder from records to a drawable state, and
+`checked_state`, the same for records of an untrusted engine.
 """
 
 from __future__ import annotations
@@ -18,19 +19,21 @@ import zlib
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import Protocol
+from typing import Protocol, cast
 
 import numpy as np
 import wasmtime
 
 from lattice_desktop.lattice.rules import Factory
 from lattice_desktop.lattice.scenario import Scenario
-from lattice_desktop.lattice.view import FactoryState, layout
+from lattice_desktop.lattice.view import FactoryState, check_records, layout
 from lattice_desktop.lattice.wasm_engine import DEFAULT_LIMITS, EngineError, WasmEngine
-from lattice_desktop.sandbox.engine import unmetered_engine
+from lattice_desktop.sandbox.engine import exported, unmetered_engine
 from lattice_desktop.sandbox.guest import Refused, limited_store, read_packed, rearm
 
 STEPPING_EXPORTS = ("lattice_begin", "lattice_step", "lattice_records_now")
+# tick, belt slots, sink counts, assembler timers, assembler buffers (see PythonSimulator.save)
+PythonKeyframe = tuple[int, list[int], list[dict[int, int]], list[int], list[dict[int, int]]]
 
 
 # --- records to a drawable state, vectorised ----------------------------------------------
@@ -78,7 +81,19 @@ def state_from_records(scenario: Scenario, data: bytes | np.ndarray, *, tick: in
     )
 
 
-def _records_array(records: dict[int, int]) -> np.ndarray:
+def checked_state(scenario: Scenario, records: dict[int, int], *, tick: int,
+                  grid: tuple[np.ndarray, np.ndarray] | None = None) -> FactoryState:
+    """An untrusted engine's records drawn as a factory: checked as `FactoryState.from_records`
+    checks them (the same `RecordsError`s), then laid out with numpy. The Python loop took
+    3.6 s on the largest stress scenario; see benchmarks/factory_diff.py."""
+    grid = grid if grid is not None else layout(scenario)
+    pairs = records_array(records)
+    check_records(scenario, pairs, grid[0])
+    return state_from_records(scenario, pairs, tick=tick, grid=grid)
+
+
+def records_array(records: dict[int, int]) -> np.ndarray:
+    """{key: value} records as (n, 2) u64 (key, value) pairs, in the same order."""
     pairs = np.empty((len(records), 2), np.uint64)
     pairs[:, 0] = np.fromiter(records.keys(), np.uint64, len(records))
     pairs[:, 1] = np.fromiter(records.values(), np.uint64, len(records))
@@ -91,8 +106,10 @@ def _records_array(records: dict[int, int]) -> np.ndarray:
 class Simulator(Protocol):
     """One live run of a scenario. `tick` is the last tick completed."""
 
-    tick: int
     keeps_keyframes: bool  # False when a keyframe would cost as much as replaying
+
+    @property
+    def tick(self) -> int: ...
 
     def step(self, ticks: int) -> None: ...
 
@@ -126,14 +143,14 @@ class PythonSimulator:
                 [dict(d) for d in f._buffer])
 
     def load(self, keyframe: object) -> None:
-        tick, hold, sinks, remaining, buffer = keyframe  # type: ignore[misc]
+        tick, hold, sinks, remaining, buffer = cast(PythonKeyframe, keyframe)
         f = self.factory
         f.tick, f._hold, f._remaining = tick, list(hold), list(remaining)
         f._sink_counts = [dict(d) for d in sinks]
         f._buffer = [dict(d) for d in buffer]
 
     def records(self) -> np.ndarray:
-        return _records_array(self.factory.records())
+        return records_array(self.factory.records())
 
 
 class ReplaySimulator:
@@ -151,10 +168,11 @@ class ReplaySimulator:
         return self.tick
 
     def load(self, keyframe: object) -> None:
-        self.tick = int(keyframe)  # type: ignore[arg-type]
+        assert isinstance(keyframe, int)
+        self.tick = keyframe
 
     def records(self) -> np.ndarray:
-        return _records_array(self.engine.records(self.data, self.tick))
+        return records_array(self.engine.records(self.data, self.tick))
 
 
 @lru_cache(maxsize=8)
@@ -206,12 +224,13 @@ class WasmSimulator:
         self.store = limited_store(self.limits, metered=False)
         try:
             exports = wasmtime.Instance(self.store, module, []).exports(self.store)
-            self.memory = exports["memory"]
-            self._step, self._records_now = exports["lattice_step"], exports["lattice_records_now"]
-            ptr = exports["alloc"](self.store, len(scenario_bytes))
+            self.memory = exported(exports, "memory", wasmtime.Memory)
+            self._step = exported(exports, "lattice_step", wasmtime.Func)
+            self._records_now = exported(exports, "lattice_records_now", wasmtime.Func)
+            ptr = exported(exports, "alloc", wasmtime.Func)(self.store, len(scenario_bytes))
             self.memory.write(self.store, scenario_bytes, ptr)
-            exports["lattice_begin"](self.store, ptr, len(scenario_bytes))
-        except (wasmtime.WasmtimeError, KeyError) as exc:
+            exported(exports, "lattice_begin", wasmtime.Func)(self.store, ptr, len(scenario_bytes))
+        except (wasmtime.WasmtimeError, KeyError, TypeError) as exc:
             raise EngineError(f"{path} cannot begin the scenario: {exc}") from None
         self.tick = 0
 

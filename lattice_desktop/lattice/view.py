@@ -46,26 +46,12 @@ class FactoryState:
         source_buffer = np.zeros(h * w, np.uint8)
         sink_counts: dict[int, dict[int, int]] = {}
         assemblers: dict[int, tuple[int, int, dict[int, int]]] = {c: (0, 0, {}) for c in scenario.assemblers}
-        needs = {
-            Kind.BELT_ITEM: Entity.BELT,
-            Kind.SOURCE_ITEM: Entity.SOURCE,
-            Kind.SINK_COUNT: Entity.SINK,
-            Kind.ASSEMBLER: Entity.ASSEMBLER,
-            Kind.ASSEMBLER_OUTPUT: Entity.ASSEMBLER,
-            Kind.ASSEMBLER_BUFFER: Entity.ASSEMBLER,
-        }
         seen_assembler: set[int] = set()
         for key, value in records.items():
             kind, c, low = key_kind(key), key_cell(key), key & 0xFFFF
-            where = Location("lattice_records", key=f"key {key:#018x}")
-            if kind not in needs:
-                raise RecordsError(f"unknown record kind {kind}", where)
-            if c >= w * h or flat_entity[c] != needs[kind]:
-                found = "off the grid" if c >= w * h else Entity(flat_entity[c]).name.lower()
-                raise RecordsError(
-                    f"a kind-{kind} record for cell ({c % w}, {c // w}), which is {found}",
-                    where,
-                )
+            problem = _misplaced(scenario, flat_entity, key)
+            if problem is not None:
+                raise problem
             if kind == Kind.BELT_ITEM:
                 slots[c, (low >> 8) & 3] = low & 0xFF
             elif kind == Kind.SOURCE_ITEM:
@@ -76,7 +62,7 @@ class FactoryState:
                 remaining, output, buffer = assemblers[c]
                 if kind == Kind.ASSEMBLER:
                     if c in seen_assembler:
-                        raise RecordsError("two remaining-time records for one assembler", where)
+                        raise _twice(key)
                     seen_assembler.add(c)
                     remaining = low
                 elif kind == Kind.ASSEMBLER_OUTPUT:
@@ -93,6 +79,60 @@ class FactoryState:
             sink_counts=sink_counts,
             assemblers=assemblers,
         )
+
+
+# The entity each record kind belongs on (spec §8).
+NEEDS = {
+    Kind.BELT_ITEM: Entity.BELT,
+    Kind.SOURCE_ITEM: Entity.SOURCE,
+    Kind.SINK_COUNT: Entity.SINK,
+    Kind.ASSEMBLER: Entity.ASSEMBLER,
+    Kind.ASSEMBLER_OUTPUT: Entity.ASSEMBLER,
+    Kind.ASSEMBLER_BUFFER: Entity.ASSEMBLER,
+}
+
+
+def _misplaced(scenario: Scenario, flat_entity: np.ndarray, key: int) -> RecordsError | None:
+    """Why one record cannot be placed on the grid (None: it can)."""
+    w, h = scenario.width, scenario.height
+    kind, c = key_kind(key), key_cell(key)
+    where = Location("lattice_records", key=f"key {key:#018x}")
+    if kind not in NEEDS:
+        return RecordsError(f"unknown record kind {kind}", where)
+    if c >= w * h or flat_entity[c] != NEEDS[Kind(kind)]:
+        found = "off the grid" if c >= w * h else Entity(flat_entity[c]).name.lower()
+        return RecordsError(f"a kind-{kind} record for cell ({c % w}, {c // w}), which is {found}", where)
+    return None
+
+
+def _twice(key: int) -> RecordsError:
+    return RecordsError("two remaining-time records for one assembler",
+                        Location("lattice_records", key=f"key {key:#018x}"))
+
+
+def check_records(scenario: Scenario, pairs: np.ndarray, entity: np.ndarray | None = None) -> None:
+    """Raise the `RecordsError` `FactoryState.from_records` would for (key, value) pairs,
+    without a Python loop over them: an untrusted engine's records are checked this way
+    before the vectorised `state_from_records` draws them (which checks nothing)."""
+    flat_entity = (entity if entity is not None else layout(scenario)[0]).reshape(-1)
+    keys = pairs[:, 0].astype(np.uint64)
+    kind = (keys >> np.uint64(56)).astype(np.int64)
+    cell = ((keys >> np.uint64(16)) & np.uint64(0xFFFFFF)).astype(np.int64)
+    needs = np.full(256, -2, np.int64)  # a kind that belongs nowhere
+    for k, e in NEEDS.items():
+        needs[k] = e
+    on_grid = cell < flat_entity.size
+    found = np.where(on_grid, flat_entity[np.where(on_grid, cell, 0)].astype(np.int64), -1)
+    bad = found != needs[kind]
+    timers = np.nonzero(kind == Kind.ASSEMBLER)[0]
+    _, first = np.unique(cell[timers], return_index=True)
+    repeated = np.ones(len(timers), bool)
+    repeated[first] = False
+    bad[timers[repeated]] = True
+    wrong = np.nonzero(bad)[0]
+    if len(wrong):
+        key = int(keys[wrong[0]])
+        raise _misplaced(scenario, flat_entity, key) or _twice(key)
 
 
 def layout(scenario: Scenario) -> tuple[np.ndarray, np.ndarray]:

@@ -233,8 +233,9 @@ def _run(
 
     def drain() -> None:
         kept = 0
-        assert process.stdout is not None
-        for chunk in iter(lambda: process.stdout.read(65536), b""):
+        stdout = process.stdout
+        assert stdout is not None
+        for chunk in iter(lambda: stdout.read(65536), b""):
             if kept < LOG_LIMIT:
                 chunks.append(chunk[: LOG_LIMIT - kept])
                 dropped[0] += max(0, len(chunk) - (LOG_LIMIT - kept))

@@ -35,6 +35,7 @@ import resource
 import shutil
 import signal
 import sys
+from typing import NoReturn
 
 SETUP_FAILED = 125
 
@@ -70,7 +71,7 @@ AS_NOBODY = (
 _libc = ctypes.CDLL(None, use_errno=True)
 
 
-def _fail(message: str) -> None:
+def _fail(message: str) -> NoReturn:
     print(f"lattice build jail: {message}", file=sys.stderr, flush=True)
     sys.exit(SETUP_FAILED)
 
@@ -256,7 +257,7 @@ def main(argv: list[str]) -> None:
         _fail("cannot make the filesystem read-only: " + "; ".join(problems))
     resource.setrlimit(resource.RLIMIT_FSIZE, (FILE_LIMIT, FILE_LIMIT))
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
-    drop = DROP_ALL
+    drop: tuple[str, ...] = DROP_ALL
     if as_root:
         # Counted per user: as `nobody` this bounds a fork bomb (threads count too). Never
         # above the hard limit the grader was given (raising it needs CAP_SYS_RESOURCE).

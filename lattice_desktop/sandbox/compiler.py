@@ -128,7 +128,7 @@ def _compile_in_child(wasm: bytes, target: Path, timeout: float, cancel: Work) -
         )
 
 
-def _wait(child: subprocess.Popen, timeout: float, cancel: Work) -> str | None:
+def _wait(child: subprocess.Popen[bytes], timeout: float, cancel: Work) -> str | None:
     """Wait for the compile child; kill it (and anything it started) on timeout or cancel."""
     deadline = time.monotonic() + timeout
     reason = None
@@ -153,7 +153,7 @@ def _wait(child: subprocess.Popen, timeout: float, cancel: Work) -> str | None:
     return reason
 
 
-def _kill(child: subprocess.Popen) -> None:
+def _kill(child: subprocess.Popen[bytes]) -> None:
     """Kill the compile child and its group (not yet reaped, so the group is still ours)."""
     try:
         os.killpg(child.pid, signal.SIGKILL)

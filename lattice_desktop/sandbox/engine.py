@@ -9,8 +9,14 @@ from __future__ import annotations
 import threading
 from functools import cache
 from importlib.metadata import version
+from typing import TYPE_CHECKING, TypeVar
 
 import wasmtime
+
+if TYPE_CHECKING:
+    from wasmtime._instance import InstanceExports
+
+Export = TypeVar("Export", wasmtime.Func, wasmtime.Memory)
 
 WASMTIME_VERSION = version("wasmtime")
 MAX_WASM_STACK = 2 * 1024 * 1024
@@ -75,3 +81,12 @@ def interrupt_all(max_seconds: float) -> None:
     engine = shared_engine()
     for _ in range(seconds_to_epochs(max_seconds) + 1):
         engine.increment_epoch()
+
+
+def exported(exports: InstanceExports, name: str, kind: type[Export]) -> Export:
+    """`exports[name]`, which must be a `kind` (a Func or a Memory): KeyError when it is
+    missing, TypeError when it is something else."""
+    item = exports[name]
+    if not isinstance(item, kind):
+        raise TypeError(f"export '{name}' is not a {kind.__name__}")
+    return item

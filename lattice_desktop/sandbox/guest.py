@@ -15,7 +15,7 @@ import wasmtime
 
 from lattice_desktop.manifest.case import Sandbox
 from lattice_desktop.outcomes import Outcome
-from lattice_desktop.sandbox.engine import seconds_to_epochs, shared_engine, unmetered_engine
+from lattice_desktop.sandbox.engine import exported, seconds_to_epochs, shared_engine, unmetered_engine
 
 TABLE_ELEMENT_LIMIT = 1_000_000
 _PAGE = 65536
@@ -119,7 +119,8 @@ def kind_name(kind: type) -> str:
 def export_problem(module: wasmtime.Module, names: BytesExports, params: int) -> str | None:
     """Why `module` cannot take a bytes call of `names` with `params` parameters, or None."""
     exports = {e.name: e.type for e in module.exports}
-    wanted = {names.memory: (wasmtime.MemoryType, None),
+    wanted: dict[str, tuple[type, tuple[list[str], list[str]] | None]] = {
+              names.memory: (wasmtime.MemoryType, None),
               names.alloc: (wasmtime.FuncType, (["i32"], ["i32"])),
               names.entry: (wasmtime.FuncType, (["i32"] * 2 + ["i64"] * (params - 2), ["i64"]))}
     for name, (kind, signature) in wanted.items():
@@ -129,6 +130,7 @@ def export_problem(module: wasmtime.Module, names: BytesExports, params: int) ->
             return f"export '{name}' is a {kind_name(type(exports[name]))}, a {kind_name(kind)} is needed"
         if signature is not None:
             ftype = exports[name]
+            assert isinstance(ftype, wasmtime.FuncType)  # checked above
             got = ([str(p) for p in ftype.params], [str(r) for r in ftype.results])
             if got != signature:
                 return (f"'{name}' has type ({', '.join(got[0])}) -> ({', '.join(got[1])}); "
@@ -145,8 +147,8 @@ def call_packed(store: wasmtime.Store, instance: wasmtime.Instance, names: Bytes
     calling convention raises `Refused`.
     """
     exports = instance.exports(store)
-    memory = exports[names.memory]
-    ptr = exports[names.alloc](store, len(data)) & 0xFFFF_FFFF
+    memory = exported(exports, names.memory, wasmtime.Memory)  # export_problem checked the kinds
+    ptr = exported(exports, names.alloc, wasmtime.Func)(store, len(data)) & 0xFFFF_FFFF
     size = memory.data_len(store)
     if ptr + len(data) > size:
         if size + _PAGE > limits.memory_bytes:
@@ -156,7 +158,7 @@ def call_packed(store: wasmtime.Store, instance: wasmtime.Instance, names: Bytes
                       f"alloc({len(data):,}) returned 0x{ptr:x}, outside memory ({size:,} bytes)")
     if data:
         memory.write(store, data, ptr)
-    packed = exports[names.entry](store, ptr, len(data), *extra)
+    packed = exported(exports, names.entry, wasmtime.Func)(store, ptr, len(data), *extra)
     return read_packed(store, memory, packed, limits, keep=keep)
 
 

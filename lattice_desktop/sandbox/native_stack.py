@@ -13,7 +13,7 @@ import ctypes
 import sys
 import threading
 from collections.abc import Callable
-from typing import TypeVar
+from typing import TypeVar, cast
 
 from lattice_desktop.sandbox.engine import MAX_WASM_STACK, WORKER_STACK
 
@@ -60,7 +60,7 @@ def on_deep_stack(fn: Callable[[], T]) -> T:
     """Call `fn` on a thread whose stack fits `max_wasm_stack`; re-raise what it raises."""
     if stack_is_deep_enough():
         return fn()
-    outcome: list = []
+    outcome: list[tuple[bool, object]] = []
 
     def target() -> None:
         try:
@@ -78,5 +78,6 @@ def on_deep_stack(fn: Callable[[], T]) -> T:
     thread.join()
     ok, value = outcome[0]
     if ok:
-        return value
+        return cast(T, value)
+    assert isinstance(value, BaseException)
     raise value

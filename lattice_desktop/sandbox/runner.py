@@ -16,6 +16,7 @@ import wasmtime
 from lattice_desktop.errors import Cancelled
 from lattice_desktop.manifest.case import CaseEntry, Contract, Sandbox
 from lattice_desktop.outcomes import Outcome
+from lattice_desktop.sandbox.engine import exported
 from lattice_desktop.sandbox.guest import (
     BytesExports,
     Limits,
@@ -55,7 +56,7 @@ def check_linkage(module: wasmtime.Module, contract: Contract) -> tuple[Outcome,
     if problem is not None:
         return Outcome.LINK_ERROR, problem
     exports = {e.name: e.type for e in module.exports}
-    wanted = {contract.entry: wasmtime.FuncType}
+    wanted: dict[str, type] = {contract.entry: wasmtime.FuncType}
     if contract.abi == "bytes":
         wanted = {contract.memory: wasmtime.MemoryType, contract.alloc: wasmtime.FuncType, **wanted}
     for name, kind in wanted.items():
@@ -69,6 +70,7 @@ def check_linkage(module: wasmtime.Module, contract: Contract) -> tuple[Outcome,
     expected = _signatures(contract)
     for name, (params, results) in expected.items():
         ftype = exports[name]
+        assert isinstance(ftype, wasmtime.FuncType)  # checked above
         got = ([str(p) for p in ftype.params], [str(r) for r in ftype.results])
         if got != (params, results):
             return (
@@ -165,7 +167,7 @@ def _with_time(result: Execution, elapsed: float) -> Execution:
 
 def _scalar_once(module: wasmtime.Module, entry: str, args: tuple[int, ...], limits: Limits) -> Execution:
     def run(store: wasmtime.Store, instance: wasmtime.Instance) -> PackedOutput:
-        value = instance.exports(store)[entry](store, *args)
+        value = exported(instance.exports(store), entry, wasmtime.Func)(store, *args)
         values = value if isinstance(value, list) else [value]
         return PackedOutput.of(struct.pack(f"<{len(values)}q", *(_signed64(v) for v in values)))
 
@@ -210,7 +212,7 @@ def _once(
             outcome = Outcome.MEMORY_LIMIT if _mentions_limit(message) else Outcome.INSTANTIATION_FAILURE
             return Execution(outcome, fuel=used(), detail=f"instantiation failed: {message}")
         if memory_name is not None:
-            memory = instance.exports(store)[memory_name]
+            memory = exported(instance.exports(store), memory_name, wasmtime.Memory)
         try:
             output = run(store, instance)
         except Refused as refused:

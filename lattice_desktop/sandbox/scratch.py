@@ -9,6 +9,7 @@ import re
 import shutil
 import stat
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 
 KINDS = ("build", "compile")
@@ -34,7 +35,7 @@ def _alive(pid: int) -> bool:
 def sweep_stale_scratch(root: str | Path | None = None) -> list[Path]:
     """Remove scratch folders whose owning process is gone; return what was removed."""
     folder = Path(root or tempfile.gettempdir())
-    swept = []
+    swept: list[Path] = []
     try:
         entries = list(folder.iterdir())
     except OSError:
@@ -49,7 +50,7 @@ def sweep_stale_scratch(root: str | Path | None = None) -> list[Path]:
     return swept
 
 
-def _make_writable_and_retry(function, path: str, _exc: object) -> None:
+def _make_writable_and_retry(function: Callable[[str], object], path: str, _exc: object) -> None:
     """A build may leave folders without write or search permission: open them up, retry."""
     try:
         parent = os.path.dirname(path)

@@ -1,13 +1,20 @@
 """Opening a stored run's scenario for the Factory tab (on a worker thread), with the check
-that the stored run still matches the case files on disk."""
+that the stored run still matches the case files on disk, and diffing a submission's own
+records against the reference at one tick."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 
 from lattice_desktop.grading.grader import CaseResult
 from lattice_desktop.lattice.playback import Playback, reference_engine
+from lattice_desktop.lattice.records import RecordDiff, diff_records
+from lattice_desktop.lattice.scenario_file import open_scenario_file
+from lattice_desktop.lattice.simulators import checked_state
 from lattice_desktop.lattice.snapshots import Snapshots
+from lattice_desktop.lattice.submission_records import SubmissionRecords, submission_records
+from lattice_desktop.lattice.view import FactoryState
 from lattice_desktop.manifest.case import CaseManifest
 from lattice_desktop.store.queries import StoredRun
 
@@ -50,6 +57,7 @@ class OpenedCase:
     snapshots: Snapshots
     stale: list[str]  # reasons, empty when the run matches
     specific: bool  # a reason concerns this scenario, so its ✓/✗ would not be the run's
+    source: str = ""  # where the expected checksums came from, when not from the case
 
 
 def open_case(run: StoredRun, case: CaseManifest, result: CaseResult) -> OpenedCase:
@@ -65,3 +73,28 @@ def open_case(run: StoredRun, case: CaseManifest, result: CaseResult) -> OpenedC
     snapshots = Snapshots.from_bytes(playback.scenario.snapshot, expected,
                                      None if specific else result.checksums)
     return OpenedCase(result.name, playback, snapshots, reasons, specific)
+
+
+def open_scenario(path: Path) -> OpenedCase:
+    """A standalone scenario file, to look at without grading (on a worker): the reference's
+    checksums, or stored NAME.u64 answers compared with them."""
+    opened = open_scenario_file(path)
+    snapshots = Snapshots.from_bytes(opened.playback.scenario.snapshot, opened.expected, opened.got)
+    return OpenedCase(str(opened.path), opened.playback, snapshots, [], False, opened.expected_source)
+
+
+@dataclass(frozen=True)
+class SubmissionDiff:
+    """The submission's factory at `tick` and where its records differ from the reference's."""
+
+    tick: int
+    state: FactoryState
+    diffs: list[RecordDiff]
+
+
+def submission_diff(sub: SubmissionRecords, playback: Playback, tick: int) -> SubmissionDiff:
+    got = submission_records(sub, playback.data, tick)
+    expected_pairs = playback.records_at(tick)
+    expected = dict(zip(expected_pairs[:, 0].tolist(), expected_pairs[:, 1].tolist()))
+    diffs = diff_records(expected, got)
+    return SubmissionDiff(tick, checked_state(playback.scenario, got, tick=tick, grid=playback.grid), diffs)

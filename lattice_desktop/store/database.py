@@ -39,6 +39,7 @@ def open_database(
     """Open (creating and migrating as needed); threads not bound to a database (see
     store/base.py) use this one from now on."""
     target = str(target or default_location())
+    db: Database
     try:
         if "://" in target:
             db = connect(target)

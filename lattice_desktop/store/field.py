@@ -12,9 +12,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
-from peewee import fn
+from peewee import SQL, Column, Expression, ModelAlias, Select, ValuesList, fn
 
 from lattice_desktop.outcomes import Verdict
+from lattice_desktop.store.base import tuples
 from lattice_desktop.store.schema import Run
 from lattice_desktop.store.stored_values import stored_number, stored_time
 
@@ -61,12 +62,17 @@ class Leaderboard:
         return label
 
 
+# A leaderboard's scope: case name, version, variant, wasmtime version, content hash
+# (None for runs stored before content was recorded).
+Key = tuple[str, int, str, str, str | None]
+
+
 def _ordinal(n: int) -> str:
     suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
     return f"{n}{suffix}"
 
 
-def same_field(run: Run):
+def same_field(run: Run) -> Expression:
     """Runs comparable with `run`: same case, version, variant, content and wasmtime version."""
     return (
         (Run.case_hash == run.case_hash)
@@ -82,12 +88,12 @@ def standing(run_id: int) -> Standing | None:
     run = Run.get_or_none(Run.id == run_id)
     if run is None or run.verdict != Verdict.CORRECT.value or stored_number(run.score) is None:
         return None
-    others = (
-        Run.select(Run.model, fn.MIN(Run.score).alias("best"))
+    others = tuples(
+        Run.select(Run.model, fn.MIN(Run.score))
         .where(same_field(run) & (Run.verdict == Verdict.CORRECT.value) & (Run.model != run.model))
         .group_by(Run.model)
     )
-    bests = [row.best for row in others if stored_number(row.best) is not None]
+    bests = [best for _model, best in others if stored_number(best) is not None]
     field = len(bests) + 1
     better = sum(1 for b in bests if b < run.score)
     at_least_as_good = sum(1 for b in bests if b >= run.score) + 1
@@ -101,12 +107,17 @@ def leaderboard(
     """Models ranked by best correct fuel; models with only over-ceiling bests listed apart.
 
     Unnamed parts of the scope come from the newest run; `content` may be a hash prefix.
+    One pass over the scope's covering index gives each model's run count and best score;
+    then only the runs that reached a best are read (one seek per model, not every run).
     """
-    named = Run.case_name == case_name
+    # The newest run of the case picks what is not given, read from the newest id down:
+    # comparing `column || ''` keeps SQLite off the indexes, which would sort every run of
+    # the case first.
+    named = Run.case_name.concat("") == case_name
     for column, wanted in ((Run.case_version, version), (Run.case_variant, variant),
                            (Run.wasmtime_version, wasmtime_version), (Run.case_hash, content)):
         if wanted is not None and wanted != "":
-            named &= column.startswith(wanted) if column is Run.case_hash else column == wanted
+            named &= column.concat("").startswith(wanted) if column is Run.case_hash else column == wanted
     latest = Run.select(Run.case_version, Run.case_variant, Run.wasmtime_version, Run.case_hash) \
         .where(named).order_by(Run.id.desc()).first()
     if latest is not None:
@@ -114,61 +125,88 @@ def leaderboard(
         variant = variant or latest.case_variant
         wasmtime_version = wasmtime_version or latest.wasmtime_version
         content = latest.case_hash
-    named_scope = (
-        (Run.case_name == case_name)
-        & (Run.case_version == (version or 1))
-        & (Run.case_variant == (variant or "standard"))
-        & (Run.wasmtime_version == (wasmtime_version or ""))
-    )
-    scope = named_scope & (Run.case_hash == content)
-    others = Run.select(fn.COUNT(Run.case_hash.distinct())) \
-        .where(named_scope & (Run.case_hash != content)).scalar() or 0
-    counts = dict(
-        Run.select(Run.model, fn.COUNT(Run.id))
-        .where(scope & (Run.verdict != Verdict.RUNNING.value))
-        .group_by(Run.model)
-        .tuples()
-    )
-    best = _best_per_model(scope & (Run.verdict == Verdict.CORRECT.value), Run.score)
-    entries = []
-    leader = best[0][2] if best else None
-    for i, (run_id, model, fuel, date, _pct) in enumerate(best):
-        rank = i + 1 if i == 0 or fuel != best[i - 1][2] else entries[-1].rank
+    version, variant, wasmtime_version = version or 1, variant or "standard", wasmtime_version or ""
+    key = (case_name, version, variant, wasmtime_version, content)
+    scope = _in_scope(Run, key)
+    counts: dict[str, int] = {}
+    best: dict[str, int] = {}
+    over_only: set[str] = set()
+    tally = Run.select(Run.verdict, Run.model, fn.COUNT(SQL("*")), fn.MIN(Run.score)).where(scope) \
+        .group_by(Run.verdict, Run.model)
+    for verdict, model, count, lowest in Run._meta.database.execute(tally).fetchall():  # plain rows
+        if verdict != Verdict.RUNNING.value:
+            counts[model] = counts.get(model, 0) + count
+        if verdict == Verdict.CORRECT.value and stored_number(lowest) is not None:
+            best[model] = lowest
+        elif verdict == Verdict.OVER_CEILING.value:
+            over_only.add(model)
+    over_only -= best.keys()
+    ranked = _first_runs(key, Verdict.CORRECT, "score", best)
+    entries: list[BoardEntry] = []
+    leader = ranked[0][2] if ranked else 0
+    for i, (run_id, model, fuel, date, _pct) in enumerate(ranked):
+        rank = i + 1 if i == 0 or fuel != ranked[i - 1][2] else entries[-1].rank
         entries.append(BoardEntry(rank, model, run_id, fuel, fuel / leader, counts.get(model, 0), date))
-    ranked = {e.model for e in entries}
-    over = [
-        row for row in _best_per_model(scope & (Run.verdict == Verdict.OVER_CEILING.value),
-                                       Run.stress_fuel)
-        if row[1] not in ranked
-    ]
-    over_entries = [
-        BoardEntry(0, model, run_id, fuel, fuel / leader if leader else 0.0,
-                   counts.get(model, 0), date, pct)
-        for run_id, model, fuel, date, pct in over
-    ]
-    return Leaderboard(case_name, version or 1, variant or "standard", wasmtime_version or "",
-                       entries, over_entries, content or "", others)
+    over_entries = []
+    if over_only:
+        lowest_fuel: dict[str, int] = dict(tuples(
+            Run.select(Run.model, fn.MIN(Run.stress_fuel))
+            .where(scope & (Run.verdict == Verdict.OVER_CEILING.value) & Run.model.in_(sorted(over_only))
+                   & Run.stress_fuel.is_null(False))
+            .group_by(Run.model)
+        ))
+        over_entries = [
+            BoardEntry(0, model, run_id, fuel, fuel / leader if leader else 0.0,
+                       counts.get(model, 0), date, pct)
+            for run_id, model, fuel, date, pct in _first_runs(key, Verdict.OVER_CEILING, "stress_fuel",
+                                                               lowest_fuel)
+        ]
+    return Leaderboard(case_name, version, variant, wasmtime_version, entries, over_entries,
+                       content or "", _other_contents(key))
 
 
-def _best_per_model(where, column) -> list[tuple[int, str, int, datetime | None, float | None]]:
-    """Each model's lowest `column` run (earliest on a tie), best first.
+def _other_contents(key: Key) -> int:
+    """How many other contents have runs under the key's name, version, variant and wasmtime
+    version: one index seek per content (the next hash after the last), not a scan of runs."""
+    case_name, version, variant, wasmtime_version, content = key
+    named = ((Run.case_name == case_name) & (Run.case_version == version)
+             & (Run.case_variant == variant) & (Run.wasmtime_version == wasmtime_version))
+    count, after = 0, ""
+    while (found := Run.select(fn.MIN(Run.case_hash)).where(named & (Run.case_hash > after)).scalar()) \
+            is not None:
+        count += found != content
+        after = found
+    return count
 
-    Two index-friendly steps rather than a window over every row: the minimum per model
-    from the covering index, then the first run that reached it.
-    """
-    best = (
-        Run.select(Run.model.alias("m"), fn.MIN(column).alias("best"))
-        .where(where & column.is_null(False))
-        .group_by(Run.model)
-        .alias("b")
+
+def _in_scope(table: type[Run] | ModelAlias[Run], key: Key) -> Expression:
+    """`table`'s runs of one case, version, variant, wasmtime version and content."""
+    case_name, version, variant, wasmtime_version, content = key
+    return ((table.case_name == case_name) & (table.case_version == version)
+            & (table.case_variant == variant) & (table.wasmtime_version == wasmtime_version)
+            & (table.case_hash == content))
+
+
+def _first_runs(key: Key, verdict: Verdict, column: str,
+                best: dict[str, int]) -> list[tuple[int, str, int, datetime | None, float | None]]:
+    """For each model, its earliest run with `verdict` whose `column` is `best[model]`;
+    best first. One index seek per model (a correlated MIN over the full index key), so
+    the cost follows the number of models, not of runs."""
+    if not best:
+        return []
+    wanted = ValuesList(list(best.items()), alias="best")
+    other = Run.alias("other")
+    first_id = (
+        other.select(fn.MIN(other.id))
+        .where(_in_scope(other, key) & (other.verdict == verdict.value)
+               & (Column(other, "model") == wanted.c.column1)  # (`other.model` is the class)
+               & (getattr(other, column) == wanted.c.column2))
     )
-    rows = (
-        Run.select(fn.MIN(Run.id), Run.model, column, fn.MIN(Run.finished), fn.MIN(Run.max_percent_over))
-        .join(best, on=(Run.model == best.c.m) & (column == best.c.best))
-        .where(where)
-        .group_by(Run.model, column)
-        .order_by(column, fn.MIN(Run.id))
-        .tuples()
+    value = getattr(Run, column)
+    rows = tuples(
+        Run.select(Run.id, Run.model, value, Run.finished, Run.max_percent_over)
+        .where(Run.id.in_(Select([wanted], [first_id])))
+        .order_by(value, Run.id)
     )
     return [(r[0], r[1], r[2], stored_time(r[3]), stored_number(r[4])) for r in rows
             if stored_number(r[2]) is not None]  # a figure another program mangled ranks nowhere

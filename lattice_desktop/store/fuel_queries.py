@@ -13,9 +13,10 @@ from datetime import datetime
 from peewee import fn
 
 from lattice_desktop.outcomes import Outcome, Verdict
+from lattice_desktop.store.base import tuples
 from lattice_desktop.store.field import same_field
 from lattice_desktop.store.schema import CaseResultRow, Run, SubmissionRecord
-from lattice_desktop.store.stored_values import stored_number, stored_time
+from lattice_desktop.store.stored_values import stored_fuel, stored_time
 
 CORRECT = (Outcome.PASS.value, Outcome.OVER_CEILING.value)
 
@@ -48,13 +49,12 @@ def field_best_per_case(run_id: int) -> dict[str, CaseBest]:
     run = Run.get_or_none(Run.id == run_id)
     if run is None:
         return {}
-    best = (
-        CaseResultRow.select(CaseResultRow.name, fn.MIN(CaseResultRow.fuel).alias("best"))
+    minima: dict[str, int] = dict(tuples(
+        CaseResultRow.select(CaseResultRow.name, fn.MIN(CaseResultRow.fuel))
         .join(Run)
         .where(same_field(run) & CaseResultRow.outcome.in_(CORRECT) & CaseResultRow.fuel.is_null(False))
         .group_by(CaseResultRow.name)
-    )
-    minima = {row.name: row.best for row in best}
+    ))
     out: dict[str, CaseBest] = {}
     if not minima:
         return out
@@ -67,7 +67,7 @@ def field_best_per_case(run_id: int) -> dict[str, CaseBest]:
     )
     for row in holders:
         if row.fuel == minima[row.name] and row.name not in out:
-            out[row.name] = CaseBest(row.name, int(row.fuel), row.run.id, row.run.model)
+            out[row.name] = CaseBest(row.name, minima[row.name], row.run.id, row.run.model)
     return out
 
 
@@ -85,7 +85,7 @@ def comparable_runs(run_id: int, *, limit: int = 500) -> list[Comparable]:
         .limit(limit)
     )
     return [
-        Comparable(r.id, r.model, r.submission.name, Verdict.stored(r.verdict), stored_number(r.score),
+        Comparable(r.id, r.model, r.submission.name, Verdict.stored(r.verdict), stored_fuel(r.score),
                    stored_time(r.started))
         for r in query
     ]

@@ -10,6 +10,7 @@ from playhouse.migrate import SchemaMigrator
 from playhouse.migrate import migrate as migrate_schema
 
 from lattice_desktop.errors import StorageError
+from lattice_desktop.store.base import tuples, write_transaction
 from lattice_desktop.store.harness_tables import HARNESS_TABLES
 from lattice_desktop.store.schema import CORE_TABLES, CaseRecord, Run, SchemaVersion
 
@@ -29,7 +30,7 @@ def _case_content(db: Database) -> None:
             Run._meta.table_name, "case_hash", Run.case_hash))
     Run.update(case_hash=CaseRecord.select(CaseRecord.manifest_hash).where(CaseRecord.id == Run.case)) \
         .where(Run.case_hash.is_null()).execute()
-    Run._schema.create_indexes(safe=True)
+    db.create_tables([Run])  # its indexes: the table exists, so only they are made
 
 
 MIGRATIONS: list[tuple[int, str, Callable[[Database], None]]] = [
@@ -43,7 +44,7 @@ LATEST = MIGRATIONS[-1][0]
 def current_version(db: Database) -> int:
     if not db.table_exists(SchemaVersion._meta.table_name):
         return 0
-    rows = SchemaVersion.select(SchemaVersion.version).tuples()
+    rows = tuples(SchemaVersion.select(SchemaVersion.version))
     versions = [value for (value,) in rows]
     if not all(isinstance(value, int) and not isinstance(value, bool) for value in versions):
         shown = ", ".join(repr(value)[:40] for value in versions)
@@ -56,8 +57,9 @@ def current_version(db: Database) -> int:
 
 def migrate(db: Database, *, target: int = LATEST) -> int:
     """Apply every migration newer than the database, up to `target`; return the version."""
-    db.create_tables([SchemaVersion])
-    version = current_version(db)
+    with write_transaction(db):
+        db.create_tables([SchemaVersion])
+        version = current_version(db)
     if version > LATEST:
         raise StorageError(
             f"the database has schema version {version}, newer than this Lattice Desktop "
@@ -65,9 +67,10 @@ def migrate(db: Database, *, target: int = LATEST) -> int:
         )
     for number, _description, apply in MIGRATIONS:
         if version < number <= target:
-            with db.atomic():
-                apply(db)
-                SchemaVersion.delete().execute()
-                SchemaVersion.create(version=number)
+            with write_transaction(db):
+                if current_version(db) < number:  # another process may have applied it since
+                    apply(db)
+                    SchemaVersion.delete().execute()
+                    SchemaVersion.create(version=number)
             version = number
     return version

@@ -11,11 +11,12 @@ from datetime import datetime
 from peewee import fn
 
 from lattice_desktop.errors import UserError
+from lattice_desktop.harness import HarnessResult, parse_trace
 from lattice_desktop.harness import leaderboard as rank_boards
-from lattice_desktop.harness import parse_trace
 from lattice_desktop.harness.trace import ToolCall
 from lattice_desktop.manifest.case import CaseManifest, load_case
 from lattice_desktop.outcomes import Verdict
+from lattice_desktop.store.base import tuples
 from lattice_desktop.store.field import Standing, standing
 from lattice_desktop.store.harness_runs import (
     StoredHarnessRun,
@@ -66,12 +67,11 @@ class BoardScope:
 
 def board_scopes() -> list[BoardScope]:
     """Every (case, version, variant, wasmtime) that has finished runs, newest first."""
-    rows = (
+    rows = tuples(
         Run.select(Run.case_name, Run.case_version, Run.case_variant, Run.wasmtime_version,
                    fn.COUNT(Run.id), fn.MAX(Run.id))
         .where(Run.verdict != Verdict.RUNNING.value)
         .group_by(Run.case_name, Run.case_version, Run.case_variant, Run.wasmtime_version)
-        .tuples()
     )
     scopes = [BoardScope(*row) for row in rows]
     return sorted(scopes, key=lambda s: -s.latest)
@@ -100,7 +100,7 @@ class HarnessPage:
 
     id: int
     imported: datetime | None
-    result: object  # lattice_desktop.harness.HarnessResult
+    result: HarnessResult
     box_source: str
     trace_source: str
     position: int | None  # on its box's board; None when another run of its harness and
@@ -124,7 +124,7 @@ def load_harness_page(stored_id: int) -> HarnessPage | None:
                        _loop_calls(stored_id, result))
 
 
-def _loop_calls(stored_id: int, result) -> tuple[tuple[str, ...], ...]:
+def _loop_calls(stored_id: int, result: HarnessResult) -> tuple[tuple[str, ...], ...]:
     """The calls each loop repeats (tool and arguments as recorded), read from the stored
     trace; just the tool names when the trace cannot be read again."""
     if not result.loops:
@@ -166,7 +166,7 @@ def check_harness_runs() -> HarnessCheck:
 class HarnessBoardRow:
     position: int
     stored_id: int
-    result: object  # HarnessResult
+    result: HarnessResult
 
 
 def harness_boards() -> dict[tuple[str, str], list[HarnessBoardRow]]:

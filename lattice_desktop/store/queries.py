@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
+
+from peewee import Field
 
 from lattice_desktop.grading.compare import Mismatch
 from lattice_desktop.grading.grader import CaseResult
 from lattice_desktop.outcomes import Outcome, Verdict
+from lattice_desktop.store.base import tuples
 from lattice_desktop.store.schema import BuildLog, CaseRecord, CaseResultRow, Run, SubmissionRecord
-from lattice_desktop.store.stored_values import stored_number, stored_time
+from lattice_desktop.store.stored_values import stored_fuel, stored_number, stored_time
 
 
 @dataclass(frozen=True)
@@ -56,8 +60,8 @@ def _summary(run: Run, submission_name: str) -> RunSummary:
     return RunSummary(
         id=run.id, case_name=run.case_name, case_version=run.case_version,
         case_variant=run.case_variant, model=run.model, submission=submission_name,
-        verdict=Verdict.stored(run.verdict), score=stored_number(run.score),
-        stress_fuel=stored_number(run.stress_fuel),
+        verdict=Verdict.stored(run.verdict), score=stored_fuel(run.score),
+        stress_fuel=stored_fuel(run.stress_fuel),
         max_percent_over=stored_number(run.max_percent_over), started=stored_time(run.started),
         finished=stored_time(run.finished),
     )
@@ -97,15 +101,15 @@ def list_runs(
     return [
         RunSummary(
             id=row[0], case_name=row[1], case_version=row[2], case_variant=row[3], model=row[4],
-            submission=row[5], verdict=Verdict.stored(row[6]), score=stored_number(row[7]),
-            stress_fuel=stored_number(row[8]), max_percent_over=stored_number(row[9]),
+            submission=row[5], verdict=Verdict.stored(row[6]), score=stored_fuel(row[7]),
+            stress_fuel=stored_fuel(row[8]), max_percent_over=stored_number(row[9]),
             started=read_time(row[10]), finished=read_time(row[11]),
         )
-        for row in query.tuples()
+        for row in tuples(query)
     ]
 
 
-def _time_reader(field):
+def _time_reader(field: Field) -> Callable[[object], datetime | None]:
     return lambda value: stored_time(field.python_value(value))
 
 
@@ -151,7 +155,7 @@ def _result(row: CaseResultRow) -> CaseResult:
     return CaseResult(
         name=row.name, kind=row.kind, behaviour=row.behaviour, size=row.size,
         outcome=Outcome.stored(row.outcome), ceiling=row.ceiling, budget=row.budget,
-        fuel=stored_number(row.fuel),
+        fuel=stored_fuel(row.fuel),
         detail=row.detail, trap_code=row.trap_code,
         frames=tuple(f for f in row.frames.split("\n") if f),
         output_digest=row.output_digest, checksums=bytes(row.checksums) if row.checksums else None,
@@ -161,4 +165,4 @@ def _result(row: CaseResultRow) -> CaseResult:
 
 def distinct_values(field: str) -> list[str]:
     column = getattr(Run, field)
-    return [r[0] for r in Run.select(column).distinct().order_by(column).tuples()]
+    return [r[0] for r in tuples(Run.select(column).distinct().order_by(column))]

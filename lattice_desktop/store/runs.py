@@ -12,10 +12,12 @@ from lattice_desktop.manifest.case import CaseManifest
 from lattice_desktop.manifest.submission import Submission
 from lattice_desktop.outcomes import Verdict
 from lattice_desktop.sandbox.engine import FUEL_SETTINGS, WASMTIME_VERSION
+from lattice_desktop.store.base import write_transaction
 from lattice_desktop.store.schema import BuildLog, CaseRecord, CaseResultRow, Run, SubmissionRecord
 
 
 def case_record(case: CaseManifest) -> CaseRecord:
+    record: CaseRecord
     record, _ = CaseRecord.get_or_create(
         name=case.name, version=case.version, variant=case.variant,
         manifest_hash=case.manifest_hash,
@@ -111,7 +113,7 @@ def recover_interrupted() -> int:
         elif run.owner_host == host and not _alive(run.owner_pid):
             stale.append(run.id)  # another host's runs are that host's to recover
     if stale:
-        with Run._meta.database.atomic():
+        with write_transaction(Run._meta.database):
             CaseResultRow.delete().where(CaseResultRow.run.in_(stale)).execute()
             Run.update(verdict=Verdict.INTERRUPTED.value, owner_pid=None).where(
                 Run.id.in_(stale)

@@ -77,10 +77,12 @@ class Run(BaseModel):
     owner_host = CharField(null=True)
 
     class Meta:
+        # The field's one index: a scope (name, version, variant, wasmtime, content) by
+        # equality, then verdict and model in order, so the leaderboard reads counts and bests
+        # from the index alone and finds each model's best run with one seek.
         indexes = (
-            (("case_name", "case_version", "case_variant", "wasmtime_version", "verdict", "model",
-              "score"), False),
-            (("case_hash", "verdict", "model", "score"), False),
+            (("case_name", "case_version", "case_variant", "wasmtime_version", "case_hash", "verdict",
+              "model", "score"), False),
         )
 
 

@@ -24,3 +24,11 @@ def stored_number(value: object) -> int | float | None:
     if isinstance(value, bool) or not isinstance(value, int | float):
         return None
     return value
+
+
+def stored_fuel(value: object) -> int | None:
+    """A stored fuel figure (a whole number), or None when the row holds something else."""
+    number = stored_number(value)
+    if isinstance(number, float):
+        return int(number) if number.is_integer() else None
+    return number

@@ -1,7 +1,8 @@
 """One writer thread: every database write in the process goes through it.
 
 SQLite allows one writer at a time, and many writer threads end in "database is
-locked"; funnelling writes through a single thread keeps them ordered and safe.
+locked"; funnelling writes through a single thread keeps them ordered and safe. Each
+call is one `write_transaction`, so writers in other processes wait their turn too.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from typing import TypeVar
 from peewee import Database, DatabaseError
 
 from lattice_desktop.errors import Location, StorageError
-from lattice_desktop.store.base import db_proxy
+from lattice_desktop.store.base import db_proxy, write_transaction
 
 T = TypeVar("T")
 
@@ -38,7 +39,7 @@ class Writer:
         from lattice_desktop.store.database import explain
 
         try:
-            with self.db.atomic():
+            with write_transaction(self.db):
                 return fn(*args)
         except DatabaseError as exc:  # locked, read-only, disk full: the user can act on it
             raise StorageError(explain(exc, str(self.db.database)), Location(str(self.db.database))) from None

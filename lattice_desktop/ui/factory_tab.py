@@ -3,6 +3,8 @@ and (with the records export) the submission's own factory beside the reference'
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from PySide6.QtCore import QItemSelectionModel, Qt, QTimer, Slot
 from PySide6.QtGui import QFontDatabase, QFontMetrics, QKeySequence, QShortcut
 from PySide6.QtWidgets import (
@@ -24,7 +26,13 @@ from lattice_desktop.lattice.snapshots import Snapshots
 from lattice_desktop.lattice.submission_records import open_submission
 from lattice_desktop.lattice.view import FactoryState
 from lattice_desktop.manifest.case import CaseManifest
-from lattice_desktop.services.factory_opening import OpenedCase, open_case
+from lattice_desktop.services.factory_opening import (
+    OpenedCase,
+    SubmissionDiff,
+    open_case,
+    open_scenario,
+    submission_diff,
+)
 from lattice_desktop.store.queries import StoredRun
 from lattice_desktop.ui.factory.canvas import FactoryCanvas
 from lattice_desktop.ui.factory.census_panel import CensusPanel
@@ -32,7 +40,6 @@ from lattice_desktop.ui.factory.diff_panel import DiffList, ModeSwitch
 from lattice_desktop.ui.factory.legend import Legend
 from lattice_desktop.ui.factory.loader import StateLoader
 from lattice_desktop.ui.factory.snapshots import SnapshotModel
-from lattice_desktop.ui.factory.submission_diff import SubmissionDiff, submission_diff
 from lattice_desktop.ui.factory.transport import TransportBar
 from lattice_desktop.ui.latest_query import LatestQuery
 
@@ -55,6 +62,7 @@ class FactoryTab(QWidget):
         self._opening: str | None = None
         self._want_divergence = False
         self._diff_tick: int | None = None
+        self.scenario_files: list[Path] = []  # open standalone *.lat files, while no run is shown
 
         self.loader = StateLoader(self)
         self.loader.loaded.connect(self._on_loaded)
@@ -168,13 +176,18 @@ class FactoryTab(QWidget):
 
         self.timer = QTimer(self, interval=FRAME_MS)
         self.timer.timeout.connect(self._frame)
-        keys = (("Space", self.toggle_play), ("Left", lambda: self.step_ticks(-1)),
-                ("Right", lambda: self.step_ticks(1)), ("Shift+Left", lambda: self.step_snapshot(-1)),
-                ("Shift+Right", lambda: self.step_snapshot(1)), ("Home", lambda: self.show_tick(0)),
-                ("End", lambda: self.show_tick(self.playback.ticks if self.playback else 0)))
-        for key, slot in keys:
+        keys = (("Space", "Play / pause", self.toggle_play),
+                ("Left", "One tick back", lambda: self.step_ticks(-1)),
+                ("Right", "One tick forward", lambda: self.step_ticks(1)),
+                ("Shift+Left", "Previous snapshot", lambda: self.step_snapshot(-1)),
+                ("Shift+Right", "Next snapshot", lambda: self.step_snapshot(1)),
+                ("D", "Next divergent snapshot", self.next_divergence),
+                ("Home", "First tick", lambda: self.show_tick(0)),
+                ("End", "Last tick", lambda: self.show_tick(self.playback.ticks if self.playback else 0)))
+        for key, what, slot in keys:  # the Help menu lists them by their whatsThis
             shortcut = QShortcut(QKeySequence(key), self)
             shortcut.setContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
+            shortcut.setWhatsThis(what)
             shortcut.activated.connect(slot)
 
     # --- the public face ------------------------------------------------------------------
@@ -185,6 +198,7 @@ class FactoryTab(QWidget):
         self.loader.stop()
         for query in (self._open_query, self._submission_query, self._diff_query):
             query.forget()
+        self.scenario_files = []
         self.run, self.case = run, case
         self.playback, self.snapshots, self._submission = None, None, None
         self._show_stale([], False)
@@ -202,6 +216,31 @@ class FactoryTab(QWidget):
         self.case_box.setCurrentIndex(wrong)
         self._want_divergence = True
         self._open(lattice[wrong].name)
+
+    def show_scenario_files(self, paths: list[Path], *, current: Path | None = None) -> None:
+        """Standalone scenario files, listed in the picker and replayed with the reference
+        engine (nothing is graded); opens `current`, else the first."""
+        self.show_run(None, None)
+        self.scenario_files = list(paths)
+        self.modes.set_available(False, "A scenario file has no submission to compare with")
+        for path in self.scenario_files:
+            self.case_box.addItem(path.name, str(path))
+            self.case_box.setItemData(self.case_box.count() - 1, str(path), Qt.ItemDataRole.ToolTipRole)
+        self.stack.setCurrentIndex(1)
+        index = self.scenario_files.index(current) if current in self.scenario_files else 0
+        self.case_box.setCurrentIndex(index)
+        self._open_file(self.scenario_files[index])
+
+    def next_divergence(self) -> None:
+        """The next snapshot after the current tick whose checksums differ (stays if none)."""
+        if self.snapshots is None:
+            return
+        wrong = (self.snapshots.status() == 0).nonzero()[0]
+        later = wrong[wrong >= self.tick // self.snapshots.interval]  # row r is tick (r + 1)·interval
+        if len(later):
+            self._stop_playing()
+            self._select_row(int(later[0]))
+            self.show_tick(self.snapshots.tick(int(later[0])))
 
     def go_to_first_divergence(self) -> None:
         first = self.model.first_divergence
@@ -255,6 +294,14 @@ class FactoryTab(QWidget):
         name = self.case_box.itemData(index)
         if name and self.run is not None:
             self._open(name)
+        elif name and self.scenario_files:
+            self._open_file(Path(name))
+
+    def _open_file(self, path: Path) -> None:
+        self.loader.stop()
+        self._opening = str(path)
+        self.engine_label.setText(f"opening {path.name}…")
+        self._open_query.request(open_scenario, path)
 
     def _open(self, name: str) -> None:
         result = next(r for r in self.run.results if r.name == name)
@@ -269,11 +316,12 @@ class FactoryTab(QWidget):
         self.playback, self.snapshots = playback, snapshots
         self._show_stale(opened.stale, opened.specific)
         self._reference, self._marked = None, frozenset()
-        self.engine_label.setText(f"{playback.scenario.width}×{playback.scenario.height} · "
-                                  f"{playback.engine_name}")
+        self.engine_label.setText(" · ".join([f"{playback.scenario.width}×{playback.scenario.height}",
+                                              playback.engine_name, *filter(None, [opened.source])]))
         self.canvas.set_scenario(playback.scenario)
         self.legend.set_scenario(playback.scenario)
-        self.census.show_scenario(playback.data, playback.scenario, self.case.path.parent)
+        self.census.show_scenario(playback.data, playback.scenario,
+                                  self.case.path.parent if self.case is not None else None)  # a file alone
         self.model.set_snapshots(snapshots)
         self.transport.set_range(playback.ticks)
         self.transport.timeline.set_snapshots(snapshots)

@@ -1,4 +1,5 @@
-"""Rebuild the sample engines (reference, lines, buggy, stuck_rings) into resources/cases/lattice/submissions/."""
+"""Rebuild the sample engines (reference, lines, buggy, stuck_rings) into
+resources/cases/lattice/submissions/."""
 
 import sys
 from pathlib import Path

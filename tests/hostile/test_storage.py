@@ -257,7 +257,6 @@ def test_a_report_the_database_refuses_is_kept_on_disk(tmp_path, monkeypatch):
     from lattice_desktop.manifest import load_case, load_submission
     from lattice_desktop.services import grading as session
     from lattice_desktop.services.grading import grade_and_store
-    from lattice_desktop.store import runs as store_runs
     from lattice_desktop.store.database import open_database
     from lattice_desktop.store.writer import Writer
     from tests.core.wat_cases import ECHO, ECHO_CASES, write_case, write_submission
@@ -265,17 +264,16 @@ def test_a_report_the_database_refuses_is_kept_on_disk(tmp_path, monkeypatch):
     monkeypatch.setattr(session, "unstored_reports_dir", lambda: tmp_path / "kept")
     path = tmp_path / "db.sqlite"
     writer = Writer(open_database(path, busy_timeout=0.2))
-    finish = store_runs.finish_run
     blocker = sqlite3.connect(path, check_same_thread=False)
 
-    def locked_while_storing(run_id, report):
-        blocker.execute("BEGIN EXCLUSIVE")
-        finish(run_id, report)
+    def locked_when_graded(step):
+        if step.item.phase == "done":  # just before the results are written
+            blocker.execute("BEGIN EXCLUSIVE")
 
-    monkeypatch.setattr(store_runs, "finish_run", locked_while_storing)
     case = load_case(write_case(tmp_path / "case", ECHO_CASES))
     with pytest.raises(StorageError, match="kept in") as info:
-        grade_and_store(case, load_submission(write_submission(tmp_path / "sub", ECHO)), writer=writer)
+        grade_and_store(case, load_submission(write_submission(tmp_path / "sub", ECHO)), writer=writer,
+                        work=Work(locked_when_graded))
     blocker.rollback()
     blocker.close()
     writer.close()

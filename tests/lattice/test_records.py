@@ -38,6 +38,7 @@ from lattice_desktop.lattice.scenario import (
     Source,
     parse_scenario,
 )
+from lattice_desktop.lattice.simulators import checked_state
 from lattice_desktop.lattice.view import NO_DIR, FactoryState, describe_cell
 
 
@@ -233,6 +234,44 @@ def test_factory_state_refuses_records_that_do_not_fit() -> None:
         FactoryState.from_records(scenario, {belt_item_key(5, 0, 1): 1}, tick=1)
     with pytest.raises(RecordsError, match="off the grid"):
         FactoryState.from_records(scenario, {source_item_key(99, 1): 1}, tick=1)
+
+
+def _error_of(build) -> str | None:
+    try:
+        build()
+    except RecordsError as exc:
+        return str(exc)
+    return None
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.integers(0, 40), st.lists(st.tuples(st.integers(0, 7), st.integers(0, 12), st.integers(0, 0xFFFF),
+                                              st.integers(0, 5)), max_size=6))
+def test_the_vectorised_check_refuses_exactly_what_the_loop_refuses(ticks, extra) -> None:
+    """Untrusted records drawn with numpy: the same state, or the same first error."""
+    f = Factory(parse_scenario(SCENARIO))
+    f.run_to(ticks)
+    records = dict(f.records())
+    for kind, cell, low, value in extra:  # wrong kinds, cells off the grid or on walls, repeats
+        records[(kind << 56) | (cell << 16) | low] = value
+    slow = _error_of(lambda: FactoryState.from_records(f.scenario, records, tick=ticks))
+    fast = _error_of(lambda: checked_state(f.scenario, records, tick=ticks))
+    assert fast == slow
+    if slow is None:
+        a = FactoryState.from_records(f.scenario, records, tick=ticks)
+        b = checked_state(f.scenario, records, tick=ticks)
+        assert np.array_equal(a.slots, b.slots) and np.array_equal(a.source_buffer, b.source_buffer)
+        assert a.sink_counts == b.sink_counts and a.assemblers == b.assemblers
+
+
+def test_a_second_timer_record_for_one_assembler_is_refused_by_both() -> None:
+    scenario = parse_scenario(SCENARIO)
+    records = {assembler_key(2, 3): 1, assembler_key(2, 4): 1}
+    message = "two remaining-time records for one assembler"
+    with pytest.raises(RecordsError, match=message):
+        FactoryState.from_records(scenario, records, tick=1)
+    with pytest.raises(RecordsError, match=message):
+        checked_state(scenario, records, tick=1)
 
 
 def test_describe_cell() -> None:
