@@ -53,6 +53,7 @@ SAMPLES = (
     SampleEngine("reference", "over_ceiling"),
     SampleEngine("lines", "correct"),
     SampleEngine("buggy", "incorrect"),
+    SampleEngine("scale_bug", "incorrect"),
 )
 
 

@@ -1,4 +1,4 @@
-"""Rebuild reference, lines and buggy into resources/cases/lattice/submissions/."""
+"""Rebuild the bundled sample engines into resources/cases/lattice/submissions/."""
 
 import sys
 from pathlib import Path

@@ -41,7 +41,7 @@ def test_case_check_confirms_every_sample(capsys):
     assert main(["case", "check", "lattice"]) == 0
     out = capsys.readouterr().out
     assert "all samples got their expected verdict" in out
-    assert out.count("ok  ") == 3
+    assert out.count("ok  ") == 4
 
 
 def test_buggy_fails_exactly_its_rule_and_reference_lands_on_the_runway():
