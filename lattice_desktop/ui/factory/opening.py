@@ -5,7 +5,8 @@ files on disk."""
 from __future__ import annotations
 
 from lattice_desktop.grading.grader import CaseResult
-from lattice_desktop.lattice.playback import Playback, reference_engine
+from lattice_desktop.lattice.playback import Playback
+from lattice_desktop.lattice.proven import proven_engine
 from lattice_desktop.lattice.records import diff_records
 from lattice_desktop.lattice.view import FactoryState
 from lattice_desktop.manifest.case import CaseManifest
@@ -46,7 +47,7 @@ def open_case(run: StoredRun, case: CaseManifest, result: CaseResult):
     entry = case.entry(result.name)
     data = entry.input_bytes()
     expected = entry.expected_bytes()
-    playback = Playback(data, reference_engine())
+    playback = proven_playback(case, data, expected)
     reasons = stale_reasons(run, case, result, playback, expected)
     # Only what belongs to this scenario makes its ✓/✗ meaningless; a changed hash alone
     # (another case's file) keeps the comparison but still says so.
@@ -54,6 +55,15 @@ def open_case(run: StoredRun, case: CaseManifest, result: CaseResult):
     snapshots = Snapshots.from_bytes(playback.scenario.snapshot, expected,
                                      None if specific else result.checksums)
     return result.name, playback, snapshots, reasons, specific
+
+
+def proven_playback(case: CaseManifest, data: bytes, expected: bytes) -> Playback:
+    """Playback by the fastest engine proven on this scenario (`lines` for the bundled case)."""
+    proven = proven_engine(case, data, expected)
+    if proven is None:
+        return Playback(data, None)
+    label = "wasm reference" if proven.name == "reference" else f"{proven.name} (proven on this scenario)"
+    return Playback(data, proven.engine, name=label)
 
 
 def submission_diff(sub, playback: Playback, tick: int):
