@@ -19,10 +19,12 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
-from lattice_desktop.errors import Cancelled
-from lattice_desktop.lattice.records import RecordDiff, diff_records
+import numpy as np
 
-Records = Mapping[int, int]
+from lattice_desktop.errors import Cancelled
+from lattice_desktop.lattice.records import RecordDiff, as_pairs, diff_pairs
+
+Records = Mapping[int, int] | np.ndarray  # or (n, 2) uint64 (key, value) pairs
 CancelCheck = Callable[[], bool]
 
 _HEADER_LINE = re.compile(rb"^[ \t]*(ticks|snapshot)[ \t]+\S+[ \t]*\r?$", re.MULTILINE)
@@ -112,7 +114,7 @@ def find_divergence(data: bytes, *, agrees: int, differs: int,
     if index is not None:
         tick = agrees + index + 1
         say(f"confirming with the records at tick {tick:,}…")
-        diffs, runs = diff_records(reference_records(tick), submission_records(tick)), runs + 1
+        diffs, runs = diff_pairs(reference_records(tick), submission_records(tick)), runs + 1
         if diffs:
             return Divergence(tick, tick - 1, tuple(diffs), runs, "per-tick checksums")
     say("bisecting the records between the snapshots…")
@@ -121,8 +123,8 @@ def find_divergence(data: bytes, *, agrees: int, differs: int,
         nonlocal runs
         say(f"bisecting: records at tick {tick:,}…")
         runs += 1
-        return reference_records(tick) == submission_records(tick)
+        return np.array_equal(as_pairs(reference_records(tick)), as_pairs(submission_records(tick)))
 
     tick = bisect_first(agrees, differs, same_at, cancel)
-    diffs, runs = diff_records(reference_records(tick), submission_records(tick)), runs + 1
+    diffs, runs = diff_pairs(reference_records(tick), submission_records(tick)), runs + 1
     return Divergence(tick, tick - 1, tuple(diffs), runs, "bisecting records")

@@ -65,6 +65,7 @@ class Playback:
                  max_keyframe_bytes: int = 512 * 2**20, cached_states: int = 6,
                  simulator: Simulator | None = None, name: str | None = None) -> None:
         self.data = scenario_bytes
+        self.engine = engine
         self._name = name
         self.scenario = parse_scenario(scenario_bytes)
         self.grid = layout(self.scenario)
@@ -307,9 +308,8 @@ def prewarm(case_path: str | Path, cancel: CancelCheck | None = None) -> int:
     """Walk every stress scenario of a Lattice case once with its fastest proven engine, largest
     first, so their keyframes are on disk before anyone scrubs them. Returns how many
     scenarios were walked (those already cached are skipped)."""
-    from lattice_desktop.manifest import load_case
-
     from lattice_desktop.lattice.proven import proven_engine
+    from lattice_desktop.manifest import load_case
 
     case = load_case(case_path)
     if case.family != "lattice-v1":

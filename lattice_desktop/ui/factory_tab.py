@@ -3,7 +3,9 @@ and (with the records export) the submission's own factory beside the reference'
 
 from __future__ import annotations
 
-from PySide6.QtCore import QItemSelectionModel, Qt, QTimer, Slot
+from collections import Counter
+
+from PySide6.QtCore import QEvent, QItemSelectionModel, Qt, QTimer, Slot
 from PySide6.QtGui import QFontDatabase, QFontMetrics, QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -26,9 +28,11 @@ from lattice_desktop.store.queries import StoredRun
 from lattice_desktop.ui import tasks
 from lattice_desktop.ui.factory.canvas import FactoryCanvas
 from lattice_desktop.ui.factory.diff_panel import DiffList, ModeSwitch
+from lattice_desktop.ui.factory.divergence_bar import KEYS, DivergenceBar
 from lattice_desktop.ui.factory.legend import Legend
 from lattice_desktop.ui.factory.loader import StateLoader
-from lattice_desktop.ui.factory.opening import open_case, submission_diff
+from lattice_desktop.ui.factory.minimap import Minimap
+from lattice_desktop.ui.factory.opening import open_case, search_divergence, submission_diff
 from lattice_desktop.ui.factory.snapshots import SnapshotModel, Snapshots
 from lattice_desktop.ui.factory.submission_records import open_submission
 from lattice_desktop.ui.factory.transport import TransportBar
@@ -53,6 +57,14 @@ class FactoryTab(QWidget):
         self._opening: str | None = None
         self._want_divergence = False
         self._diff_tick: int | None = None
+        self._counts: dict[int, int] = {}  # differing records per cell at `_diff_tick`
+        self._diff_pending: int | None = None
+        self.cells: list[int] = []  # the differing cells shown, in grid order
+        self.cell_index: int | None = None  # which of them is focused
+        self.divergence = None  # lattice.divergence.Divergence once the first wrong tick is found
+        self._auto_diff = False  # open the Diff view at the first divergence once the records exist
+        self._focus_pending = False  # zoom to the first differing cell when the next diff arrives
+        self._search_from: int | None = None  # the divergent snapshot's tick the search started at
 
         self.loader = StateLoader(self)
         self.loader.loaded.connect(self._on_loaded)
@@ -83,6 +95,19 @@ class FactoryTab(QWidget):
         self.hover = QLabel(self)
         self.hover.setStyleSheet("color: palette(mid);")
         self.canvas.hovered.connect(self._hovered)
+        self.canvas.clicked.connect(self._cell_clicked)
+        self.canvas.moved.connect(self._view_moved)
+        self.canvas.installEventFilter(self)
+        self.minimap = Minimap(self.canvas)
+        self.minimap.centre.connect(self.canvas.centre_at)
+        self.bar = DivergenceBar(self)
+        self.bar.hide()
+        self.bar.previous_cell.clicked.connect(lambda: self.step_cell(-1))
+        self.bar.next_cell.clicked.connect(lambda: self.step_cell(+1))
+        self.bar.previous_snapshot.clicked.connect(lambda: self.step_divergent_snapshot(-1))
+        self.bar.next_snapshot.clicked.connect(lambda: self.step_divergent_snapshot(+1))
+        self.bar.heatmap.toggled.connect(self.canvas.set_heatmap)
+        self.bar.first_tick.clicked.connect(self.go_to_first_tick)
         left = QWidget(self)
         left_layout = QVBoxLayout(left)
         left_layout.setContentsMargins(0, 0, 0, 0)
@@ -110,6 +135,7 @@ class FactoryTab(QWidget):
         self.table.setMinimumWidth(2 * digits + mono.horizontalAdvance("000,000,000") + 110)
         self.table.selectionModel().currentRowChanged.connect(self._row_chosen)
         self.diff_list = DiffList(self)
+        self.diff_list.cell_chosen.connect(self._row_cell_chosen)
         self.diff_list.hide()
         side = QSplitter(Qt.Orientation.Vertical, self)
         side.addWidget(self.table)
@@ -133,6 +159,7 @@ class FactoryTab(QWidget):
         body_layout = QVBoxLayout(body)
         body_layout.setContentsMargins(0, 0, 0, 0)
         body_layout.addLayout(top)
+        body_layout.addWidget(self.bar)
         self.banner = QLabel(self)
         self.banner.setObjectName("staleRunBanner")
         self.banner.setWordWrap(True)
@@ -160,7 +187,12 @@ class FactoryTab(QWidget):
         keys = (("Space", self.toggle_play), ("Left", lambda: self.step_ticks(-1)),
                 ("Right", lambda: self.step_ticks(1)), ("Shift+Left", lambda: self.step_snapshot(-1)),
                 ("Shift+Right", lambda: self.step_snapshot(1)), ("Home", lambda: self.show_tick(0)),
-                ("End", lambda: self.show_tick(self.playback.ticks if self.playback else 0)))
+                ("End", lambda: self.show_tick(self.playback.ticks if self.playback else 0)),
+                (KEYS["next_cell"], lambda: self.step_cell(1)),
+                (KEYS["previous_cell"], lambda: self.step_cell(-1)),
+                (KEYS["next_snapshot"], lambda: self.step_divergent_snapshot(1)),
+                (KEYS["previous_snapshot"], lambda: self.step_divergent_snapshot(-1)),
+                (KEYS["heatmap"], self.bar.heatmap.toggle), (KEYS["first_tick"], self.go_to_first_tick))
         for key, slot in keys:
             shortcut = QShortcut(QKeySequence(key), self)
             shortcut.setContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
@@ -174,6 +206,10 @@ class FactoryTab(QWidget):
         self.loader.stop()
         self.run, self.case = run, case
         self.playback, self.snapshots, self._submission = None, None, None
+        self.divergence, self._search_from, self._auto_diff = None, None, False
+        self.bar.first_tick.setEnabled(False)
+        self.bar.status.setText("")
+        self.bar.hide()
         self._show_stale([], False)
         self.case_box.clear()
         lattice = [r for r in (run.results if run else []) if case and _has_case(case, r.name)]
@@ -189,6 +225,7 @@ class FactoryTab(QWidget):
         wrong = next((i for i, r in enumerate(lattice) if r.mismatch is not None), 0)
         self.case_box.setCurrentIndex(wrong)
         self._want_divergence = True
+        self._auto_diff = lattice[wrong].mismatch is not None
         self._open(lattice[wrong].name)
 
     def go_to_first_divergence(self) -> None:
@@ -209,6 +246,47 @@ class FactoryTab(QWidget):
     def step_ticks(self, delta: int) -> None:
         self._stop_playing()
         self.show_tick(self.tick + delta)
+
+    def step_cell(self, direction: int) -> None:
+        """Focus the previous/next differing cell (wrapping around)."""
+        if self.cells:
+            index = -1 if self.cell_index is None and direction < 0 else (
+                0 if self.cell_index is None else self.cell_index + direction)
+            self.focus_cell(index % len(self.cells), zoom=True)
+
+    def focus_cell(self, index: int, *, zoom: bool) -> None:
+        """Ring the index-th differing cell, select its records; `zoom`: centre the map on it."""
+        self.cell_index = index
+        cell = self.cells[index]
+        if zoom:
+            visible = self.canvas.visible_cells()
+            span = visible.width() if visible.width() <= 120 else 40.0
+            self.canvas.focus_cell(cell, span=span)
+        else:
+            self.canvas.focus_cell(cell, span=None)
+        self.diff_list.select_cell(cell)
+        width = self.playback.scenario.width if self.playback else 1
+        self.bar.show_cell(index, len(self.cells), f"({cell % width}, {cell // width})")
+
+    def step_divergent_snapshot(self, direction: int) -> None:
+        """Go to the previous/next snapshot whose checksums differ."""
+        if self.snapshots is None:
+            return
+        rows = [int(r) for r in (self.snapshots.status() == 0).nonzero()[0]]
+        ticks = [self.snapshots.tick(r) for r in rows]
+        targets = [t for t in ticks if (t > self.tick if direction > 0 else t < self.tick)]
+        if targets:
+            target = targets[0] if direction > 0 else targets[-1]
+            self._focus_pending = True
+            self._select_row(self.snapshots.row_of(target))
+            self.show_tick(target)
+
+    def go_to_first_tick(self) -> None:
+        """Show the first tick whose state departs from the reference's (once found)."""
+        if self.divergence is not None:
+            self._focus_pending = True
+            self._stop_playing()
+            self.show_tick(self.divergence.tick)
 
     def step_snapshot(self, direction: int) -> None:
         if self.snapshots is None or not len(self.snapshots):
@@ -267,6 +345,10 @@ class FactoryTab(QWidget):
         self.engine_label.setText(f"{playback.scenario.width}×{playback.scenario.height} · "
                                   f"{playback.engine_name}")
         self.canvas.set_scenario(playback.scenario)
+        self.minimap.set_grid(playback.grid[0] if max(playback.scenario.width, playback.scenario.height) >= 64
+                              else None, None)
+        self._place_minimap()
+        self.cells, self.cell_index, self._counts, self._diff_tick = [], None, {}, None
         self.legend.set_scenario(playback.scenario)
         self.model.set_snapshots(snapshots)
         self.transport.set_range(playback.ticks)
@@ -274,21 +356,74 @@ class FactoryTab(QWidget):
         self.transport.timeline.set_prepared(playback.prepared)
         self.loader.set_playback(playback)
         first = snapshots.first_divergence
+        if first is not None:
+            self.bar.show()
+            self.bar.show_cell(None, 0)
         if self._want_divergence and first is not None:
             self._select_row(first)
+            self._focus_pending = True
             self.show_tick(snapshots.tick(first))
         else:
             self.show_tick(0)
         self._want_divergence = False
+        self._start_diff_view()
 
     @Slot(object)
     def _submission_checked(self, sub) -> None:
         if isinstance(sub, str):
             self._submission = None
             self.modes.set_available(False, f"Submission view unavailable: {sub}")
+            self.bar.status.setText(f"Only snapshots can be compared: {sub}. The first wrong tick and "
+                                    "the differing cells need the records export (spec §8).")
         else:
             self._submission = sub
             self.modes.set_available(True, "")
+            self._start_diff_view()
+
+    def _start_diff_view(self) -> None:
+        """A wrong run with records: open the Diff view and look for the first wrong tick."""
+        if not self._auto_diff or self._submission is None or self.snapshots is None:
+            return
+        self._auto_diff = False
+        first = self.snapshots.first_divergence
+        if first is None:
+            return
+        self.modes.buttons["Diff"].setChecked(True)
+        agrees, differs = first * self.snapshots.interval, self.snapshots.tick(first)
+        self._search_from = differs
+        self.bar.status.setText(f"Looking for the first wrong tick between {agrees:,} and {differs:,}…")
+        task = Task(search_divergence, self._submission, self.playback, agrees, differs,
+                    lambda playback=self.playback: playback is self.playback, progress=True)
+        task.signals.progress.connect(self._search_progress)
+        task.signals.done.connect(self._search_done)
+        task.signals.failed.connect(self._search_failed)
+        tasks.start(task)
+
+    @Slot(object)
+    def _search_progress(self, text: str) -> None:
+        if self.divergence is None and self._search_from is not None:
+            self.bar.status.setText(f"Looking for the first wrong tick: {text}")
+
+    @Slot(object)
+    def _search_done(self, result) -> None:
+        playback, found = result
+        if playback is not self.playback:
+            return
+        self.divergence = found
+        width = playback.scenario.width
+        first = found.cells[0] if found.cells else 0
+        self.bar.status.setText(
+            f"First wrong tick: {found.tick:,} (agrees through {found.agreed:,}) · "
+            f"{len(found.diffs):,} records in {len(found.cells):,} cells, first at "
+            f"({first % width}, {first // width}) · found by {found.how}")
+        self.bar.first_tick.setEnabled(True)
+        if self.tick == self._search_from and not self.timer.isActive():
+            self.go_to_first_tick()  # the reviewer has not moved: show the moment it went wrong
+
+    @Slot(str, str)
+    def _search_failed(self, message: str, trace: str) -> None:
+        self.bar.status.setText(f"⚠ Could not find the first wrong tick: {message}")
+        self.bar.status.setToolTip(trace or message)
 
     def _show_stale(self, reasons: list[str], specific: bool) -> None:
         self.stale = list(reasons)
@@ -332,13 +467,17 @@ class FactoryTab(QWidget):
             self._select_row(row)
         if self.modes.mode == "Reference" or self.timer.isActive():
             self.canvas.set_state(state)
-            self.canvas.set_marked(self._marked if self._diff_tick == state.tick else ())
+            if self._diff_tick == state.tick:
+                self.canvas.set_marked(self._marked, self._counts)
+            else:
+                self.canvas.set_marked(())
         else:
             self._request_diff(state.tick)
 
     def _request_diff(self, tick: int) -> None:
-        if self._submission is None or self.playback is None:
+        if self._submission is None or self.playback is None or self._diff_pending == tick:
             return
+        self._diff_pending = tick
         self.diff_list.set_message(f"Running the submission to tick {tick:,}…")
         task = Task(submission_diff, self._submission, self.playback, tick)
         task.signals.done.connect(self._diff_done)
@@ -348,17 +487,29 @@ class FactoryTab(QWidget):
     @Slot(object)
     def _diff_done(self, result) -> None:
         tick, state, diffs = result
+        if self._diff_pending == tick:
+            self._diff_pending = None
         if tick != self.tick or self.playback is None:
             return
         self._diff_tick, self._marked = tick, differing_cells(diffs)
+        self._counts = Counter(d.cell for d in diffs)
         shown = state if self.modes.mode == "Submission" else self._reference
         if shown is not None:
             self.canvas.set_state(shown)
-        self.canvas.set_marked(self._marked)
+        self.canvas.set_marked(self._marked, self._counts)
+        self.minimap.set_grid(self.playback.grid[0] if self._big() else None, self.canvas.counts)
+        self._place_minimap()
         self.diff_list.set_diffs(diffs, self.playback.scenario.width, tick, self.playback.scenario.items)
+        self.cells = sorted(self._marked)
+        self.cell_index = None
+        self.bar.show_cell(None, len(self.cells))
+        if self._focus_pending and self.cells:
+            self._focus_pending = False
+            self.focus_cell(0, zoom=True)
 
     @Slot(str, str)
     def _diff_failed(self, message: str, trace: str) -> None:
+        self._diff_pending = None
         self.diff_list.set_message(message + (f"\n{trace}" if trace else ""))
         if self._reference is not None:
             self.canvas.set_state(self._reference)
@@ -367,6 +518,10 @@ class FactoryTab(QWidget):
         self.diff_list.setVisible(mode != "Reference")
         if mode == "Reference":
             self.canvas.set_marked(())
+            self.cells, self.cell_index = [], None
+            self.bar.show_cell(None, 0)
+            if self.playback is not None and self._big():
+                self.minimap.set_grid(self.playback.grid[0], None)
             if self._reference is not None:
                 self.canvas.set_state(self._reference)
         else:
@@ -385,6 +540,34 @@ class FactoryTab(QWidget):
         self._caching = "" if fraction >= 1 else f"caching keyframes {fraction:.0%}"
         if not self.loader.busy:
             self.transport.status.setText(self._caching)
+
+    def _big(self) -> bool:
+        return self.playback is not None and max(self.playback.scenario.width,
+                                                 self.playback.scenario.height) >= 64
+
+    def _cell_clicked(self, cell: int) -> None:
+        """A click on a marked cell selects its records."""
+        if cell in self._marked and self.cells:
+            self.focus_cell(self.cells.index(cell), zoom=False)
+
+    def _row_cell_chosen(self, cell: int) -> None:
+        """A record chosen in the diff list: centre its cell."""
+        if cell in self._marked and self.cells:
+            self.focus_cell(self.cells.index(cell), zoom=True)
+
+    def _view_moved(self) -> None:
+        self.minimap.set_visible_region(self.canvas.visible_cells())
+
+    def _place_minimap(self) -> None:
+        margin = 8
+        self.minimap.move(self.canvas.width() - self.minimap.width() - margin, margin)
+        self.minimap.raise_()
+        self.minimap.set_visible_region(self.canvas.visible_cells())
+
+    def eventFilter(self, watched, event) -> bool:  # noqa: N802 (Qt's name)
+        if watched is self.canvas and event.type() == QEvent.Type.Resize:
+            self._place_minimap()
+        return super().eventFilter(watched, event)
 
     def _hovered(self, text: str) -> None:
         self.hover.setText(text.replace("\n", " · "))

@@ -4,15 +4,18 @@ files on disk."""
 
 from __future__ import annotations
 
+import numpy as np
+
 from lattice_desktop.grading.grader import CaseResult
+from lattice_desktop.lattice.divergence import Divergence, find_divergence
 from lattice_desktop.lattice.playback import Playback
 from lattice_desktop.lattice.proven import proven_engine
-from lattice_desktop.lattice.records import diff_records
-from lattice_desktop.lattice.view import FactoryState
+from lattice_desktop.lattice.records import diff_pairs
+from lattice_desktop.lattice.simulators import state_from_records
 from lattice_desktop.manifest.case import CaseManifest
 from lattice_desktop.store.queries import StoredRun
 from lattice_desktop.ui.factory.snapshots import Snapshots
-from lattice_desktop.ui.factory.submission_records import submission_records
+from lattice_desktop.ui.factory.submission_records import submission_checksums, submission_pairs
 
 
 def stale_reasons(run: StoredRun, case: CaseManifest, result: CaseResult, playback: Playback,
@@ -67,9 +70,27 @@ def proven_playback(case: CaseManifest, data: bytes, expected: bytes) -> Playbac
 
 
 def submission_diff(sub, playback: Playback, tick: int):
-    got = submission_records(sub, playback.data, tick)
-    expected_pairs = playback.records_at(tick)
-    expected = dict(zip(expected_pairs[:, 0].tolist(), expected_pairs[:, 1].tolist()))
-    diffs = diff_records(expected, got)
-    state = FactoryState.from_records(playback.scenario, got, tick=tick)
+    got = submission_pairs(sub, playback.scenario, playback.data, tick)
+    diffs = diff_pairs(playback.records_at(tick), got)
+    state = state_from_records(playback.scenario, got, tick=tick, grid=playback.grid)
     return tick, state, diffs
+
+
+def search_divergence(sub, playback: Playback, agrees: int, differs: int, alive,
+                      report) -> tuple[Playback, Divergence]:
+    """The first tick in (agrees, differs] where the submission departs from the reference."""
+    engine = playback.engine
+
+    def reference_checksums(data: bytes) -> list[int]:
+        return engine.run(data) if engine is not None else []
+
+    def reference_records(tick: int) -> np.ndarray:
+        return playback.records_at(tick)
+
+    found = find_divergence(
+        playback.data, agrees=agrees, differs=differs, reference_checksums=reference_checksums,
+        submission_checksums=lambda data: submission_checksums(sub, data),
+        reference_records=reference_records,
+        submission_records=lambda tick: submission_pairs(sub, playback.scenario, playback.data, tick),
+        cancel=lambda: not alive(), progress=report)
+    return playback, found

@@ -68,6 +68,7 @@ ENTITY_LEGEND = (
 )
 
 DIFF_OUTLINE = "#FF5C8A"
+FOCUS_OUTLINE = "#FFD84D"
 HOVER_OUTLINE = "#FFFFFF"
 
 
@@ -115,3 +116,20 @@ LUT = _lut()
 ITEM_CODE = np.array([ITEM + item_slot(t) if t else GROUND_CODE for t in range(256)], np.uint8)
 TINT_CODE = np.array([TINTED_BELT + item_slot(t) if t else BELT for t in range(256)], np.uint8)
 SOURCE_CODE = np.array([SOURCE_BODY + item_slot(t) if t else BELT for t in range(256)], np.uint8)
+
+
+# --- differences over the map -------------------------------------------------------------
+
+MARK_RGBA = (255, 92, 138, 170)  # a differing cell's tint (DIFF_OUTLINE, see-through)
+# The heatmap: 1, 2, 3, 4+ differing records in a cell, light to dark (colour-blind safe).
+HEAT_RGBA = np.array([(0, 0, 0, 0), (255, 230, 120, 200), (255, 160, 60, 215), (235, 80, 40, 230),
+                      (190, 20, 90, 240)], np.uint8)
+
+
+def mark_image(counts: np.ndarray, *, heatmap: bool) -> np.ndarray:
+    """(H, W, 4) RGBA over the grid: differing cells tinted, or coloured by their count."""
+    if heatmap:
+        return HEAT_RGBA[np.minimum(counts, len(HEAT_RGBA) - 1)]
+    image = np.zeros((*counts.shape, 4), np.uint8)
+    image[counts > 0] = MARK_RGBA
+    return image
