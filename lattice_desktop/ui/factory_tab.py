@@ -208,6 +208,7 @@ class FactoryTab(QWidget):
         self.playback, self.snapshots, self._submission = None, None, None
         self.divergence, self._search_from, self._auto_diff = None, None, False
         self.bar.first_tick.setEnabled(False)
+        self.transport.timeline.set_first_wrong(None)
         self.bar.status.setText("")
         self.bar.hide()
         self._show_stale([], False)
@@ -417,6 +418,7 @@ class FactoryTab(QWidget):
             f"{len(found.diffs):,} records in {len(found.cells):,} cells, first at "
             f"({first % width}, {first // width}) · found by {found.how}")
         self.bar.first_tick.setEnabled(True)
+        self.transport.timeline.set_first_wrong(found.tick)
         if self.tick == self._search_from and not self.timer.isActive():
             self.go_to_first_tick()  # the reviewer has not moved: show the moment it went wrong
 
