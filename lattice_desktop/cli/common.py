@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from lattice_desktop.grading.outcomes import Verdict
+from lattice_desktop.outcomes import Verdict
 from lattice_desktop.store.database import open_database
 from lattice_desktop.store.writer import Writer
 

@@ -11,9 +11,9 @@ from lattice_desktop.cli.common import VERDICT_EXIT, add_db_option, err, open_st
 from lattice_desktop.cli.report_text import report_lines
 from lattice_desktop.grading.grader import Progress, grade
 from lattice_desktop.grading.report_json import report_to_dict
-from lattice_desktop.grading.session import grade_and_store
 from lattice_desktop.manifest import load_case, load_submission
 from lattice_desktop.resources import resolve_case_path
+from lattice_desktop.services.grading import grade_and_store
 from lattice_desktop.store.field import standing
 
 

@@ -10,8 +10,8 @@ from lattice_desktop.cli.common import add_db_option, open_storage
 from lattice_desktop.cli.report_text import result_rows, verdict_line
 from lattice_desktop.errors import UserError
 from lattice_desktop.formatting import fuel
-from lattice_desktop.grading.outcomes import Verdict
 from lattice_desktop.grading.report_json import result_to_dict
+from lattice_desktop.outcomes import Verdict
 from lattice_desktop.store.field import leaderboard, standing
 from lattice_desktop.store.queries import distinct_values, list_runs, load_run
 

@@ -18,9 +18,9 @@ from datetime import UTC, datetime
 from lattice_desktop.cancel import CancelToken
 from lattice_desktop.errors import Cancelled
 from lattice_desktop.grading.compare import Mismatch, compare, snapshot_interval
-from lattice_desktop.grading.outcomes import Outcome, Verdict
 from lattice_desktop.manifest.case import CaseEntry, CaseManifest
 from lattice_desktop.manifest.submission import Submission
+from lattice_desktop.outcomes import Outcome, Verdict
 from lattice_desktop.sandbox import engine
 from lattice_desktop.sandbox.build import BuildResult, build_submission
 from lattice_desktop.sandbox.compiler import CompileError, compile_module

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import hashlib
 import struct
+import threading
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -297,5 +298,26 @@ def _hash_manifest(path: Path, cases: tuple[CaseEntry, ...]) -> str:
     for case in cases:
         for file in (case.input_path, case.expected_path):
             if file is not None:
-                digest.update(hashlib.sha256(file.read_bytes()).digest())
+                digest.update(file_digest(file))
     return digest.hexdigest()
+
+
+# Opening a run's page reads its case again; hashing every input each time cost seconds on
+# the bundled case. A file's digest is kept while its size, times and inode are unchanged.
+_digests: dict[Path, tuple[tuple[int, ...], bytes]] = {}
+_digests_lock = threading.Lock()
+
+
+def file_digest(path: Path) -> bytes:
+    """The sha256 of a file's bytes, read again only when the file changed."""
+    info = path.stat()
+    signature = (info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns, info.st_ctime_ns)
+    key = path.resolve()
+    with _digests_lock:
+        known = _digests.get(key)
+    if known is not None and known[0] == signature:
+        return known[1]
+    digest = hashlib.sha256(path.read_bytes()).digest()
+    with _digests_lock:
+        _digests[key] = (signature, digest)
+    return digest

@@ -14,8 +14,8 @@ import wasmtime
 
 from lattice_desktop.cancel import CancelToken
 from lattice_desktop.errors import Cancelled
-from lattice_desktop.grading.outcomes import Outcome
 from lattice_desktop.manifest.case import CaseEntry, Contract, Sandbox
+from lattice_desktop.outcomes import Outcome
 from lattice_desktop.sandbox.engine import seconds_to_epochs, shared_engine
 from lattice_desktop.sandbox.native_stack import on_deep_stack
 

@@ -12,7 +12,7 @@ from datetime import datetime
 
 from peewee import fn
 
-from lattice_desktop.grading.outcomes import Verdict
+from lattice_desktop.outcomes import Verdict
 from lattice_desktop.store.schema import Run
 
 

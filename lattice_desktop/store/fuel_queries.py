@@ -12,7 +12,7 @@ from datetime import datetime
 
 from peewee import fn
 
-from lattice_desktop.grading.outcomes import Outcome, Verdict
+from lattice_desktop.outcomes import Outcome, Verdict
 from lattice_desktop.store.field import same_field
 from lattice_desktop.store.schema import CaseResultRow, Run, SubmissionRecord
 

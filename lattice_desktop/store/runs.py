@@ -8,9 +8,9 @@ import socket
 from datetime import UTC, datetime
 
 from lattice_desktop.grading.grader import GradeReport
-from lattice_desktop.grading.outcomes import Verdict
 from lattice_desktop.manifest.case import CaseManifest
 from lattice_desktop.manifest.submission import Submission
+from lattice_desktop.outcomes import Verdict
 from lattice_desktop.sandbox.engine import FUEL_SETTINGS, WASMTIME_VERSION
 from lattice_desktop.store.schema import BuildLog, CaseRecord, CaseResultRow, Run, SubmissionRecord
 

@@ -22,8 +22,10 @@ from PySide6.QtWidgets import (
 
 from lattice_desktop.lattice.playback import Playback
 from lattice_desktop.lattice.records import differing_cells
+from lattice_desktop.lattice.snapshots import Snapshots
 from lattice_desktop.lattice.view import FactoryState
 from lattice_desktop.manifest.case import CaseManifest
+from lattice_desktop.services.factory_opening import OpenedCase, open_case
 from lattice_desktop.store.queries import StoredRun
 from lattice_desktop.ui import tasks
 from lattice_desktop.ui.factory.canvas import FactoryCanvas
@@ -32,10 +34,11 @@ from lattice_desktop.ui.factory.divergence_bar import KEYS, DivergenceBar
 from lattice_desktop.ui.factory.legend import Legend
 from lattice_desktop.ui.factory.loader import StateLoader
 from lattice_desktop.ui.factory.minimap import Minimap
-from lattice_desktop.ui.factory.opening import open_case, search_divergence, submission_diff
-from lattice_desktop.ui.factory.snapshots import SnapshotModel, Snapshots
+from lattice_desktop.ui.factory.snapshots import SnapshotModel
+from lattice_desktop.ui.factory.submission_diff import SubmissionDiff, search_divergence, submission_diff
 from lattice_desktop.ui.factory.submission_records import open_submission
 from lattice_desktop.ui.factory.transport import TransportBar
+from lattice_desktop.ui.latest_query import LatestQuery
 from lattice_desktop.ui.tasks import Task
 
 FRAME_MS = 33
@@ -71,6 +74,13 @@ class FactoryTab(QWidget):
         self.loader.previewed.connect(self._on_preview)
         self.loader.failed.connect(self._on_failed)
         self.loader.prepared.connect(self._on_prepared)
+        # Only the newest request's answer counts: picking another scenario or tick while
+        # one is being opened or diffed drops the older answer.
+        self._open_query = LatestQuery(self._opened, self)
+        self._open_query.failed.connect(self._on_failed)
+        self._submission_query = LatestQuery(self._submission_checked, self)
+        self._diff_query = LatestQuery(self._diff_done, self)
+        self._diff_query.failed.connect(self._diff_failed)
 
         self.case_box = QComboBox(self)
         self.case_box.setMinimumWidth(220)
@@ -204,6 +214,8 @@ class FactoryTab(QWidget):
         """Open a run (None: the empty state), on its first wrong case if it has one."""
         self._stop_playing()
         self.loader.stop()
+        for query in (self._open_query, self._submission_query, self._diff_query):
+            query.forget()
         self.run, self.case = run, case
         self.playback, self.snapshots, self._submission = None, None, None
         self.divergence, self._search_from, self._auto_diff = None, None, False
@@ -327,21 +339,13 @@ class FactoryTab(QWidget):
         self.loader.stop()
         self._opening = name
         self.engine_label.setText(f"opening {name}…")
-        task = Task(open_case, self.run, self.case, result)
-        task.signals.done.connect(self._opened)
-        task.signals.failed.connect(self._on_failed)
-        tasks.start(task)
-        check = Task(open_submission, self.run.submission_path, self.case, name)
-        check.signals.done.connect(self._submission_checked)
-        tasks.start(check)
+        self._open_query.request(open_case, self.run, self.case, result)
+        self._submission_query.request(open_submission, self.run.submission_path, self.case, name)
 
-    @Slot(object)
-    def _opened(self, opened: tuple) -> None:
-        name, playback, snapshots, reasons, specific = opened
-        if name != self._opening:
-            return
+    def _opened(self, opened: OpenedCase) -> None:
+        playback, snapshots = opened.playback, opened.snapshots
         self.playback, self.snapshots = playback, snapshots
-        self._show_stale(reasons, specific)
+        self._show_stale(opened.stale, opened.specific)
         self._reference, self._marked = None, frozenset()
         self.engine_label.setText(f"{playback.scenario.width}×{playback.scenario.height} · "
                                   f"{playback.engine_name}")
@@ -369,7 +373,6 @@ class FactoryTab(QWidget):
         self._want_divergence = False
         self._start_diff_view()
 
-    @Slot(object)
     def _submission_checked(self, sub) -> None:
         if isinstance(sub, str):
             self._submission = None
@@ -481,14 +484,10 @@ class FactoryTab(QWidget):
             return
         self._diff_pending = tick
         self.diff_list.set_message(f"Running the submission to tick {tick:,}…")
-        task = Task(submission_diff, self._submission, self.playback, tick)
-        task.signals.done.connect(self._diff_done)
-        task.signals.failed.connect(self._diff_failed)
-        tasks.start(task)
+        self._diff_query.request(submission_diff, self._submission, self.playback, tick)
 
-    @Slot(object)
-    def _diff_done(self, result) -> None:
-        tick, state, diffs = result
+    def _diff_done(self, result: SubmissionDiff) -> None:
+        tick, state, diffs = result.tick, result.state, result.diffs
         if self._diff_pending == tick:
             self._diff_pending = None
         if tick != self.tick or self.playback is None:

@@ -4,26 +4,31 @@
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
 from PySide6.QtCore import Qt, Slot
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QSplitter, QStackedWidget, QVBoxLayout, QWidget
 
+from lattice_desktop.grading.fuel_growth import describe_slope
 from lattice_desktop.grading.grader import CaseResult
 from lattice_desktop.manifest.case import CaseManifest
-from lattice_desktop.store.fuel_queries import comparable_runs, field_best_per_case
+from lattice_desktop.store.fuel_queries import CaseBest, Comparable, comparable_runs, field_best_per_case
 from lattice_desktop.store.queries import StoredRun, load_run
-from lattice_desktop.ui import tasks
-from lattice_desktop.ui.fuel.fit import describe_slope
 from lattice_desktop.ui.fuel.plots import FuelBars, FuelScaling
-from lattice_desktop.ui.tasks import Task
+from lattice_desktop.ui.latest_query import LatestQuery
 
 
-def _field_job(run_id: int):
-    return run_id, field_best_per_case(run_id), comparable_runs(run_id)
+@dataclass(frozen=True)
+class FuelField:
+    """What the open run is measured against: the field's best per case, and the other
+    runs it can be compared with."""
+
+    best: dict[str, CaseBest]
+    others: list[Comparable]
 
 
-def _compare_job(run_id: int, other_id: int):
-    return run_id, load_run(other_id)
+def _field_job(run_id: int) -> FuelField:
+    return FuelField(field_best_per_case(run_id), comparable_runs(run_id))
 
 
 def plotted(results: list[CaseResult]) -> list[CaseResult]:
@@ -40,6 +45,10 @@ class FuelTab(QWidget):
         self.best: dict = {}
         self.other: StoredRun | None = None
         self.slopes: dict[str, float | None] = {}
+        self._field_query = LatestQuery(self._field_loaded, self)
+        self._field_query.failed.connect(self._failed)
+        self._compare_query = LatestQuery(self._compare_loaded, self)
+        self._compare_query.failed.connect(self._failed)
 
         self.compare_box = QComboBox(self)
         self.compare_box.setMinimumWidth(320)
@@ -85,6 +94,8 @@ class FuelTab(QWidget):
 
     def show_run(self, run: StoredRun | None, case: CaseManifest | None) -> None:
         self.run, self.case, self.best, self.other = run, case, {}, None
+        self._field_query.forget()
+        self._compare_query.forget()
         self.compare_box.clear()
         if run is None or not any(r.fuel for r in run.results):
             self.empty.setText("No run open — pick a run in the runs list to see where its fuel went."
@@ -94,18 +105,11 @@ class FuelTab(QWidget):
         self.stack.setCurrentIndex(1)
         self.compare_box.addItem("nothing", None)
         self._redraw()
-        task = Task(_field_job, run.id)
-        task.signals.done.connect(self._field_loaded)
-        task.signals.failed.connect(self._failed)
-        tasks.start(task)
+        self._field_query.request(_field_job, run.id)
 
-    @Slot(object)
-    def _field_loaded(self, loaded) -> None:
-        run_id, best, others = loaded
-        if self.run is None or run_id != self.run.id:
-            return
-        self.best = best
-        for other in others:
+    def _field_loaded(self, field: FuelField) -> None:
+        self.best = field.best
+        for other in field.others:
             self.compare_box.addItem(other.describe(), other.run_id)
         self._redraw()
 
@@ -126,15 +130,10 @@ class FuelTab(QWidget):
             self.other = None
             self._redraw()
             return
-        task = Task(_compare_job, self.run.id, other_id)
-        task.signals.done.connect(self._compare_loaded)
-        task.signals.failed.connect(self._failed)
-        tasks.start(task)
+        self._compare_query.request(load_run, other_id)
 
-    @Slot(object)
-    def _compare_loaded(self, loaded) -> None:
-        run_id, other = loaded
-        if self.run is not None and run_id == self.run.id:
+    def _compare_loaded(self, other: StoredRun | None) -> None:
+        if self.run is not None:
             self.other = other
             self._redraw()
 

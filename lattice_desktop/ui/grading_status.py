@@ -7,7 +7,8 @@ from PySide6.QtCore import Slot
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QProgressBar, QPushButton, QWidget
 
 from lattice_desktop.grading.grader import Progress
-from lattice_desktop.ui.grade_op import GradeJob, GradeOp
+from lattice_desktop.services.grade_jobs import GradeJob
+from lattice_desktop.ui.grade_op import GradeOp
 
 
 class GradingStatus(QWidget):

@@ -3,50 +3,14 @@ through the one Writer) and checking that every stored run reproduces."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from PySide6.QtCore import QObject, Signal, Slot
 
-from lattice_desktop.errors import UserError
-from lattice_desktop.harness import load_box
-from lattice_desktop.resources import RESOURCES
-from lattice_desktop.store.harness_runs import import_run
-from lattice_desktop.store.ui_queries import HarnessCheck, check_harness_runs
+from lattice_desktop.services.harness_import import ImportOutcome, import_traces
+from lattice_desktop.store.pages import HarnessCheck, check_harness_runs
 from lattice_desktop.store.writer import Writer
 from lattice_desktop.ui import tasks
-
-BUNDLED_HARNESS = RESOURCES / "harness"
-
-
-def bundled_examples() -> tuple[Path, list[Path]]:
-    """The bundled example box and its traces."""
-    return BUNDLED_HARNESS / "webshop.box.toml", sorted((BUNDLED_HARNESS / "traces").glob("*.jsonl"))
-
-
-@dataclass(frozen=True)
-class ImportOutcome:
-    stored: list[int] = field(default_factory=list)  # new stored ids, in the traces' order
-    errors: list[str] = field(default_factory=list)  # "file:line: key: reason", one a file
-
-
-def import_traces(writer: Writer, box: Path, traces: list[Path]) -> ImportOutcome:
-    """Score and store each trace against `box` (on a worker; the writes on the writer).
-
-    A bad box stores nothing; a bad trace is reported and the others are still stored.
-    """
-    outcome = ImportOutcome()
-    try:
-        load_box(box)
-    except UserError as exc:
-        outcome.errors.append(str(exc))
-        return outcome
-    for trace in traces:
-        try:
-            outcome.stored.append(writer.call(import_run, box, trace))
-        except UserError as exc:
-            outcome.errors.append(str(exc))
-    return outcome
 
 
 class HarnessOps(QObject):

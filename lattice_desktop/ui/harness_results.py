@@ -23,7 +23,7 @@ from PySide6.QtWidgets import (
 )
 
 from lattice_desktop.cli.harness_cmd import format_result
-from lattice_desktop.store.ui_queries import HarnessPage
+from lattice_desktop.store.pages import HarnessPage
 from lattice_desktop.ui.copy_table import CopyTable
 from lattice_desktop.ui.delegates import BarDelegate, ChipDelegate
 from lattice_desktop.ui.harness_models import FindingsModel, LoopsModel, MetricsModel, metric_rows

@@ -1,24 +1,25 @@
-"""The main window's harness side: opening a harness run (header, the harness Results view
-in the Results tab's place, calm Factory and Fuel empty states, its box's board),
-File > Import harness run… and Verify stored harness runs. Reads and imports run off
-the GUI thread; imports write through the window's one Writer."""
+"""The harness side of the app: reading a harness run's page, its Results view and the calm
+Factory and Fuel empty states, File > Import harness run… and Verify stored harness runs.
+Reads and imports run off the GUI thread; imports write through the one Writer given.
+
+It knows nothing of the main window: it says what happened through signals, and the
+window decides what the header, the runs list and the other tabs show."""
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QObject, Qt, Signal, Slot
-from PySide6.QtWidgets import QLabel, QMenu
+from PySide6.QtCore import QObject, QSettings, Qt, Signal, Slot
+from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtWidgets import QLabel, QWidget
 
-from lattice_desktop.store.ui_queries import HarnessPage, load_harness_page
+from lattice_desktop.services.harness_import import ImportOutcome, bundled_examples
+from lattice_desktop.store.pages import HarnessCheck, HarnessPage, load_harness_page
+from lattice_desktop.store.writer import Writer
 from lattice_desktop.ui.dialogs import Recent, choose_harness_box, choose_harness_traces
-from lattice_desktop.ui.harness_ops import HarnessOps, ImportOutcome, bundled_examples, check_message
+from lattice_desktop.ui.harness_ops import HarnessOps, check_message
 from lattice_desktop.ui.harness_results import HarnessResultsTab
 from lattice_desktop.ui.latest_query import LatestQuery
-
-if TYPE_CHECKING:
-    from lattice_desktop.ui.main_window import MainWindow
 
 NO_FACTORY = ("Harness runs have no factory — a harness run is scored from its recorded "
               "trace, not by replaying a Lattice scenario.\n\nIts metrics, loops and tool-call "
@@ -38,35 +39,43 @@ def empty_state(text: str) -> QLabel:
 
 
 class HarnessSide(QObject):
-    page_shown = Signal(object)  # HarnessPage: a harness run is open
+    page_shown = Signal(object, bool)  # HarnessPage opened, whether to bring Results forward
     imported = Signal(object)  # ImportOutcome, after the runs list was asked to refresh
     checked = Signal(str, str)  # the message shown after Verify, and its kind
+    runs_changed = Signal()  # stored harness runs were added or one went missing
+    message = Signal(str, str)  # a message for the message bar, and its kind
+    status = Signal(str, int)  # a status bar line, and how long it stays (ms, 0: until replaced)
+    failed = Signal(str, str)  # message, traceback: a bug
 
-    def __init__(self, window: MainWindow) -> None:
+    def __init__(self, writer: Writer, settings: QSettings, window: QWidget) -> None:
         super().__init__(window)
-        self.window = window
+        self.dialog_parent = window
         self.page: HarnessPage | None = None
         self.results = HarnessResultsTab()
         self.no_factory = empty_state(NO_FACTORY)
         self.no_fuel = empty_state(NO_FUEL)
-        self.recent_boxes = Recent("harness_boxes", window.settings)
-        self.ops = HarnessOps(window.writer, self)
+        self.recent_boxes = Recent("harness_boxes", settings)
+        self.ops = HarnessOps(writer, self)
         self.ops.imported.connect(self._on_imported)
         self.ops.checked.connect(self._on_checked)
-        self.ops.failed.connect(window.report_failure)
+        self.ops.failed.connect(self.failed)
         self._page_query = LatestQuery(self._on_page, self)
-        self._page_query.failed.connect(window.report_failure)
+        self._page_query.failed.connect(self.failed)
         self._show_results_next = False
+        self.import_action = QAction("Import &harness run…", window)
+        self.import_action.setShortcut(QKeySequence("Ctrl+I"))
+        self.import_action.triggered.connect(self.import_runs)
+        self.verify_action = QAction("&Verify stored harness runs", window)
+        self.verify_action.triggered.connect(self.verify)
 
     @property
     def busy(self) -> bool:
         return self.ops.busy or self._page_query.busy
 
-    def add_actions(self, menu: QMenu) -> None:
-        self.import_action = self.window._action(menu, "Import &harness run…", "Ctrl+I",
-                                                 self.import_runs)
-        self.verify_action = self.window._action(menu, "&Verify stored harness runs", None,
-                                                 self.verify)
+    @property
+    def actions(self) -> list[QAction]:
+        """For the File menu."""
+        return [self.import_action, self.verify_action]
 
     # Opening a run -------------------------------------------------------------------
 
@@ -76,30 +85,22 @@ class HarnessSide(QObject):
 
     @Slot(int)
     def open_from_board(self, stored_id: int) -> None:
-        self.window.runs_panel.select_harness_run(stored_id, notify=False)
         self._show_results_next = True
         self.open(stored_id)
 
+    def forget_page(self) -> None:
+        """A performance run is open instead."""
+        self.page = None
+
     def _on_page(self, page: HarnessPage | None) -> None:
-        w = self.window
         if page is None:
-            w.message_bar.show_message("That harness run is no longer in the database.",
-                                       kind="warning")
-            w.refresh_runs()
+            self.message.emit("That harness run is no longer in the database.", "warning")
+            self.runs_changed.emit()
             return
-        w.page, self.page = None, page
-        r = page.result
-        w.header.show_harness(page)
-        w.runs_panel.select_harness_run(page.id, notify=False)
+        self.page = page
         self.results.show_page(page)
-        w.factory_tab.show_run(None, None)  # stops any replay; the harness empty state shows
-        w.fuel_tab.show_run(None, None)
-        w.show_harness_views(True)
-        w.leaderboard_tab.show_harness(r.box, r.stage, r.model, r.harness)
-        if self._show_results_next:
-            self._show_results_next = False
-            w.tabs.setCurrentWidget(w.tab_stacks[0])  # Results
-        self.page_shown.emit(page)
+        show_results, self._show_results_next = self._show_results_next, False
+        self.page_shown.emit(page, show_results)
 
     # Import and verify ---------------------------------------------------------------
 
@@ -108,15 +109,15 @@ class HarnessSide(QObject):
         """Score and store traces against a box; asks for the files when not given."""
         if not isinstance(box, Path):
             recent = self.recent_boxes.items()[:1]
-            box = choose_harness_box(self.window, recent[0] if recent else "")
+            box = choose_harness_box(self.dialog_parent, recent[0] if recent else "")
             if box is None:
                 return
-            traces = choose_harness_traces(self.window, str(box.parent))
+            traces = choose_harness_traces(self.dialog_parent, str(box.parent))
             if not traces:
                 return
         self.recent_boxes.add(box)
-        self.window.statusBar().showMessage(
-            f"Importing {len(traces or [])} harness run{'s' if len(traces or []) != 1 else ''}…")
+        count = len(traces or [])
+        self.status.emit(f"Importing {count} harness run{'s' if count != 1 else ''}…", 0)
         self.ops.import_runs(box, list(traces or []))
 
     def import_bundled(self) -> None:
@@ -127,17 +128,15 @@ class HarnessSide(QObject):
 
     @Slot(object, bool)
     def _on_imported(self, outcome: ImportOutcome, open_newest: bool) -> None:
-        w = self.window
-        w.refresh_runs()
+        self.runs_changed.emit()
         stored = len(outcome.stored)
-        w.statusBar().showMessage(f"Imported {stored} harness run{'s' if stored != 1 else ''}",
-                                  8000)
+        self.status.emit(f"Imported {stored} harness run{'s' if stored != 1 else ''}", 8000)
         if outcome.errors:
             head = (f"Could not import {len(outcome.errors)} file"
                     f"{'s' if len(outcome.errors) != 1 else ''}"
                     + (f" ({stored} other{'s' if stored != 1 else ''} imported)" if stored else "")
                     + ":")
-            w.message_bar.show_message("\n".join([head, *outcome.errors]))
+            self.message.emit("\n".join([head, *outcome.errors]), "error")
         if open_newest and outcome.stored:
             self._show_results_next = True
             self.open(outcome.stored[-1])
@@ -145,12 +144,12 @@ class HarnessSide(QObject):
 
     @Slot()
     def verify(self) -> None:
-        self.window.statusBar().showMessage("Verifying stored harness runs…")
+        self.status.emit("Verifying stored harness runs…", 0)
         self.ops.check()
 
     @Slot(object)
-    def _on_checked(self, check) -> None:
+    def _on_checked(self, check: HarnessCheck) -> None:
         text, kind = check_message(check)
-        self.window.statusBar().showMessage(text.splitlines()[0], 8000)
-        self.window.message_bar.show_message(text, kind=kind)
+        self.status.emit(text.splitlines()[0], 8000)
+        self.message.emit(text, kind)
         self.checked.emit(text, kind)

@@ -58,6 +58,10 @@ class LatestQuery(QObject):
         self._pending.add(req)
         tasks.start(task)
 
+    def forget(self) -> None:
+        """Make every request in flight stale: none of their answers will be delivered."""
+        self._serial += 1
+
     def _answer(self, req: _Request, value: object) -> None:
         if self._drop(req):
             self._on_result(value)

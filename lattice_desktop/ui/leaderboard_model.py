@@ -8,7 +8,7 @@ from PySide6.QtGui import QFont
 
 from lattice_desktop.formatting import fuel, grouped
 from lattice_desktop.store.field import BoardEntry, Leaderboard
-from lattice_desktop.store.ui_queries import HarnessBoardRow as HarnessRow
+from lattice_desktop.store.pages import HarnessBoardRow as HarnessRow
 from lattice_desktop.ui import theme
 from lattice_desktop.ui.delegates import BAR_ROLE, COPY_ROLE, ID_ROLE, Bar
 

@@ -17,7 +17,7 @@ from PySide6.QtWidgets import (
 )
 
 from lattice_desktop.store.field import Leaderboard, leaderboard
-from lattice_desktop.store.ui_queries import BoardChoices, BoardScope, RunPage, board_choices
+from lattice_desktop.store.pages import BoardChoices, BoardScope, RunPage, board_choices
 from lattice_desktop.ui.copy_table import CopyTable
 from lattice_desktop.ui.delegates import ID_ROLE, BarDelegate
 from lattice_desktop.ui.harness_board import HarnessBoard

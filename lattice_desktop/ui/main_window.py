@@ -22,13 +22,14 @@ from PySide6.QtWidgets import (
 )
 
 from lattice_desktop.errors import UserError
-from lattice_desktop.grading.session import StoredGrade
 from lattice_desktop.lattice.playback import prewarm
 from lattice_desktop.manifest import load_submission
 from lattice_desktop.resources import demo_case
 from lattice_desktop.sandbox.engine import WASMTIME_VERSION
+from lattice_desktop.services.grade_jobs import GradeJob, demo_jobs, shipped_module_job
+from lattice_desktop.services.grading import StoredGrade
 from lattice_desktop.store.database import default_location, describe, open_database
-from lattice_desktop.store.ui_queries import RunPage, RunsListing, load_run_page, runs_listing
+from lattice_desktop.store.pages import HarnessPage, RunPage, RunsListing, load_run_page, runs_listing
 from lattice_desktop.store.writer import Writer
 from lattice_desktop.ui import tasks
 from lattice_desktop.ui.dialogs import (
@@ -41,7 +42,7 @@ from lattice_desktop.ui.dialogs import (
 from lattice_desktop.ui.errors_dialog import show_error
 from lattice_desktop.ui.factory_tab import FactoryTab
 from lattice_desktop.ui.fuel_tab import FuelTab
-from lattice_desktop.ui.grade_op import GradeJob, GradeOp, demo_jobs, shipped_module_job
+from lattice_desktop.ui.grade_op import GradeOp
 from lattice_desktop.ui.grading_status import GradingStatus
 from lattice_desktop.ui.harness_window import HarnessSide
 from lattice_desktop.ui.latest_query import LatestQuery
@@ -115,7 +116,12 @@ class MainWindow(QMainWindow):
         self.leaderboard_tab = LeaderboardTab()
         self.leaderboard_tab.open_run.connect(self._open_from_board)
         self.leaderboard_tab.failed.connect(self.report_failure)
-        self.harness = HarnessSide(self)
+        self.harness = HarnessSide(self.writer, self.settings, self)
+        self.harness.page_shown.connect(self._on_harness_page)
+        self.harness.runs_changed.connect(self.refresh_runs)
+        self.harness.message.connect(self._show_message)
+        self.harness.status.connect(self.statusBar().showMessage)
+        self.harness.failed.connect(self.report_failure)
         self.runs_panel.harness_selected.connect(self.harness.open)
         self.leaderboard_tab.open_harness_run.connect(self.harness.open_from_board)
         # A harness run shows its own Results view, and calm Factory and Fuel empty
@@ -159,7 +165,7 @@ class MainWindow(QMainWindow):
         self.cancel_action = self._action(file_menu, "&Cancel grading", "Esc", self.cancel_grading)
         self.cancel_action.setEnabled(False)
         file_menu.addSeparator()
-        self.harness.add_actions(file_menu)
+        file_menu.addActions(self.harness.actions)
         file_menu.addSeparator()
         self._action(file_menu, "&Quit", QKeySequence.StandardKey.Quit, self.close)
         view = self.menuBar().addMenu("&View")
@@ -244,10 +250,12 @@ class MainWindow(QMainWindow):
             self.message_bar.show_message("That run is no longer in the database.", kind="warning")
             self.refresh_runs()
             return
-        self.page, self.harness.page = page, None
+        self.page = page
+        self.harness.forget_page()
         if page.case is not None:
             self.case_path = page.case.path
         self.show_harness_views(False)
+        self.runs_panel.select_run(page.run.id, notify=False)  # the list may have refreshed since
         self.header.show_page(page)
         self.results_tab.show_page(page)
         self.factory_tab.show_run(page.run, page.case)
@@ -257,6 +265,25 @@ class MainWindow(QMainWindow):
             self._show_results_next = False
             self.tabs.setCurrentIndex(RESULTS)
         self.page_shown.emit(page)
+
+    @Slot(object, bool)
+    def _on_harness_page(self, page: HarnessPage, show_results: bool) -> None:
+        """A harness run is open: its header, its Results view, calm Factory and Fuel
+        empty states, and its box's board."""
+        self.page = None
+        r = page.result
+        self.header.show_harness(page)
+        self.runs_panel.select_harness_run(page.id, notify=False)
+        self.factory_tab.show_run(None, None)  # stops any replay; the harness empty state shows
+        self.fuel_tab.show_run(None, None)
+        self.show_harness_views(True)
+        self.leaderboard_tab.show_harness(r.box, r.stage, r.model, r.harness)
+        if show_results:
+            self.tabs.setCurrentIndex(RESULTS)
+
+    @Slot(str, str)
+    def _show_message(self, text: str, kind: str) -> None:
+        self.message_bar.show_message(text, kind=kind)
 
     @Slot()
     def _show_tab_slot(self) -> None:

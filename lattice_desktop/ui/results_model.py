@@ -7,10 +7,10 @@ from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelInd
 
 from lattice_desktop.formatting import fuel, grouped
 from lattice_desktop.grading.grader import CaseResult
-from lattice_desktop.grading.outcomes import Outcome
+from lattice_desktop.outcomes import Outcome
+from lattice_desktop.services.run_report import detail_text
 from lattice_desktop.ui import theme
 from lattice_desktop.ui.delegates import BAR_ROLE, CHIP_ROLE, COPY_ROLE, SORT_ROLE, Bar, Chip
-from lattice_desktop.ui.report_text import detail_text
 
 Index = QModelIndex | QPersistentModelIndex
 ROOT = QModelIndex()  # the invisible root, as a default argument

@@ -24,12 +24,12 @@ from PySide6.QtWidgets import (
 )
 
 from lattice_desktop.formatting import fuel, grouped, short_hash
-from lattice_desktop.grading.outcomes import Verdict
-from lattice_desktop.store.ui_queries import RunPage
+from lattice_desktop.outcomes import Verdict
+from lattice_desktop.services.run_report import detail_text, report_text
+from lattice_desktop.store.pages import RunPage
 from lattice_desktop.ui import theme
 from lattice_desktop.ui.copy_table import CopyTable
 from lattice_desktop.ui.delegates import BarDelegate, ChipDelegate
-from lattice_desktop.ui.report_text import detail_text, report_text
 from lattice_desktop.ui.results_model import ResultsModel
 
 NO_RESULTS = {

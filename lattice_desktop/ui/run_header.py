@@ -8,8 +8,8 @@ from PySide6.QtGui import QColor, QFont
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QVBoxLayout, QWidget
 
 from lattice_desktop.formatting import fuel, grouped
-from lattice_desktop.grading.outcomes import Verdict
-from lattice_desktop.store.ui_queries import HarnessPage, RunPage
+from lattice_desktop.outcomes import Verdict
+from lattice_desktop.store.pages import HarnessPage, RunPage
 from lattice_desktop.ui import theme
 
 

@@ -17,9 +17,9 @@ from PySide6.QtCore import (
 from PySide6.QtGui import QFont
 
 from lattice_desktop.formatting import fuel, grouped
-from lattice_desktop.grading.outcomes import Verdict
+from lattice_desktop.outcomes import Verdict
+from lattice_desktop.store.pages import StoredHarnessRun
 from lattice_desktop.store.queries import RunSummary
-from lattice_desktop.store.ui_queries import StoredHarnessRun
 from lattice_desktop.ui import theme
 from lattice_desktop.ui.delegates import CHIP_ROLE, ID_ROLE, SORT_ROLE, Chip
 

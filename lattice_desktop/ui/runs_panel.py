@@ -17,9 +17,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from lattice_desktop.grading.outcomes import Verdict
+from lattice_desktop.outcomes import Verdict
+from lattice_desktop.store.pages import StoredHarnessRun
 from lattice_desktop.store.queries import RunSummary
-from lattice_desktop.store.ui_queries import StoredHarnessRun
 from lattice_desktop.ui.delegates import ChipDelegate
 from lattice_desktop.ui.runs_model import HARNESS_KIND, VERDICT_COLUMN, RunsFilter, RunsModel
 

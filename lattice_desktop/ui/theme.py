@@ -9,7 +9,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor, QFont, QFontDatabase, QGuiApplication, QPalette
 from PySide6.QtWidgets import QApplication
 
-from lattice_desktop.grading.outcomes import Outcome, Verdict
+from lattice_desktop.outcomes import Outcome, Verdict
 
 ACCENT = QColor("#2f6fde")
 ACCENT_DARK = QColor("#5b93f0")

@@ -7,9 +7,9 @@ import struct
 
 from lattice_desktop.cli.main import main
 from lattice_desktop.grading.grader import grade
-from lattice_desktop.grading.outcomes import Outcome, Verdict
 from lattice_desktop.lattice.generator import stress_scenarios
 from lattice_desktop.manifest import load_case, load_submission
+from lattice_desktop.outcomes import Outcome, Verdict
 from lattice_desktop.resources import demo_case
 
 SMOKE_RULES = {

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from lattice_desktop.errors import ManifestError
@@ -127,3 +129,22 @@ def test_submission_manifest_errors(tmp_path):
     (sub / "submission.toml").write_text('[submission]\nmodel = "x"\n[build]\nmodule = "../m.wasm"\n')
     with pytest.raises(ManifestError, match="inside the submission folder"):
         load_submission(sub)
+
+
+def test_loading_a_case_again_reads_its_inputs_only_when_they_changed(tmp_path, monkeypatch):
+    """Opening a run's page loads its case each time; the inputs are hashed once."""
+    (tmp_path / "in.bin").write_bytes(b"x" * 1000)
+    (tmp_path / "out.bin").write_bytes(b"x" * 1000)
+    path = write_case(tmp_path, '[[case]]\nname = "big"\nkind = "stress"\n'
+                                'input_file = "in.bin"\nexpected_file = "out.bin"\n')
+    reads: list[str] = []
+    real = Path.read_bytes
+    monkeypatch.setattr(Path, "read_bytes", lambda self: reads.append(self.name) or real(self))
+    first = load_case(path).manifest_hash
+    assert sorted(reads) == ["case.toml", "case.toml", "in.bin", "out.bin"]
+    reads.clear()
+    assert load_case(path).manifest_hash == first
+    assert reads == ["case.toml", "case.toml"]  # parsed, and hashed with the inputs' digests
+    (tmp_path / "in.bin").write_bytes(b"y" * 1000)  # same size: the times and inode tell
+    changed = load_case(path).manifest_hash
+    assert changed != first and "in.bin" in reads

@@ -11,10 +11,10 @@ import uuid
 
 import pytest
 
-from lattice_desktop.grading.outcomes import Verdict
-from lattice_desktop.grading.session import grade_and_store
 from lattice_desktop.manifest import load_case, load_submission
+from lattice_desktop.outcomes import Verdict
 from lattice_desktop.resources import RESOURCES
+from lattice_desktop.services.grading import grade_and_store
 from lattice_desktop.store.database import open_database
 from lattice_desktop.store.field import leaderboard, standing
 from lattice_desktop.store.harness_runs import import_run, verify_stored

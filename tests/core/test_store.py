@@ -14,9 +14,9 @@ import pytest
 
 from lattice_desktop.errors import StorageError
 from lattice_desktop.grading.grader import grade
-from lattice_desktop.grading.outcomes import Outcome, Verdict
-from lattice_desktop.grading.session import grade_and_store
 from lattice_desktop.manifest import load_case, load_submission
+from lattice_desktop.outcomes import Outcome, Verdict
+from lattice_desktop.services.grading import grade_and_store
 from lattice_desktop.store import migrations
 from lattice_desktop.store.database import open_database
 from lattice_desktop.store.field import leaderboard, standing
@@ -106,7 +106,7 @@ def test_unusable_database_files_are_clear_errors(tmp_path):
 
 KILLED_GRADER = """
 import sys
-from lattice_desktop.grading.session import grade_and_store
+from lattice_desktop.services.grading import grade_and_store
 from lattice_desktop.manifest import load_case, load_submission
 from lattice_desktop.store.database import open_database
 from lattice_desktop.store.writer import Writer

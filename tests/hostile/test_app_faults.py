@@ -12,10 +12,10 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 from PySide6.QtCore import QSettings  # noqa: E402
 
-from lattice_desktop.grading.outcomes import Outcome, Verdict  # noqa: E402
 from lattice_desktop.manifest import load_submission  # noqa: E402
+from lattice_desktop.outcomes import Outcome, Verdict  # noqa: E402
+from lattice_desktop.services.grade_jobs import GradeJob  # noqa: E402
 from lattice_desktop.store.schema import CaseResultRow, Run  # noqa: E402
-from lattice_desktop.ui.grade_op import GradeJob  # noqa: E402
 from tests.core.wat_cases import ECHO_CASES, module_with_run_body, write_case, write_submission  # noqa: E402
 from tests.hostile.processes import scratch_folders, wait_for_no_descendants  # noqa: E402
 from tests.hostile.test_builds import build_folder  # noqa: E402

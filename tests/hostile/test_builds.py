@@ -14,8 +14,8 @@ import pytest
 import wasmtime
 
 from lattice_desktop.grading.grader import grade
-from lattice_desktop.grading.outcomes import Outcome
 from lattice_desktop.manifest import load_case, load_submission
+from lattice_desktop.outcomes import Outcome
 from lattice_desktop.sandbox import build
 from lattice_desktop.sandbox.build import LOG_LIMIT, build_submission
 from lattice_desktop.sandbox.isolation import SWITCH, isolation

@@ -13,9 +13,9 @@ import pytest
 from lattice_desktop.cancel import CancelToken
 from lattice_desktop.errors import Cancelled
 from lattice_desktop.grading import grader
-from lattice_desktop.grading.outcomes import Outcome, Verdict
-from lattice_desktop.grading.session import grade_and_store
 from lattice_desktop.manifest import load_case, load_submission
+from lattice_desktop.outcomes import Outcome, Verdict
+from lattice_desktop.services.grading import grade_and_store
 from lattice_desktop.store import runs as store_runs
 from lattice_desktop.store.database import open_database
 from lattice_desktop.store.queries import list_runs, load_run

@@ -13,8 +13,8 @@ import pytest
 import wasmtime
 
 from lattice_desktop.grading.grader import grade
-from lattice_desktop.grading.outcomes import Outcome, Verdict
 from lattice_desktop.manifest import load_case, load_submission
+from lattice_desktop.outcomes import Outcome, Verdict
 from lattice_desktop.sandbox import compiler
 from lattice_desktop.sandbox.compiler import CompileError, compile_module
 from tests.core.wat_cases import ECHO, ECHO_CASES, module_with_run_body, write_case, write_submission

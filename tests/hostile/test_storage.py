@@ -17,9 +17,9 @@ from pathlib import Path
 import pytest
 
 from lattice_desktop.errors import StorageError
-from lattice_desktop.grading.outcomes import Verdict
-from lattice_desktop.grading.session import grade_and_store
 from lattice_desktop.manifest import load_case, load_submission
+from lattice_desktop.outcomes import Verdict
+from lattice_desktop.services.grading import grade_and_store
 from lattice_desktop.store import migrations
 from lattice_desktop.store.database import open_database
 from lattice_desktop.store.queries import list_runs, load_run
@@ -253,9 +253,9 @@ def test_a_report_the_database_refuses_is_kept_on_disk(tmp_path, monkeypatch):
     import sqlite3
 
     from lattice_desktop.errors import StorageError
-    from lattice_desktop.grading import session
-    from lattice_desktop.grading.session import grade_and_store
     from lattice_desktop.manifest import load_case, load_submission
+    from lattice_desktop.services import grading as session
+    from lattice_desktop.services.grading import grade_and_store
     from lattice_desktop.store import runs as store_runs
     from lattice_desktop.store.database import open_database
     from lattice_desktop.store.writer import Writer

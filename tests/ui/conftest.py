@@ -141,8 +141,8 @@ def settings(tmp_path: Path):
 
 def grade_into(db_path: Path, case_path: Path, *folders: Path) -> list[int]:
     """Grade with the core (no Qt) and store: fills the database the window then reads."""
-    from lattice_desktop.grading.session import grade_and_store
     from lattice_desktop.manifest import load_case, load_submission
+    from lattice_desktop.services.grading import grade_and_store
     from lattice_desktop.store.database import open_database
     from lattice_desktop.store.writer import Writer
 

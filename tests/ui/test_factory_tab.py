@@ -10,7 +10,6 @@ import numpy as np
 import pytest
 from PySide6.QtCore import QRectF, Qt, QThreadPool
 
-from lattice_desktop.grading.session import grade_and_store
 from lattice_desktop.lattice.generator import generate
 from lattice_desktop.lattice.rules import Factory
 from lattice_desktop.lattice.scenario import Entity, parse_scenario
@@ -18,6 +17,7 @@ from lattice_desktop.lattice.view import FactoryState, layout
 from lattice_desktop.manifest.case import load_case
 from lattice_desktop.manifest.submission import load_submission
 from lattice_desktop.resources import CASES
+from lattice_desktop.services.grading import grade_and_store
 from lattice_desktop.store.database import open_database
 from lattice_desktop.store.queries import load_run
 from lattice_desktop.store.schema import CaseRecord

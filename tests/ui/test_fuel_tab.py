@@ -10,20 +10,10 @@ from PySide6.QtCore import QThreadPool
 from lattice_desktop.store.database import open_database
 from lattice_desktop.store.fuel_queries import comparable_runs, field_best_per_case
 from lattice_desktop.store.queries import load_run
-from lattice_desktop.ui.fuel.fit import describe_slope, fit_slope
 from lattice_desktop.ui.fuel_tab import FuelTab, plotted
 from tests.ui.conftest import grade_into, write_submission
 
 OFFSCREEN_SHOW = "This plugin does not support propagateSizeHints"
-
-
-def test_slope_fit_and_words():
-    sizes = [10, 100, 1000]
-    assert fit_slope(sizes, [5 * s for s in sizes])[0] == pytest.approx(1.0)
-    assert fit_slope(sizes, [s * s for s in sizes])[0] == pytest.approx(2.0)
-    assert fit_slope([10], [3]) is None
-    assert describe_slope(1.02) == "slope 1.02 ≈ O(n)"
-    assert describe_slope(1.97) == "slope 1.97 ≈ O(n²)"
 
 
 @pytest.fixture

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from lattice_desktop.grading.outcomes import Verdict
+from lattice_desktop.outcomes import Verdict
 from lattice_desktop.store.queries import load_run
 from lattice_desktop.store.schema import CaseResultRow, Run
 from lattice_desktop.ui.dialogs import BuildChoice, BuildConfirmDialog
@@ -157,7 +157,7 @@ def test_an_unexpected_worker_error_shows_its_traceback(qtbot, window, toy_case,
     def broken(*_args, **_kwargs):
         raise RuntimeError("the grader fell over")
 
-    monkeypatch.setattr("lattice_desktop.ui.grade_op.grade_and_store", broken)
+    monkeypatch.setattr("lattice_desktop.services.grade_jobs.grade_and_store", broken)
     window.open_case(toy_case.case_path)
     grade_and_wait(qtbot, window, toy_case.submission("echo"))
     assert len(window.error_dialogs) == 1

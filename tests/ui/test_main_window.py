@@ -7,7 +7,7 @@ import pytest
 from PySide6.QtCore import QMimeData, QPoint, Qt, QUrl
 from PySide6.QtGui import QDropEvent
 
-from lattice_desktop.grading.outcomes import Verdict
+from lattice_desktop.outcomes import Verdict
 from lattice_desktop.sandbox.engine import WASMTIME_VERSION
 from lattice_desktop.ui.delegates import CHIP_ROLE
 from lattice_desktop.ui.main_window import FACTORY, FUEL, LEADERBOARD, RESULTS

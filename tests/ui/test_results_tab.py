@@ -6,11 +6,11 @@ from PySide6.QtWidgets import QApplication
 
 from lattice_desktop.grading.compare import Mismatch
 from lattice_desktop.grading.grader import CaseResult
-from lattice_desktop.grading.outcomes import Outcome
-from lattice_desktop.store.ui_queries import load_run_page
+from lattice_desktop.outcomes import Outcome
+from lattice_desktop.services.run_report import detail_text
+from lattice_desktop.store.pages import load_run_page
 from lattice_desktop.ui import theme
 from lattice_desktop.ui.delegates import BAR_ROLE, CHIP_ROLE
-from lattice_desktop.ui.report_text import detail_text
 from lattice_desktop.ui.results_model import ResultsModel
 from lattice_desktop.ui.results_tab import ResultsTab
 

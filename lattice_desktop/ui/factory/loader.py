@@ -9,6 +9,8 @@ the run to cache keyframes, starting as soon as the playback is set.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from PySide6.QtCore import QObject, Signal, Slot
 
 from lattice_desktop.lattice.playback import Playback
@@ -17,9 +19,18 @@ from lattice_desktop.ui import tasks
 from lattice_desktop.ui.tasks import Task
 
 
-def _state_job(playback: Playback, generation: int, tick: int, current, report) -> tuple[int, FactoryState]:
-    return generation, playback.state_at(tick, cancel=lambda: current() != generation,
-                                         preview=lambda state: report((generation, state)))
+@dataclass(frozen=True)
+class SeekState:
+    """A state loaded (or passed on the way) for the request numbered `generation`."""
+
+    generation: int
+    state: FactoryState
+
+
+def _state_job(playback: Playback, generation: int, tick: int, current, report) -> SeekState:
+    state = playback.state_at(tick, cancel=lambda: current() != generation,
+                              preview=lambda passed: report(SeekState(generation, passed)))
+    return SeekState(generation, state)
 
 
 def _prepare_job(playback: Playback, alive, report) -> None:
@@ -77,17 +88,15 @@ class StateLoader(QObject):
         self.set_playback(None)
 
     @Slot(object)
-    def _on_done(self, result: tuple[int, FactoryState]) -> None:
+    def _on_done(self, result: SeekState) -> None:
         self._busy -= 1
-        generation, state = result
-        if generation == self._generation:
-            self.loaded.emit(state)
+        if result.generation == self._generation:
+            self.loaded.emit(result.state)
 
     @Slot(object)
-    def _on_preview(self, result: tuple[int, FactoryState]) -> None:
-        generation, state = result
-        if generation == self._generation and self.requested is not None:
-            self.previewed.emit(state, self.requested)
+    def _on_preview(self, result: SeekState) -> None:
+        if result.generation == self._generation and self.requested is not None:
+            self.previewed.emit(result.state, self.requested)
 
     @Slot(str, str)
     def _on_failed(self, message: str, trace: str) -> None:

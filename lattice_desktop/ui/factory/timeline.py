@@ -10,7 +10,8 @@ from PySide6.QtCore import QPointF, QRect, Qt
 from PySide6.QtGui import QColor, QPainter, QPolygonF
 from PySide6.QtWidgets import QSlider, QStyle, QStyleOptionSlider
 
-from lattice_desktop.ui.factory.snapshots import MATCH, MISMATCH, Snapshots
+from lattice_desktop.lattice.snapshots import Snapshots
+from lattice_desktop.ui.factory.snapshots import MATCH, MISMATCH
 
 
 class Timeline(QSlider):

@@ -11,11 +11,11 @@ from PySide6.QtCore import QRectF, Qt
 from PySide6.QtGui import QColor, QPen
 
 from lattice_desktop.formatting import si
+from lattice_desktop.grading.fuel_growth import fit_slope
 from lattice_desktop.grading.grader import CaseResult
-from lattice_desktop.grading.outcomes import Outcome
+from lattice_desktop.outcomes import Outcome
 from lattice_desktop.store.fuel_queries import CaseBest
 from lattice_desktop.ui.fuel.axes import CategoryAxis, SILogAxis
-from lattice_desktop.ui.fuel.fit import fit_slope
 from lattice_desktop.ui.fuel.hover import HoverTips
 
 PASS, OVER, WRONG, GREY = "#2FA36B", "#E8A317", "#E5484D", "#8A8F98"

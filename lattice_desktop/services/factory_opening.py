@@ -1,21 +1,16 @@
-"""Opening a run's scenario for the Factory tab, and diffing a submission's records: work
-that runs on worker threads, plus the check that the stored run still matches the case
-files on disk."""
+"""Opening a stored run's scenario for the Factory tab (on a worker thread), with the check
+that the stored run still matches the case files on disk."""
 
 from __future__ import annotations
 
-import numpy as np
+from dataclasses import dataclass
 
 from lattice_desktop.grading.grader import CaseResult
-from lattice_desktop.lattice.divergence import Divergence, find_divergence
 from lattice_desktop.lattice.playback import Playback
 from lattice_desktop.lattice.proven import proven_engine
-from lattice_desktop.lattice.records import diff_pairs
-from lattice_desktop.lattice.simulators import state_from_records
+from lattice_desktop.lattice.snapshots import Snapshots
 from lattice_desktop.manifest.case import CaseManifest
 from lattice_desktop.store.queries import StoredRun
-from lattice_desktop.ui.factory.snapshots import Snapshots
-from lattice_desktop.ui.factory.submission_records import submission_checksums, submission_pairs
 
 
 def stale_reasons(run: StoredRun, case: CaseManifest, result: CaseResult, playback: Playback,
@@ -46,7 +41,20 @@ def stale_reasons(run: StoredRun, case: CaseManifest, result: CaseResult, playba
     return reasons
 
 
-def open_case(run: StoredRun, case: CaseManifest, result: CaseResult):
+@dataclass(frozen=True)
+class OpenedCase:
+    """One scenario of a stored run, ready to replay: its playback, its snapshot checksums,
+    and why (if at all) the run no longer matches the case files on disk."""
+
+    name: str
+    playback: Playback
+    snapshots: Snapshots
+    stale: list[str]  # reasons, empty when the run matches
+    specific: bool  # a reason concerns this scenario, so its ✓/✗ would not be the run's
+
+
+def open_case(run: StoredRun, case: CaseManifest, result: CaseResult) -> OpenedCase:
+    """Read the scenario's input and expected answers and set up its playback (on a worker)."""
     entry = case.entry(result.name)
     data = entry.input_bytes()
     expected = entry.expected_bytes()
@@ -57,7 +65,7 @@ def open_case(run: StoredRun, case: CaseManifest, result: CaseResult):
     specific = any(not r.startswith("the case manifest") for r in reasons)
     snapshots = Snapshots.from_bytes(playback.scenario.snapshot, expected,
                                      None if specific else result.checksums)
-    return result.name, playback, snapshots, reasons, specific
+    return OpenedCase(result.name, playback, snapshots, reasons, specific)
 
 
 def proven_playback(case: CaseManifest, data: bytes, expected: bytes) -> Playback:
@@ -67,30 +75,3 @@ def proven_playback(case: CaseManifest, data: bytes, expected: bytes) -> Playbac
         return Playback(data, None)
     label = "wasm reference" if proven.name == "reference" else f"{proven.name} (proven on this scenario)"
     return Playback(data, proven.engine, name=label)
-
-
-def submission_diff(sub, playback: Playback, tick: int):
-    got = submission_pairs(sub, playback.scenario, playback.data, tick)
-    diffs = diff_pairs(playback.records_at(tick), got)
-    state = state_from_records(playback.scenario, got, tick=tick, grid=playback.grid)
-    return tick, state, diffs
-
-
-def search_divergence(sub, playback: Playback, agrees: int, differs: int, alive,
-                      report) -> tuple[Playback, Divergence]:
-    """The first tick in (agrees, differs] where the submission departs from the reference."""
-    engine = playback.engine
-
-    def reference_checksums(data: bytes) -> list[int]:
-        return engine.run(data) if engine is not None else []
-
-    def reference_records(tick: int) -> np.ndarray:
-        return playback.records_at(tick)
-
-    found = find_divergence(
-        playback.data, agrees=agrees, differs=differs, reference_checksums=reference_checksums,
-        submission_checksums=lambda data: submission_checksums(sub, data),
-        reference_records=reference_records,
-        submission_records=lambda tick: submission_pairs(sub, playback.scenario, playback.data, tick),
-        cancel=lambda: not alive(), progress=report)
-    return playback, found

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from lattice_desktop.formatting import grouped
 from lattice_desktop.grading.grader import CaseResult
-from lattice_desktop.grading.outcomes import Outcome
-from lattice_desktop.store.ui_queries import RunPage
+from lattice_desktop.outcomes import Outcome
+from lattice_desktop.store.pages import RunPage
 
 
 def report_text(page: RunPage) -> str:

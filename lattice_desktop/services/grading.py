@@ -11,10 +11,10 @@ import platformdirs
 from lattice_desktop.cancel import CancelToken
 from lattice_desktop.errors import Cancelled, StorageError, UserError
 from lattice_desktop.grading.grader import GradeReport, ProgressCallback, grade
-from lattice_desktop.grading.outcomes import Verdict
 from lattice_desktop.grading.report_json import report_to_dict
 from lattice_desktop.manifest.case import CaseManifest
 from lattice_desktop.manifest.submission import Submission
+from lattice_desktop.outcomes import Verdict
 from lattice_desktop.store import runs
 from lattice_desktop.store.writer import Writer
 

@@ -11,11 +11,11 @@ from datetime import datetime
 from peewee import fn
 
 from lattice_desktop.errors import UserError
-from lattice_desktop.grading.outcomes import Verdict
 from lattice_desktop.harness import leaderboard as rank_boards
 from lattice_desktop.harness import parse_trace
 from lattice_desktop.harness.trace import ToolCall
 from lattice_desktop.manifest.case import CaseManifest, load_case
+from lattice_desktop.outcomes import Verdict
 from lattice_desktop.store.field import Standing, standing
 from lattice_desktop.store.harness_runs import (
     StoredHarnessRun,

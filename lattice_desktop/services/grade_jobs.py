@@ -1,0 +1,58 @@
+"""Grading jobs as the app queues them: which submission against which case, the demo's
+samples, and the worker side of one job (read the case, grade, store)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from lattice_desktop.cancel import CancelToken
+from lattice_desktop.grading.grader import ProgressCallback
+from lattice_desktop.manifest import Submission, load_case, load_submission
+from lattice_desktop.services.grading import StoredGrade, grade_and_store
+from lattice_desktop.store.writer import Writer
+
+
+@dataclass(frozen=True)
+class GradeJob:
+    """One submission to grade against one case. `allow_build` only after the user saw
+    and confirmed the build commands."""
+
+    case_path: Path
+    submission: Submission
+    allow_build: bool = False
+
+    @property
+    def label(self) -> str:
+        return f"{self.submission.name} · {self.submission.model}"
+
+
+def shipped_module_job(case_path: Path, submission: Submission) -> GradeJob:
+    """Grade the module a submission ships, without running its build commands."""
+    return GradeJob(case_path, replace(submission, commands=()), allow_build=False)
+
+
+def sample_jobs(case_path: Path, samples_dir: Path | None) -> list[GradeJob]:
+    """The case's sample submissions that can be graded without building anything."""
+    jobs: list[GradeJob] = []
+    if samples_dir is None or not samples_dir.is_dir():
+        return jobs
+    for folder in sorted(p for p in samples_dir.iterdir() if (p / "submission.toml").is_file()):
+        submission = load_submission(folder)
+        if submission.module_path.is_file():
+            jobs.append(shipped_module_job(case_path, submission))
+    return jobs
+
+
+def demo_jobs(case_path: Path) -> list[GradeJob]:
+    """The sample submissions of a case (read on a worker: hashing its inputs takes a while)."""
+    case = load_case(case_path)
+    return sample_jobs(case.path, case.samples_dir)
+
+
+def run_job(job: GradeJob, writer: Writer, cancel: CancelToken, *,
+            report: ProgressCallback | None = None) -> StoredGrade:
+    """The worker side: read the case (hashing its inputs can take a while), grade, store."""
+    case = load_case(job.case_path)
+    return grade_and_store(case, job.submission, writer=writer, allow_build=job.allow_build,
+                           progress=report, cancel=cancel)
