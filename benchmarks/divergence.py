@@ -32,9 +32,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from PySide6.QtCore import QThreadPool  # noqa: E402
 from PySide6.QtWidgets import QApplication  # noqa: E402
 
-from lattice_desktop.grading.session import grade_and_store  # noqa: E402
 from lattice_desktop.manifest import load_case, load_submission  # noqa: E402
 from lattice_desktop.resources import CASES  # noqa: E402
+from lattice_desktop.services.grading import grade_and_store  # noqa: E402
 from lattice_desktop.store.database import open_database  # noqa: E402
 from lattice_desktop.store.queries import load_run  # noqa: E402
 from lattice_desktop.store.writer import Writer  # noqa: E402

@@ -13,9 +13,15 @@ RESOURCES = Path(
 CASES = RESOURCES / "cases"
 
 
-def resolve_case_path(name_or_path: str) -> Path:
-    """A manifest path, a folder holding case.toml, or the name of a bundled case."""
+def resolve_case_path(name_or_path: str, *, base: Path | None = None) -> Path:
+    """A manifest path, a folder holding case.toml, or the name of a bundled case.
+
+    A relative path is taken from `base` when given (a submission's `case = "..."` is
+    relative to its own manifest's folder), else from the current directory.
+    """
     path = Path(name_or_path)
+    if base is not None and not path.is_absolute():
+        path = base / path
     if path.is_file():
         return path
     if path.is_dir() and (path / "case.toml").is_file():

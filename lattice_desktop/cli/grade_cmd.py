@@ -27,6 +27,9 @@ def register(commands: argparse._SubParsersAction) -> None:
     p.add_argument("--case", required=False, help="case manifest, its folder, or a bundled case name")
     p.add_argument("--build", action="store_true",
                    help="allow running the submission's [build] commands (they are someone else's code)")
+    p.add_argument("--allow-unisolated-build", action="store_true",
+                   help="where the build jail cannot be set up, run the build commands anyway, "
+                   "with your user's rights (never the default)")
     p.add_argument("--json", action="store_true", help="print the report as JSON on stdout")
     p.add_argument("--workers", type=positive_int, default=2, help="threads running cases (default 2)")
     p.add_argument("--no-store", action="store_true", help="grade without recording the run")
@@ -40,17 +43,20 @@ def run(args: argparse.Namespace) -> int:
     if not case_name:
         err("error: name the case with --case (the submission does not say which it targets)")
         return 2
-    case = load_case(resolve_case_path(case_name))
+    base = None if args.case else submission.manifest_path.parent
+    case = load_case(resolve_case_path(case_name, base=base))
     progress = _progress_printer(quiet=args.json)
     cancel = CancelToken()
     try:
         if args.no_store:
-            report = grade(case, submission, allow_build=args.build, workers=args.workers,
+            report = grade(case, submission, allow_build=args.build,
+                           allow_unisolated=args.allow_unisolated_build, workers=args.workers,
                            progress=progress, cancel=cancel)
             run_id, place = None, None
         else:
             writer = open_storage(args)
             stored = grade_and_store(case, submission, writer=writer, allow_build=args.build,
+                                     allow_unisolated=args.allow_unisolated_build,
                                      workers=args.workers, progress=progress, cancel=cancel)
             report, run_id = stored.report, stored.run_id
             place = standing(run_id)
@@ -58,6 +64,8 @@ def run(args: argparse.Namespace) -> int:
     except KeyboardInterrupt:
         cancel.cancel()
         raise
+    if report.build is not None and report.build.isolation is not None:
+        err(report.build.isolation.summary)
     if args.json:
         data = report_to_dict(report)
         data["run_id"] = run_id

@@ -35,6 +35,8 @@ def register(commands: argparse._SubParsersAction) -> None:
     p.add_argument("case", help="case name, e.g. lattice")
     p.add_argument("--version", type=int, dest="case_version")
     p.add_argument("--variant")
+    p.add_argument("--content", metavar="HASH",
+                   help="the case content to rank (a manifest hash or its prefix; default: the newest run's)")
     p.add_argument("--json", action="store_true")
     add_db_option(p)
     p.set_defaults(func=_leaderboard)
@@ -95,17 +97,21 @@ def _leaderboard(args: argparse.Namespace) -> int:
     if args.case not in known:
         raise UserError(f"no runs of a case named '{args.case}'"
                         + (f" (cases with runs: {', '.join(known)})" if known else " (no runs yet)"))
-    board = leaderboard(args.case, args.case_version, args.variant)
+    board = leaderboard(args.case, args.case_version, args.variant, content=args.content)
+    if args.content and not board.content.startswith(args.content):
+        raise UserError(f"no runs of '{args.case}' with case content {args.content}")
     if args.json:
         json.dump({
             "case": board.case_name, "version": board.version, "variant": board.variant,
-            "wasmtime_version": board.wasmtime_version,
+            "wasmtime_version": board.wasmtime_version, "content": board.content,
+            "other_contents": board.other_contents,
             "entries": [_entry(e) for e in board.entries],
             "over_ceiling": [_entry(e) for e in board.over_ceiling],
         }, sys.stdout, indent=2)
         print()
         return 0
-    print(f"{board.case_name} {board.version}/{board.variant} · wasmtime {board.wasmtime_version}")
+    print(f"{board.case_name} {board.version}/{board.variant} · wasmtime {board.wasmtime_version}"
+          f" · {board.content_label}")
     if not board.entries and not board.over_ceiling:
         print("No runs yet for this case.")
     for e in board.entries:

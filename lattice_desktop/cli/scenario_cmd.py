@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
+import math
 import struct
 import sys
 from pathlib import Path
@@ -10,7 +12,7 @@ from pathlib import Path
 from lattice_desktop.errors import UserError
 from lattice_desktop.lattice.generator import FEATURES, generate
 from lattice_desktop.lattice.scenario import parse_scenario
-from lattice_desktop.lattice.wasm_engine import WasmEngine
+from lattice_desktop.lattice.wasm_engine import DEFAULT_LIMITS, WasmEngine
 from lattice_desktop.resources import CASES
 
 REFERENCE = CASES / "lattice" / "submissions" / "reference" / "engine.wasm"
@@ -35,11 +37,15 @@ def register(commands: argparse._SubParsersAction) -> None:
     e = sub.add_parser("expect", help="compute each scenario's expected checksums with the reference")
     e.add_argument("paths", nargs="+", type=Path, help="scenario files or folders of *.lat")
     e.add_argument("--engine", type=Path, default=REFERENCE, help="reference engine (wasm)")
+    e.add_argument("--timeout", type=_seconds, default=DEFAULT_LIMITS.wall_clock,
+                   help="seconds one scenario may run before it is stopped (default %(default)g)")
     e.set_defaults(func=_expect)
 
     c = sub.add_parser("check", help="validate scenarios and confirm their expected checksums")
     c.add_argument("paths", nargs="+", type=Path)
     c.add_argument("--engine", type=Path, default=REFERENCE)
+    c.add_argument("--timeout", type=_seconds, default=DEFAULT_LIMITS.wall_clock,
+                   help="seconds one scenario may run before it is stopped (default %(default)g)")
     c.set_defaults(func=_check)
 
 
@@ -80,14 +86,25 @@ def _scenarios(paths: list[Path]) -> list[Path]:
     return found
 
 
-def _engine(path: Path) -> WasmEngine:
+def _seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not math.isfinite(value) or value <= 0:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a positive number of seconds")
+    return value
+
+
+def _engine(path: Path, timeout: float) -> WasmEngine:
+    """The engine, run in the grader's sandbox with `timeout` seconds per scenario."""
     if not path.is_file():
         raise UserError(f"{path}: reference engine not found")
-    return WasmEngine(path)
+    return WasmEngine(path, limits=dataclasses.replace(DEFAULT_LIMITS, wall_clock=timeout))
 
 
 def _expect(args: argparse.Namespace) -> int:
-    engine = _engine(args.engine)
+    engine = _engine(args.engine, args.timeout)
     for path in _scenarios(args.paths):
         data = path.read_bytes()
         parse_scenario(data, source=str(path))
@@ -99,7 +116,7 @@ def _expect(args: argparse.Namespace) -> int:
 
 
 def _check(args: argparse.Namespace) -> int:
-    engine = _engine(args.engine)
+    engine = _engine(args.engine, args.timeout)
     problems = 0
     paths = _scenarios(args.paths)
     for path in paths:

@@ -25,6 +25,7 @@ from lattice_desktop.sandbox import engine
 from lattice_desktop.sandbox.build import BuildResult, build_submission
 from lattice_desktop.sandbox.compiler import CompileError, compile_module
 from lattice_desktop.sandbox.runner import Execution, check_linkage, execute
+from lattice_desktop.sandbox.scratch import sweep_stale_scratch
 
 
 @dataclass(frozen=True)
@@ -126,11 +127,16 @@ def grade(
     submission: Submission,
     *,
     allow_build: bool = False,
+    allow_unisolated: bool = False,
     workers: int = 2,
     progress: ProgressCallback | None = None,
     cancel: CancelToken | None = None,
 ) -> GradeReport:
-    """Build (if allowed), compile, run smoke tests, then stress cases; return the report."""
+    """Build (if allowed), compile, run smoke tests, then stress cases; return the report.
+
+    Build commands run jailed; `allow_unisolated` lets them run where no jail is possible.
+    """
+    sweep_stale_scratch()  # what a grader killed mid-build or mid-compile left behind
     cancel = cancel or CancelToken()
     report_progress = progress or (lambda _p: None)
     started = datetime.now(UTC)
@@ -147,7 +153,7 @@ def grade(
     report_progress(Progress("build", "building" if submission.commands else "loading module", 0, total))
     build = build_submission(
         submission, allowed=allow_build, timeout=case.sandbox.build_timeout,
-        max_module_bytes=case.sandbox.max_module_bytes, cancel=cancel,
+        max_module_bytes=case.sandbox.max_module_bytes, cancel=cancel, allow_unisolated=allow_unisolated,
     )
     if not build.ok or build.module is None:
         return finish(_all_failed(case, Outcome.BUILD_FAILURE, build.detail), None, build)

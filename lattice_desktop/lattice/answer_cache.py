@@ -1,8 +1,8 @@
 """A submission's answers to the Factory tab kept on disk between sessions: the records
 at a tick and the per-tick checksums of the divergence search cost a full run of the
 submission each (seconds on a big factory), and a module's answer to the same call
-never changes. Keyed by the module's bytes, the export, its arguments, the scenario and
-the wasmtime version; the answer is still decoded and checked strictly when it is read.
+never changes. Keyed by the module's bytes, the call (export names and limits), its
+arguments, the scenario and the wasmtime version (only successful answers are kept); the answer is still decoded and checked strictly when it is read.
 """
 
 from __future__ import annotations
@@ -16,9 +16,9 @@ from lattice_desktop.lattice import keyframe_cache
 from lattice_desktop.sandbox.engine import WASMTIME_VERSION
 
 
-def answer_path(module_digest: str, export: str, scenario: bytes, args: tuple[int, ...]) -> Path:
+def answer_path(module_digest: str, call: str, scenario: bytes, args: tuple[int, ...]) -> Path:
     digest = hashlib.sha256()
-    for part in (module_digest.encode(), export.encode(), repr(args).encode(),
+    for part in (module_digest.encode(), call.encode(), repr(args).encode(),
                  hashlib.sha256(scenario).digest(), WASMTIME_VERSION.encode()):
         digest.update(part + b"\0")
     return keyframe_cache.cache_dir().parent / "answers" / f"{digest.hexdigest()}.z"

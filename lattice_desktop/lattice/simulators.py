@@ -26,7 +26,9 @@ import wasmtime
 from lattice_desktop.lattice.rules import Factory
 from lattice_desktop.lattice.scenario import Scenario
 from lattice_desktop.lattice.view import FactoryState, layout
-from lattice_desktop.lattice.wasm_engine import EngineError, WasmEngine
+from lattice_desktop.lattice.wasm_engine import DEFAULT_LIMITS, EngineError, WasmEngine
+from lattice_desktop.sandbox.engine import unmetered_engine
+from lattice_desktop.sandbox.guest import Refused, limited_store, read_packed, rearm
 
 STEPPING_EXPORTS = ("lattice_begin", "lattice_step", "lattice_records_now")
 
@@ -156,18 +158,19 @@ class ReplaySimulator:
 
 
 @lru_cache(maxsize=8)
-def _stepping_module(path: str) -> tuple[wasmtime.Engine, wasmtime.Module] | None:
-    engine = wasmtime.Engine()
-    module = wasmtime.Module.from_file(engine, path)
+def _stepping_module(path: str) -> wasmtime.Module | None:
+    module = wasmtime.Module.from_file(unmetered_engine(), path)
     names = {e.name for e in module.exports}
-    return (engine, module) if names.issuperset(STEPPING_EXPORTS) else None
+    return module if names.issuperset(STEPPING_EXPORTS) and not module.imports else None
 
 
 _module_lock = threading.Lock()
 
 
-def stepping_module(path: str | Path) -> tuple[wasmtime.Engine, wasmtime.Module] | None:
-    """The compiled module when it has the stepping exports, else None."""
+def stepping_module(path: str | Path) -> wasmtime.Module | None:
+    """The compiled module when it has the stepping exports (and no imports), else None.
+
+    For the bundled reference: compiled in process and run without fuel (see WasmSimulator)."""
     with _module_lock:
         return _stepping_module(str(Path(path).resolve()))
 
@@ -196,21 +199,25 @@ class WasmSimulator:
     keeps_keyframes = True
 
     def __init__(self, path: str | Path, scenario_bytes: bytes) -> None:
-        compiled = stepping_module(path)
-        if compiled is None:
+        module = stepping_module(path)
+        if module is None:
             raise EngineError(f"{path} lacks the stepping exports {', '.join(STEPPING_EXPORTS)}")
-        engine, module = compiled
-        self.store = wasmtime.Store(engine)
-        exports = wasmtime.Instance(self.store, module, []).exports(self.store)
-        self.memory = exports["memory"]
-        self._step, self._records_now = exports["lattice_step"], exports["lattice_records_now"]
-        ptr = exports["alloc"](self.store, len(scenario_bytes))
-        self.memory.write(self.store, scenario_bytes, ptr)
-        exports["lattice_begin"](self.store, ptr, len(scenario_bytes))
+        self.limits = DEFAULT_LIMITS
+        self.store = limited_store(self.limits, metered=False)
+        try:
+            exports = wasmtime.Instance(self.store, module, []).exports(self.store)
+            self.memory = exports["memory"]
+            self._step, self._records_now = exports["lattice_step"], exports["lattice_records_now"]
+            ptr = exports["alloc"](self.store, len(scenario_bytes))
+            self.memory.write(self.store, scenario_bytes, ptr)
+            exports["lattice_begin"](self.store, ptr, len(scenario_bytes))
+        except (wasmtime.WasmtimeError, KeyError) as exc:
+            raise EngineError(f"{path} cannot begin the scenario: {exc}") from None
         self.tick = 0
 
     def step(self, ticks: int) -> None:
         if ticks > 0:
+            rearm(self.store, self.limits)
             self.tick = int(self._step(self.store, ticks))
 
     def save(self) -> object:
@@ -230,11 +237,13 @@ class WasmSimulator:
         self.tick = keyframe.tick
 
     def records(self) -> np.ndarray:
-        packed = int(self._records_now(self.store)) & 0xFFFF_FFFF_FFFF_FFFF
-        ptr, length = packed >> 32, packed & 0xFFFF_FFFF
-        if length % 16 or ptr + length > self.memory.data_len(self.store):
-            raise EngineError("lattice_records_now returned a bad (pointer, length)")
-        data = self.memory.read(self.store, ptr, ptr + length)
+        rearm(self.store, self.limits)
+        try:
+            data = read_packed(self.store, self.memory, int(self._records_now(self.store)), self.limits)
+        except Refused as refused:
+            raise EngineError(f"lattice_records_now: {refused.detail}") from None
+        if len(data) % 16:
+            raise EngineError("lattice_records_now returned a partial record")
         return np.frombuffer(data, "<u8").reshape(-1, 2)
 
 

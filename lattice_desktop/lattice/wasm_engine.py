@@ -1,87 +1,72 @@
-"""A small trusted runner for Lattice engines compiled to wasm (the bundled ones).
+"""Run a Lattice engine compiled to wasm: checksums, records at a tick, and fuel.
 
-The app uses it for expected answers and playback. It is not the grader's sandbox:
-it sets no limits and trusts the module. One wasmtime Engine and Module are cached
-per path; every call gets a fresh Store and instance (Stores free nothing until dropped).
+The engine may be the bundled reference or any module a user names (`scenario expect
+--engine`), so every call goes through the grader's sandbox (`runner.call_bytes`): the
+import policy, memory, table and output limits, fuel, and a wall-clock bound that turns
+an endless engine into a clear error. Modules compile out of process, cached by hash.
 """
 
 from __future__ import annotations
 
 import struct
-import threading
-from functools import lru_cache
 from pathlib import Path
 
-import wasmtime
+from lattice_desktop.errors import Location, UserError
+from lattice_desktop.outcomes import Outcome
+from lattice_desktop.sandbox.compiler import CompileError, compile_module
+from lattice_desktop.sandbox.guest import BytesExports, Limits
+from lattice_desktop.sandbox.runner import Execution, call_bytes
 
-_FUEL_BUDGET = 2**63 - 1
-
-
-class EngineError(Exception):
-    """An engine module did not follow the Lattice contract (§7, §8)."""
-
-
-@lru_cache(maxsize=16)
-def _compiled(path: str, *, metered: bool) -> tuple[wasmtime.Engine, wasmtime.Module]:
-    config = wasmtime.Config()
-    config.consume_fuel = metered
-    engine = wasmtime.Engine(config)
-    return engine, wasmtime.Module.from_file(engine, path)
+# Limits for engines outside a case: the bundled case's memory, generous fuel (not a
+# verdict here), and a wall clock the caller may change.
+DEFAULT_LIMITS = Limits(fuel=2**62, memory_bytes=4 * 2**30, wall_clock=120.0,
+                        max_output_bytes=256 * 2**20)
+MAX_ENGINE_BYTES = 64 * 2**20
+COMPILE_TIMEOUT = 60.0
 
 
-_compile_lock = threading.Lock()
-
-
-def _module(path: str, metered: bool) -> tuple[wasmtime.Engine, wasmtime.Module]:
-    with _compile_lock:
-        return _compiled(path, metered=metered)
+class EngineError(UserError):
+    """An engine module did not follow the Lattice contract (§7, §8) or its limits."""
 
 
 class WasmEngine:
     """Runs one engine module: checksums, records at a tick, and fuel."""
 
-    def __init__(self, wasm_path: str | Path) -> None:
+    def __init__(self, wasm_path: str | Path, *, limits: Limits = DEFAULT_LIMITS) -> None:
         self.path = str(Path(wasm_path).resolve())
+        self.limits = limits
 
     def run(self, scenario: bytes) -> list[int]:
         """The snapshot checksums of `scenario` (floor(T/S) of them)."""
-        data = self._call("lattice_run", scenario, metered=False)[0]
-        return _u64s(data)
+        return _u64s(self._call("lattice_run", scenario).output or b"", self.path)
 
     def records(self, scenario: bytes, tick: int) -> dict[int, int]:
         """The state after `tick` ticks as {record key: value} (§8)."""
-        data = self._call("lattice_records", scenario, tick, metered=False)[0]
-        values = _u64s(data)
+        values = _u64s(self._call("lattice_records", scenario, tick).output or b"", self.path)
         if len(values) % 2:
-            raise EngineError("lattice_records returned an odd number of u64s")
+            raise EngineError("lattice_records returned an odd number of u64s", Location(self.path))
         return dict(zip(values[0::2], values[1::2], strict=True))
 
     def fuel_of(self, scenario: bytes) -> int:
-        """The fuel `lattice_run` consumes on `scenario` (alloc and copy-in excluded)."""
-        return self._call("lattice_run", scenario, metered=True)[1]
+        """The fuel one `lattice_run` call burns on `scenario`, counted as the grader counts it."""
+        return self._call("lattice_run", scenario).fuel or 0
 
-    def _call(self, export: str, scenario: bytes, *extra: int, metered: bool) -> tuple[bytes, int]:
-        engine, module = _module(self.path, metered)
-        store = wasmtime.Store(engine)
-        if metered:
-            store.set_fuel(_FUEL_BUDGET)
-        instance = wasmtime.Instance(store, module, [])
-        exports = instance.exports(store)
-        memory = exports["memory"]
-        if not isinstance(memory, wasmtime.Memory):
-            raise EngineError("the module does not export a memory")
-        ptr = exports["alloc"](store, len(scenario))
-        memory.write(store, scenario, ptr)
-        before = store.get_fuel() if metered else 0
-        packed = exports[export](store, ptr, len(scenario), *extra) & 0xFFFF_FFFF_FFFF_FFFF
-        used = before - store.get_fuel() if metered else 0
-        out_ptr, out_len = packed >> 32, packed & 0xFFFF_FFFF
-        if out_ptr + out_len > memory.data_len(store):
-            raise EngineError(f"{export} returned bytes outside memory")
-        return memory.read(store, out_ptr, out_ptr + out_len), used
+    def _call(self, export: str, scenario: bytes, *extra: int) -> Execution:
+        try:
+            compiled = compile_module(Path(self.path).read_bytes(), max_bytes=MAX_ENGINE_BYTES,
+                                      timeout=COMPILE_TIMEOUT)
+        except (CompileError, OSError) as exc:
+            raise EngineError(f"the engine cannot be loaded: {exc}", Location(self.path)) from None
+        run = call_bytes(compiled.module, BytesExports(export), scenario, extra=extra, limits=self.limits)
+        if run.outcome is Outcome.TIMEOUT:
+            raise EngineError(f"{export} did not finish within {self.limits.wall_clock:g} s and was "
+                              "stopped (raise --timeout for a longer run)", Location(self.path))
+        if run.outcome is not None:
+            raise EngineError(f"{export} failed ({run.outcome.value}): {run.detail}", Location(self.path))
+        return run
 
 
-def _u64s(data: bytes) -> list[int]:
+def _u64s(data: bytes, path: str) -> list[int]:
     if len(data) % 8:
-        raise EngineError("output length is not a multiple of 8")
+        raise EngineError("output length is not a multiple of 8", Location(path))
     return list(struct.unpack(f"<{len(data) // 8}Q", data))

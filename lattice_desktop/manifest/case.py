@@ -25,6 +25,7 @@ KINDS = ("smoke", "stress")
 SCALAR_TYPES = ("i32", "i64")
 FAMILIES = ("lattice-v1",)
 MAX_INPUT_BYTES = 256 * 1024 * 1024
+FUEL_COUNTER_LIMIT = 2**63  # a case's budget must stay below it (wasmtime and SQLite both wrap)
 
 
 @dataclass(frozen=True)
@@ -148,6 +149,11 @@ def load_case(path: str | Path) -> CaseManifest:
         raise doc.error((), "the manifest declares no [[case]]")
     seen: dict[str, int] = {}
     for index, case in enumerate(cases):
+        if int(sandbox.fuel_limit * case.fuel_runway) >= FUEL_COUNTER_LIMIT:
+            key = ("case", index, "fuel_runway") if "fuel_runway" in doc.tables("case")[index].data \
+                else ("sandbox", "fuel_limit")
+            raise doc.error(key, f"fuel_limit × fuel_runway = {sandbox.fuel_limit:,} × {case.fuel_runway:g} "
+                            "does not fit wasmtime's fuel counter (it must stay below 2^63)")
         if case.name in seen:
             raise doc.error(
                 ("case", index, "name"),

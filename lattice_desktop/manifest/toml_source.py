@@ -7,6 +7,7 @@ records the line each `[table]`, `[[array]]` and `key =` appears on.
 from __future__ import annotations
 
 import difflib
+import math
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -227,6 +228,8 @@ class Table:
         maximum: float | None = None,
     ) -> Any:
         value = self._get(key, default, (int, float), "a number")
+        if isinstance(value, float) and not math.isfinite(value):
+            raise self.doc.error((*self.path, key), f"must be a finite number, not {value}")
         self._check_range(key, value, default, minimum, maximum)
         return value if value is default or value is None else float(value)
 

@@ -8,6 +8,7 @@ and nothing of theirs left running afterwards.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import secrets
 import shutil
@@ -25,6 +26,7 @@ from lattice_desktop.cancel import CancelToken
 from lattice_desktop.errors import Cancelled, UserError
 from lattice_desktop.manifest.submission import Submission
 from lattice_desktop.sandbox.isolation import MARKER, Isolation, isolation, jail_command, kill_marked
+from lattice_desktop.sandbox.scratch import scratch_prefix
 
 LOG_LIMIT = 256 * 1024
 COPY_LIMIT = 1024 * 1024 * 1024  # bytes of submission folder copied into the scratch folder
@@ -37,6 +39,7 @@ class BuildResult:
     module: bytes | None
     detail: str
     seconds: float
+    isolation: Isolation | None = None  # how the commands ran; None when none ran
 
 
 def scrubbed_environment(home: Path) -> dict[str, str]:
@@ -59,11 +62,16 @@ def build_submission(
     timeout: float,
     max_module_bytes: int,
     cancel: CancelToken | None = None,
+    allow_unisolated: bool = False,
 ) -> BuildResult:
-    """Build in a scratch copy and return the module bytes, or why there are none."""
+    """Build in a scratch copy and return the module bytes, or why there are none.
+
+    Fails closed: where the jail cannot be set up, no command runs unless
+    `allow_unisolated` (the user's explicit second permission) is given.
+    """
     if not submission.commands:
         return load_shipped_module(submission, max_module_bytes)
-    if not allowed and submission.module_path.is_file():
+    if not allowed and os.path.lexists(submission.module_path):
         shipped = load_shipped_module(submission, max_module_bytes)
         note = "(build commands not run: grading the module the submission ships)\n"
         return BuildResult(shipped.ok, note, shipped.module, shipped.detail, 0.0)
@@ -76,12 +84,18 @@ def build_submission(
     cancel = cancel or CancelToken()
     started = time.monotonic()
     jail = isolation()
+    if not jail.available and not allow_unisolated:
+        raise UserError(
+            f"build isolation is unavailable here ({jail.reason}), so no build command was run. "
+            "To run them anyway with your user's rights, allow an unisolated build explicitly "
+            "(--allow-unisolated-build on the command line, or the second confirmation in the app)"
+        )
     log: list[str] = [jail.log_line]
 
     def failed(detail: str) -> BuildResult:
-        return BuildResult(False, "".join(log), None, detail, time.monotonic() - started)
+        return BuildResult(False, "".join(log), None, detail, time.monotonic() - started, jail)
 
-    with tempfile.TemporaryDirectory(prefix="lattice-build-") as scratch_root:
+    with tempfile.TemporaryDirectory(prefix=scratch_prefix("build")) as scratch_root:
         scratch = Path(scratch_root) / "src"
         problem = _copy_submission(submission.folder, scratch, log)
         if problem:
@@ -101,7 +115,8 @@ def build_submission(
                 return failed(reason)
             if code != 0:
                 return failed(f"`{command}` exited with status {code}")
-        return _read_module(scratch, submission, max_module_bytes, log, started)
+        return dataclasses.replace(_read_module(scratch, submission, max_module_bytes, log, started),
+                                   isolation=jail)
 
 
 def _read_module(
@@ -156,18 +171,40 @@ class _TooBig(Exception):
 
 
 def load_shipped_module(submission: Submission, max_module_bytes: int) -> BuildResult:
-    """Use the module the submission ships, without running anything."""
+    """Use the module the submission ships, without running anything.
+
+    It must be a regular file inside the submission folder: a link out of it (another
+    submission's module, /proc, a device) or a special file is refused, as a build's is.
+    """
     path = submission.module_path
-    if not path.is_file():
+    if not os.path.lexists(path):
         raise UserError(
             f"{submission.module} is not in {submission.folder}; build the submission "
             "first (allow its build commands) or ship the module"
         )
-    size = path.stat().st_size
-    if size > max_module_bytes:
-        detail = f"{submission.module} is {size:,} bytes; the case allows {max_module_bytes:,}"
+
+    def refused(detail: str) -> BuildResult:
         return BuildResult(False, "", None, detail, 0.0)
-    return BuildResult(True, "(shipped module, not built)\n", path.read_bytes(), "", 0.0)
+
+    resolved = path.resolve()
+    if not resolved.is_relative_to(submission.folder.resolve()):
+        return refused(f"{submission.module} is a link to a file outside the submission folder ({resolved})")
+    try:
+        fd = os.open(resolved, os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW)
+    except OSError as exc:
+        return refused(f"{submission.module} cannot be opened: {exc.strerror}")
+    with os.fdopen(fd, "rb") as file:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            return refused(f"{submission.module} is not a regular file (a FIFO, device or other "
+                           "special file)")
+        if info.st_size > max_module_bytes:
+            return refused(f"{submission.module} is {info.st_size:,} bytes; the case allows "
+                           f"{max_module_bytes:,}")
+        data = file.read(max_module_bytes + 1)
+    if len(data) > max_module_bytes:
+        return refused(f"{submission.module} is over the {max_module_bytes:,} bytes the case allows")
+    return BuildResult(True, "(shipped module, not built)\n", data, "", 0.0)
 
 
 def _run(

@@ -1,19 +1,23 @@
-"""The build jail's set-up: make every mount read-only except the scratch folder.
+"""The build jail's set-up: a new root holding only the system, the toolchain and the
+scratch folder, read-only but the scratch folder, then the build as an unprivileged user.
 
-    unshare [--user --map-root-user] --mount --propagation private --net --pid --fork \
-        --kill-child --mount-proc -- python -I build_jail.py SCRATCH_ROOT WORKDIR -- CMD...
+    unshare [--user --map-root-user] --mount --propagation private --net --ipc --pid \
+        --fork --kill-child --mount-proc -- \
+        python -I build_jail.py SCRATCH_ROOT WORKDIR [--keep PATH]... -- CMD...
 
-`unshare` gives it a private mount namespace, no network and its own PID namespace with
-a fresh /proc (the build sees only its own processes; when the build's first process
-ends, or the grader kills `unshare`, the kernel kills every process in it). This script
-runs *as a file* with `python -I`, so nothing in the submission's folder can shadow it.
-It bind-mounts SCRATCH_ROOT onto itself and remounts every other mount read-only
-(keeping each mount's other flags), then execs the command through `setpriv`:
+`unshare` gives it private mount, network, IPC (SysV and POSIX objects die with it) and
+PID namespaces. This script runs *as a file* with `python -I`, so nothing in the
+submission's folder can shadow it. It builds a new root on a tmpfs: the system folders
+and every `--keep` path (the toolchain) bound at their own paths, the scratch folder, a
+fresh /proc, a minimal /dev, and private empty /tmp and /dev/shm; then it pivots into it
+and detaches the host's tree. Host homes, the user's data folder, the case's expected
+answers, /run and /tmp with their Unix sockets (X11, D-Bus, databases) are simply not
+there. Every mount but the scratch folder and the private tmpfs is made read-only, and
+the command runs through `setpriv`:
 
-* started by the machine's root, the build becomes `nobody` with one capability,
-  CAP_DAC_READ_SEARCH, so it can read toolchains installed under /root but write nothing
-  outside the scratch folder (which is handed to `nobody`); a build that stayed root
-  would pass every permission check on /proc/sys and the raw disks;
+* started by the machine's root, the build becomes `nobody` with no capability at all
+  (the scratch tree is handed to `nobody`); a build that stayed root would pass every
+  permission check;
 * started by anyone else (inside a user namespace), it keeps the user's identity.
 
 Either way every capability is gone and no_new_privs is set, so the build cannot remount
@@ -52,11 +56,14 @@ NOBODY = 65534
 FILE_LIMIT = 2 * 1024**3  # bytes in any one file the build writes
 PROCESS_LIMIT = 512  # processes and threads of `nobody`
 
+MNT_DETACH = 2
+PIVOT_ROOT = {"x86_64": 155, "aarch64": 41, "riscv64": 41, "ppc64le": 203, "s390x": 217}
+DEVICES = ("null", "zero", "full", "random", "urandom", "tty")
+PRIVATE_TMPFS = {"/tmp": "mode=1777,size=512m", "/dev/shm": "mode=1777,size=64m"}
+
 DROP_ALL = ("--inh-caps=-all", "--ambient-caps=-all", "--bounding-set=-all", "--no-new-privs")
 AS_NOBODY = (
-    f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups",
-    "--inh-caps=-all,+dac_read_search", "--ambient-caps=+dac_read_search",
-    "--bounding-set=-all,+dac_read_search", "--no-new-privs",
+    f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups", *DROP_ALL,
     "--pdeathsig=KILL",  # changing user clears the parent-death signal: set it again after
 )
 
@@ -68,12 +75,77 @@ def _fail(message: str) -> None:
     sys.exit(SETUP_FAILED)
 
 
-def _mount(source: str | None, target: str, flags: int) -> None:
+def _mount(source: str | None, target: str, flags: int, fstype: str | None = None,
+           data: str | None = None) -> None:
     if _libc.mount(
-        None if source is None else source.encode(), target.encode(), None, ctypes.c_ulong(flags), None
+        None if source is None else source.encode(), target.encode(),
+        None if fstype is None else fstype.encode(), ctypes.c_ulong(flags),
+        None if data is None else data.encode(),
     ) != 0:
         errno = ctypes.get_errno()
         raise OSError(errno, os.strerror(errno), target)
+
+
+def _keep(path: str, new_root: str) -> None:
+    """Make `path` appear at the same place in the new root: a link stays a link, a folder
+    or file is bound (read-only later) through intermediate folders made for it."""
+    inner = new_root + path
+    if os.path.islink(path):
+        os.makedirs(os.path.dirname(inner), mode=0o755, exist_ok=True)
+        if not os.path.lexists(inner):
+            os.symlink(os.readlink(path), inner)
+        return
+    if os.path.isdir(path):
+        os.makedirs(inner, mode=0o755, exist_ok=True)
+    else:
+        os.makedirs(os.path.dirname(inner), mode=0o755, exist_ok=True)
+        open(inner, "a").close()
+    _mount(path, inner, MS_BIND | MS_REC)
+
+
+def _under(path: str, roots: list[str]) -> bool:
+    return any(_inside(path, root) for root in roots)
+
+
+def enter_new_root(scratch_root: str, keeps: list[str]) -> None:
+    """Pivot into a tmpfs that holds only `keeps`, the scratch folder, /proc, a minimal
+    /dev and private /tmp and /dev/shm; the host's tree is detached."""
+    new_root = os.path.join(scratch_root, ".jail-root")
+    os.makedirs(new_root, mode=0o755, exist_ok=True)
+    _mount("tmpfs", new_root, MS_NOSUID | MS_NODEV, "tmpfs", "mode=755,size=16m")
+    placed: list[str] = []
+    for path in sorted({os.path.normpath(k) for k in keeps}, key=len):
+        if os.path.lexists(path) and not _under(path, placed) and not _inside(path, scratch_root):
+            _keep(path, new_root)
+            placed.append(path)
+    dev = new_root + "/dev"
+    os.makedirs(dev, mode=0o755, exist_ok=True)
+    _mount("tmpfs", dev, MS_NOSUID | MS_NOEXEC, "tmpfs", "mode=755,size=1m")
+    for name in DEVICES:
+        if os.path.exists(f"/dev/{name}"):
+            open(f"{dev}/{name}", "a").close()
+            _mount(f"/dev/{name}", f"{dev}/{name}", MS_BIND)
+    for name, target in (("fd", "/proc/self/fd"), ("stdin", "/proc/self/fd/0"),
+                         ("stdout", "/proc/self/fd/1"), ("stderr", "/proc/self/fd/2")):
+        os.symlink(target, f"{dev}/{name}")
+    for point, options in PRIVATE_TMPFS.items():
+        os.makedirs(new_root + point, exist_ok=True)
+        _mount("tmpfs", new_root + point, MS_NOSUID | MS_NODEV, "tmpfs", options)
+    os.makedirs(new_root + "/proc", mode=0o555, exist_ok=True)
+    _mount("proc", new_root + "/proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, "proc")
+    os.makedirs(new_root + scratch_root, mode=0o755, exist_ok=True)
+    _mount(scratch_root, new_root + scratch_root, MS_BIND)
+    number = PIVOT_ROOT.get(os.uname().machine)
+    if number is None:
+        raise OSError(38, f"no pivot_root number known for {os.uname().machine}", new_root)
+    os.chdir(new_root)
+    if _libc.syscall(ctypes.c_long(number), b".", b".") != 0:
+        errno = ctypes.get_errno()
+        raise OSError(errno, os.strerror(errno), "pivot_root")
+    if _libc.umount2(b".", MNT_DETACH) != 0:
+        errno = ctypes.get_errno()
+        raise OSError(errno, os.strerror(errno), "detaching the host's tree")
+    os.chdir("/")
 
 
 def _unescape(field: str) -> str:
@@ -122,11 +194,11 @@ def _inside(path: str, root: str) -> bool:
 
 
 def make_read_only(scratch_root: str) -> list[str]:
-    """Bind the scratch folder writable, then remount everything else read-only."""
-    _mount(scratch_root, scratch_root, MS_BIND | MS_REC)
+    """Remount everything read-only but the scratch folder and the private tmpfs."""
+    writable = [scratch_root, *PRIVATE_TMPFS]
     problems = []
     for point, options in mounts():
-        if _inside(point, scratch_root) or "ro" in options:
+        if _under(point, writable) or "ro" in options:
             continue
         flags = MS_REMOUNT | MS_BIND | MS_RDONLY
         for name in options:
@@ -137,7 +209,7 @@ def make_read_only(scratch_root: str) -> list[str]:
             if exc.errno == 2:  # ENOENT: a mount point we cannot reach; nothing to write there
                 continue
             problems.append(f"{point}: {exc.strerror}")
-    still_writable = [p for p, o in mounts() if "rw" in o and not _inside(p, scratch_root)]
+    still_writable = [p for p, o in mounts() if "rw" in o and not _under(p, writable)]
     if still_writable:
         problems.append("still writable: " + ", ".join(still_writable))
     return problems
@@ -151,33 +223,46 @@ def give_to_nobody(scratch_root: str) -> None:
             os.chown(os.path.join(folder, name), NOBODY, NOBODY, follow_symlinks=False)
 
 
+def _arguments(argv: list[str]) -> tuple[str, str, list[str], list[str]]:
+    """SCRATCH_ROOT WORKDIR [--keep PATH]... -- COMMAND..."""
+    if "--" not in argv or len(argv) < 4:
+        _fail("usage: build_jail.py SCRATCH_ROOT WORKDIR [--keep PATH]... -- COMMAND...")
+    split = argv.index("--")
+    head, command = argv[:split], argv[split + 1 :]
+    keeps = [head[i + 1] for i in range(2, len(head) - 1, 2) if head[i] == "--keep"]
+    if len(head) < 2 or len(keeps) * 2 != len(head) - 2 or not command:
+        _fail("usage: build_jail.py SCRATCH_ROOT WORKDIR [--keep PATH]... -- COMMAND...")
+    return os.path.realpath(head[0]), head[1], keeps, command
+
+
 def main(argv: list[str]) -> None:
-    if len(argv) < 4 or argv[2] != "--":
-        _fail("usage: build_jail.py SCRATCH_ROOT WORKDIR -- COMMAND...")
-    scratch_root, workdir, command = os.path.realpath(argv[0]), argv[1], argv[3:]
+    scratch_root, workdir, keeps, command = _arguments(argv)
     # Die with the grader: the signal survives exec into stage two.
     _libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
     if os.getppid() == 1:
         _fail("the grader is gone")
-    try:
-        problems = make_read_only(scratch_root)
-    except OSError as exc:
-        _fail(f"cannot bind the scratch folder: {exc.strerror}")
-    if problems:
-        _fail("cannot make the filesystem read-only: " + "; ".join(problems))
     setpriv = shutil.which("setpriv")
     if setpriv is None:
         _fail("util-linux `setpriv` is not installed")
-    drop = DROP_ALL
+    as_root = _real_root()
+    try:
+        if as_root:
+            give_to_nobody(scratch_root)
+        enter_new_root(scratch_root, [*keeps, os.path.dirname(setpriv)])
+        problems = make_read_only(scratch_root)
+    except OSError as exc:
+        _fail(f"cannot set up the build's root: {exc.filename}: {exc.strerror}")
+    if problems:
+        _fail("cannot make the filesystem read-only: " + "; ".join(problems))
     resource.setrlimit(resource.RLIMIT_FSIZE, (FILE_LIMIT, FILE_LIMIT))
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
-    if _real_root():
-        try:
-            give_to_nobody(scratch_root)
-        except OSError as exc:
-            _fail(f"cannot hand the scratch folder over: {exc.strerror}")
-        # Counted per user: as `nobody` this bounds a fork bomb (threads count too).
-        resource.setrlimit(resource.RLIMIT_NPROC, (PROCESS_LIMIT, PROCESS_LIMIT))
+    drop = DROP_ALL
+    if as_root:
+        # Counted per user: as `nobody` this bounds a fork bomb (threads count too). Never
+        # above the hard limit the grader was given (raising it needs CAP_SYS_RESOURCE).
+        hard = resource.getrlimit(resource.RLIMIT_NPROC)[1]
+        cap = PROCESS_LIMIT if hard == resource.RLIM_INFINITY else min(PROCESS_LIMIT, hard)
+        resource.setrlimit(resource.RLIMIT_NPROC, (cap, cap))
         drop = AS_NOBODY
     os.chdir(workdir)
     try:

@@ -19,6 +19,7 @@ import wasmtime
 from lattice_desktop.cancel import CancelToken
 from lattice_desktop.errors import Cancelled
 from lattice_desktop.sandbox.engine import WASMTIME_VERSION, shared_engine
+from lattice_desktop.sandbox.scratch import scratch_prefix
 
 # The compile child's heap (RLIMIT_DATA): a base for Python and wasmtime, plus room that
 # grows with the module (Cranelift needs tens of bytes per byte of code), capped.
@@ -91,7 +92,7 @@ def compile_module(
 def _compile_in_child(wasm: bytes, target: Path, timeout: float, cancel: CancelToken) -> None:
     target.parent.mkdir(parents=True, exist_ok=True)
     memory = compile_memory_limit(len(wasm))
-    with tempfile.TemporaryDirectory(prefix="lattice-compile-") as scratch:
+    with tempfile.TemporaryDirectory(prefix=scratch_prefix("compile")) as scratch:
         source = Path(scratch) / "module.wasm"
         source.write_bytes(wasm)
         errors = Path(scratch) / "stderr.txt"

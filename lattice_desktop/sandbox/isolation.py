@@ -1,7 +1,8 @@
-"""Where the machine allows it, build commands run in a jail (see build_jail.py):
-read-only filesystem but the scratch folder, no network, their own PID namespace, and
-never as root. Where it does not, they run as before with a warning in the build log,
-and every process they leave behind is found by a marker in its environment and killed.
+"""Build commands run in a jail (see build_jail.py): a root holding only the system, the
+toolchain and the scratch folder, read-only but the scratch folder, no network, their own
+IPC and PID namespaces, and never as root. Where the jail cannot be set up, no build runs
+unless the user explicitly allows an unisolated one (build.py); either way every process a
+build leaves behind is found by a marker in its environment and killed.
 """
 
 from __future__ import annotations
@@ -14,11 +15,12 @@ import sys
 import tempfile
 import time
 from dataclasses import dataclass
-from functools import cache
 from pathlib import Path
 
 SWITCH = "LATTICE_BUILD_ISOLATION"  # "off" forces the fallback (tests, odd machines)
+TOOLCHAIN = "LATTICE_BUILD_TOOLCHAIN"  # extra folders (os.pathsep) a build may read
 MARKER = "LATTICE_BUILD_MARK"
+SYSTEM_FOLDERS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc", "/opt")
 _JAIL_SCRIPT = Path(__file__).with_name("build_jail.py")
 
 
@@ -31,21 +33,37 @@ class Isolation:
     def log_line(self) -> str:
         if self.available:
             return (
-                "[isolated build: filesystem read-only except the scratch folder, no network, "
-                "own process namespace, not root]\n"
+                    "[isolated build: only the system, the toolchain and the scratch folder visible, "
+                "read-only except the scratch folder, no network, own IPC and process "
+                "namespaces, not root]\n"
             )
         return (
-            f"[warning: build isolation is unavailable here ({self.reason}); the commands ran "
-            "with your user's rights and could write outside the scratch folder]\n"
+            f"[warning: build isolation is unavailable here ({self.reason}); you allowed an "
+            "unisolated build, so the commands ran with your user's rights and could read "
+            "your files and write outside the scratch folder]\n"
         )
+
+    @property
+    def summary(self) -> str:
+        """One line for the terminal: whether the build ran isolated, and why not."""
+        return "build ran isolated" if self.available else f"build ran NOT isolated ({self.reason})"
+
+
+def toolchain_folders() -> list[str]:
+    """What a build may read besides its scratch folder: the system folders, this Python
+    (the venv and its base, where the bundled compilers live) and $LATTICE_BUILD_TOOLCHAIN."""
+    extra = [p for p in os.environ.get(TOOLCHAIN, "").split(os.pathsep) if p]
+    python = [sys.prefix, sys.base_prefix, str(Path(sys.executable).resolve().parent)]
+    return [*SYSTEM_FOLDERS, *python, *extra]
 
 
 def jail_command(scratch_root: Path, workdir: Path, argv: list[str]) -> list[str]:
     """`argv` wrapped in the jail: namespaces from `unshare`, the rest from build_jail.py."""
     namespaces = [
-        "--mount", "--propagation", "private", "--net", "--pid", "--fork", "--kill-child",
+        "--mount", "--propagation", "private", "--net", "--ipc", "--pid", "--fork", "--kill-child",
         "--mount-proc",
     ]
+    keeps = [arg for path in toolchain_folders() for arg in ("--keep", path)]
     if os.geteuid() != 0:
         namespaces = ["--user", "--map-root-user", *namespaces]
     # `unshare` dies with the grader (even on kill -9), and the jail with it.
@@ -53,12 +71,14 @@ def jail_command(scratch_root: Path, workdir: Path, argv: list[str]) -> list[str
     die_with_grader = [setpriv, "--pdeathsig", "KILL", "--"] if setpriv else []
     return [
         *die_with_grader, shutil.which("unshare") or "unshare", *namespaces, "--",
-        sys.executable, "-I", str(_JAIL_SCRIPT), str(scratch_root), str(workdir), "--", *argv,
+        sys.executable, "-I", str(_JAIL_SCRIPT), str(scratch_root), str(workdir), *keeps, "--", *argv,
     ]
 
 
-@cache
-def _probe() -> Isolation:
+_available: Isolation | None = None  # a working jail is remembered; a failure is probed again
+
+
+def _probe_once() -> Isolation:
     if not sys.platform.startswith("linux"):
         return Isolation(False, "namespaces need Linux")
     if shutil.which("unshare") is None:
@@ -76,18 +96,29 @@ def _probe() -> Isolation:
         except (OSError, subprocess.TimeoutExpired) as exc:
             return Isolation(False, f"unshare failed: {exc}")
         if done.returncode != 0 or not (jail / "inside").is_file():
-            message = (done.stderr.strip().splitlines() or [f"exit {done.returncode}"])[-1]
-            return Isolation(False, f"namespaces refused: {message}")
+            lines = done.stderr.strip().splitlines()
+            jail_said = [line for line in lines if line.startswith("lattice build jail:")]
+            if jail_said:
+                return Isolation(False, jail_said[-1].removeprefix("lattice build jail: "))
+            message = (lines or [f"exit {done.returncode}"])[-1]
+            return Isolation(False, f"unshare could not create the namespaces: {message}")
         if (Path(root) / "outside").exists():
             return Isolation(False, "the jail let a write through; not trusting it")
     return Isolation(True)
 
 
 def isolation() -> Isolation:
-    """Whether build commands can be jailed here (probed once per process)."""
+    """Whether build commands can be jailed here. A working jail is probed once per
+    process; a failed probe is tried again next time (the cause may have gone)."""
+    global _available
     if os.environ.get(SWITCH, "").lower() in ("off", "0", "no"):
         return Isolation(False, f"turned off by {SWITCH}")
-    return _probe()
+    if _available is not None:
+        return _available
+    found = _probe_once()
+    if found.available:
+        _available = found
+    return found
 
 
 def kill_marked(mark: str, *, rounds: int = 50) -> int:

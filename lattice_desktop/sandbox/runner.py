@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import struct
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import wasmtime
@@ -16,10 +17,18 @@ from lattice_desktop.cancel import CancelToken
 from lattice_desktop.errors import Cancelled
 from lattice_desktop.manifest.case import CaseEntry, Contract, Sandbox
 from lattice_desktop.outcomes import Outcome
-from lattice_desktop.sandbox.engine import seconds_to_epochs, shared_engine
+from lattice_desktop.sandbox.guest import (
+    BytesExports,
+    Limits,
+    Refused,
+    call_packed,
+    export_problem,
+    import_problem,
+    kind_name,
+    limited_store,
+)
 from lattice_desktop.sandbox.native_stack import on_deep_stack
 
-TABLE_ELEMENT_LIMIT = 1_000_000
 SPURIOUS_INTERRUPT_RETRIES = 5
 _PAGE = 65536
 
@@ -39,11 +48,9 @@ class Execution:
 
 def check_linkage(module: wasmtime.Module, contract: Contract) -> tuple[Outcome, str] | None:
     """Reject a module whose imports we do not offer or whose exports break the contract."""
-    imports = module.imports
-    if imports:
-        names = ", ".join(f"{i.module}.{i.name} ({_kind(i.type)})" for i in imports[:5])
-        more = f" and {len(imports) - 5} more" if len(imports) > 5 else ""
-        return Outcome.LINK_ERROR, f"imports {names}{more}; the grader offers no imports"
+    problem = import_problem(module)
+    if problem is not None:
+        return Outcome.LINK_ERROR, problem
     exports = {e.name: e.type for e in module.exports}
     wanted = {contract.entry: wasmtime.FuncType}
     if contract.abi == "bytes":
@@ -54,7 +61,7 @@ def check_linkage(module: wasmtime.Module, contract: Contract) -> tuple[Outcome,
         if not isinstance(exports[name], kind):
             return (
                 Outcome.MISSING_EXPORT,
-                f"export '{name}' is a {_kind(exports[name])}, the contract needs a {_kind_name(kind)}",
+                f"export '{name}' is a {_kind(exports[name])}, the contract needs a {kind_name(kind)}",
             )
     expected = _signatures(contract)
     for name, (params, results) in expected.items():
@@ -79,16 +86,7 @@ def _signatures(contract: Contract) -> dict[str, tuple[list[str], list[str]]]:
 
 
 def _kind(t: object) -> str:
-    return _kind_name(type(t))
-
-
-def _kind_name(kind: type) -> str:
-    return {
-        wasmtime.FuncType: "function",
-        wasmtime.MemoryType: "memory",
-        wasmtime.TableType: "table",
-        wasmtime.GlobalType: "global",
-    }.get(kind, kind.__name__)
+    return kind_name(type(t))
 
 
 def execute(
@@ -101,24 +99,50 @@ def execute(
     cancel: CancelToken | None = None,
     input_bytes: bytes | None = None,
 ) -> Execution:
-    """Run `case` once in a fresh store with `budget` fuel; retry only spurious interrupts.
+    """Run `case` once in a fresh store with `budget` fuel; retry only spurious interrupts."""
+    limits = Limits.of(sandbox, fuel=budget)
+    if contract.abi == "scalar":
+        return _guarded(lambda: _scalar_once(module, contract.entry, case.scalar_args, limits),
+                        limits, cancel)
+    data = case.input_bytes() if input_bytes is None else input_bytes
+    names = BytesExports(contract.entry, contract.memory, contract.alloc)
+    return call_bytes(module, names, data, limits=limits, cancel=cancel)
+
+
+def call_bytes(
+    module: wasmtime.Module,
+    names: BytesExports,
+    data: bytes,
+    *,
+    limits: Limits,
+    extra: tuple[int, ...] = (),
+    cancel: CancelToken | None = None,
+) -> Execution:
+    """The packed bytes call of `names.entry(ptr, len, *extra)` under `limits`, judged.
 
     Safe on any thread: a stack too small for `max_wasm_stack` moves the call to one that fits.
     """
+    problem = import_problem(module)
+    if problem is not None:
+        return Execution(Outcome.LINK_ERROR, detail=problem)
+    problem = export_problem(module, names, 2 + len(extra))
+    if problem is not None:
+        return Execution(Outcome.MISSING_EXPORT, detail=problem)
+    return _guarded(lambda: _bytes_once(module, names, data, extra, limits), limits, cancel)
+
+
+def _guarded(once: Callable[[], Execution], limits: Limits, cancel: CancelToken | None) -> Execution:
     cancel = cancel or CancelToken()
-    data = case.input_bytes() if input_bytes is None and contract.abi == "bytes" else input_bytes
     for _ in range(SPURIOUS_INTERRUPT_RETRIES):
         cancel.raise_if_cancelled()
         started = time.perf_counter()
-        result = on_deep_stack(
-            lambda: _execute_once(module, contract, sandbox, case, budget, data or b"")
-        )
+        result = on_deep_stack(once)
         elapsed = time.perf_counter() - started
         if result.outcome is not Outcome.TIMEOUT:
             return _with_time(result, elapsed)
         if cancel.cancelled:
             raise Cancelled()
-        if elapsed >= sandbox.wall_clock * 0.9:
+        if elapsed >= limits.wall_clock * 0.9:
             return _with_time(result, elapsed)
         # Another job's Cancel moved the shared epoch: this case did nothing wrong, rerun it.
     return _with_time(result, elapsed)
@@ -131,28 +155,35 @@ def _with_time(result: Execution, elapsed: float) -> Execution:
     )
 
 
-def _execute_once(
+def _scalar_once(module: wasmtime.Module, entry: str, args: tuple[int, ...], limits: Limits) -> Execution:
+    def run(store: wasmtime.Store, instance: wasmtime.Instance) -> bytes:
+        value = instance.exports(store)[entry](store, *args)
+        values = value if isinstance(value, list) else [value]
+        return struct.pack(f"<{len(values)}q", *(_signed64(v) for v in values))
+
+    return _once(module, limits, run, memory_name=None)
+
+
+def _bytes_once(module: wasmtime.Module, names: BytesExports, data: bytes, extra: tuple[int, ...],
+                limits: Limits) -> Execution:
+    def run(store: wasmtime.Store, instance: wasmtime.Instance) -> bytes:
+        return call_packed(store, instance, names, data, extra, limits)
+
+    return _once(module, limits, run, memory_name=names.memory)
+
+
+def _once(
     module: wasmtime.Module,
-    contract: Contract,
-    sandbox: Sandbox,
-    case: CaseEntry,
-    budget: int,
-    data: bytes,
+    limits: Limits,
+    run: Callable[[wasmtime.Store, wasmtime.Instance], bytes],
+    *,
+    memory_name: str | None,
 ) -> Execution:
-    store = wasmtime.Store(shared_engine())
-    store.set_limits(
-        memory_size=sandbox.memory_limit,
-        table_elements=TABLE_ELEMENT_LIMIT,
-        instances=1,
-        tables=4,
-        memories=1,
-    )
-    store.set_fuel(budget)
-    store.set_epoch_deadline(seconds_to_epochs(sandbox.wall_clock))
+    store = limited_store(limits)
     memory: wasmtime.Memory | None = None
 
     def used() -> int:
-        return budget - store.get_fuel()
+        return limits.fuel - store.get_fuel()
 
     try:
         try:
@@ -170,47 +201,15 @@ def _execute_once(
             message = _one_line(exc)
             outcome = Outcome.MEMORY_LIMIT if _mentions_limit(message) else Outcome.INSTANTIATION_FAILURE
             return Execution(outcome, fuel=used(), detail=f"instantiation failed: {message}")
-        exports = instance.exports(store)
-        entry = exports[contract.entry]
-        if contract.abi == "scalar":
-            value = entry(store, *case.scalar_args)
-            values = value if isinstance(value, list) else [value]
-            output = struct.pack(f"<{len(values)}q", *(_signed64(v) for v in values))
-            return Execution(None, output=output, fuel=used())
-        memory = exports[contract.memory]
-        ptr = exports[contract.alloc](store, len(data)) & 0xFFFFFFFF
-        size = memory.data_len(store)
-        if ptr + len(data) > size:
-            if size + _PAGE > sandbox.memory_limit:
-                return Execution(
-                    Outcome.MEMORY_LIMIT, fuel=used(),
-                    detail=f"alloc({len(data):,}) found no room under the "
-                    f"{sandbox.memory_limit // 2**20} MiB memory limit",
-                )
-            return Execution(
-                Outcome.WRONG_ANSWER, fuel=used(),
-                detail=f"alloc({len(data):,}) returned 0x{ptr:x}, outside memory ({size:,} bytes)",
-            )
-        if data:
-            memory.write(store, data, ptr)
-        packed = entry(store, ptr, len(data)) & 0xFFFFFFFFFFFFFFFF
-        fuel = used()
-        out_ptr, out_len = packed >> 32, packed & 0xFFFFFFFF
-        size = memory.data_len(store)
-        if out_len > sandbox.max_output_bytes:
-            return Execution(
-                Outcome.WRONG_ANSWER, fuel=fuel,
-                detail=f"output length {out_len:,} bytes is over the {sandbox.max_output_bytes:,} limit",
-            )
-        if out_ptr + out_len > size:
-            return Execution(
-                Outcome.WRONG_ANSWER, fuel=fuel,
-                detail=f"output 0x{out_ptr:x}+{out_len:,} lies outside memory ({size:,} bytes)",
-            )
-        output = bytes(memory.read(store, out_ptr, out_ptr + out_len)) if out_len else b""
-        return Execution(None, output=output, fuel=fuel)
+        if memory_name is not None:
+            memory = instance.exports(store)[memory_name]
+        try:
+            output = run(store, instance)
+        except Refused as refused:
+            return Execution(refused.outcome, fuel=used(), detail=refused.detail)
+        return Execution(None, output=output, fuel=used())
     except wasmtime.Trap as trap:
-        return _classify_trap(trap, store, memory, sandbox, budget)
+        return _classify_trap(trap, store, memory, limits)
     except wasmtime.WasmtimeError as exc:
         message = _one_line(exc)
         if "out of memory" in message.lower():  # the GC heap, bounded like linear memory
@@ -222,35 +221,34 @@ def _classify_trap(
     trap: wasmtime.Trap,
     store: wasmtime.Store,
     memory: wasmtime.Memory | None,
-    sandbox: Sandbox,
-    budget: int,
+    limits: Limits,
 ) -> Execution:
     code = trap.trap_code
     frames = tuple(_frame(f) for f in (trap.frames or [])[:12])
     where = f" in {frames[0]}" if frames else ""
-    fuel = budget - store.get_fuel()
+    fuel = limits.fuel - store.get_fuel()
     if code == wasmtime.TrapCode.OUT_OF_FUEL:
         return Execution(
-            Outcome.OUT_OF_FUEL, fuel=budget, trap_code="out_of_fuel", frames=frames,
-            detail=f"ran out of fuel after {budget:,} (ceiling × runway){where}",
+            Outcome.OUT_OF_FUEL, fuel=limits.fuel, trap_code="out_of_fuel", frames=frames,
+            detail=f"ran out of fuel after {limits.fuel:,} (ceiling × runway){where}",
         )
     if code == wasmtime.TrapCode.INTERRUPT:
         return Execution(
             Outcome.TIMEOUT, fuel=fuel, trap_code="interrupt", frames=frames,
-            detail=f"stopped by the {sandbox.wall_clock:g} s wall-clock backstop{where}",
+            detail=f"stopped by the {limits.wall_clock:g} s wall-clock backstop{where}",
         )
     name = code.name.lower() if code is not None else _uncoded_trap_name(trap)
-    if memory is not None and _near_limit(memory.data_len(store), sandbox.memory_limit):
+    if memory is not None and _near_limit(memory.data_len(store), limits.memory_bytes):
         used_mib = memory.data_len(store) / 2**20
         return Execution(
             Outcome.MEMORY_LIMIT, fuel=fuel, trap_code=name, frames=frames,
             detail=f"trapped ({name}) with {used_mib:.1f} MiB in use, at the "
-            f"{sandbox.memory_limit // 2**20} MiB memory limit (memory.grow was refused){where}",
+            f"{limits.memory_bytes // 2**20} MiB memory limit (memory.grow was refused){where}",
         )
     memory_note = ""
-    if memory is not None and memory.data_len(store) * 2 > sandbox.memory_limit:
+    if memory is not None and memory.data_len(store) * 2 > limits.memory_bytes:
         memory_note = (
-            f" ({memory.data_len(store) / 2**20:.1f} MiB of the {sandbox.memory_limit // 2**20} MiB "
+            f" ({memory.data_len(store) / 2**20:.1f} MiB of the {limits.memory_bytes // 2**20} MiB "
             "memory limit in use)"
         )
     return Execution(

@@ -21,6 +21,7 @@ class GradeJob:
     case_path: Path
     submission: Submission
     allow_build: bool = False
+    allow_unisolated: bool = False  # only after a second confirmation that named the reason
 
     @property
     def label(self) -> str:
@@ -55,4 +56,4 @@ def run_job(job: GradeJob, writer: Writer, cancel: CancelToken, *,
     """The worker side: read the case (hashing its inputs can take a while), grade, store."""
     case = load_case(job.case_path)
     return grade_and_store(case, job.submission, writer=writer, allow_build=job.allow_build,
-                           progress=report, cancel=cancel)
+                           allow_unisolated=job.allow_unisolated, progress=report, cancel=cancel)

@@ -31,6 +31,7 @@ def grade_and_store(
     *,
     writer: Writer,
     allow_build: bool = False,
+    allow_unisolated: bool = False,
     workers: int = 2,
     progress: ProgressCallback | None = None,
     cancel: CancelToken | None = None,
@@ -42,7 +43,8 @@ def grade_and_store(
     """
     run_id = writer.call(runs.begin_run, case, submission)
     try:
-        report = grade(case, submission, allow_build=allow_build, workers=workers,
+        report = grade(case, submission, allow_build=allow_build, allow_unisolated=allow_unisolated,
+                       workers=workers,
                        progress=progress, cancel=cancel)
     except Cancelled:
         writer.call(runs.end_run_without_results, run_id, Verdict.CANCELLED)

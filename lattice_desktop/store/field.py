@@ -2,7 +2,9 @@
 
 Each model counts once, at its lowest fuel. The run being looked at stands for its
 own model (even when the model has a better run), so a slower rerun sees where it lands.
-Fuel is only comparable within one wasmtime version, so the field is per version too.
+Fuel is only comparable within one wasmtime version, so the field is per version too,
+and only on the same case content (manifest, inputs, expected answers): a case that
+shares a name but not its content is another field.
 """
 
 from __future__ import annotations
@@ -46,6 +48,16 @@ class Leaderboard:
     wasmtime_version: str
     entries: list[BoardEntry]
     over_ceiling: list[BoardEntry]
+    content: str = ""  # the case content (manifest hash) this board ranks
+    other_contents: int = 0  # other contents with runs under the same name, version, variant
+
+    @property
+    def content_label(self) -> str:
+        label = f"content {self.content[:12] or 'unknown'}"
+        if self.other_contents:
+            plural = "s" if self.other_contents != 1 else ""
+            label += f" ({self.other_contents} other content{plural} under this name, ranked apart)"
+        return label
 
 
 def _ordinal(n: int) -> str:
@@ -54,9 +66,10 @@ def _ordinal(n: int) -> str:
 
 
 def same_field(run: Run):
-    """Runs comparable with `run`: same case, version, variant and wasmtime version."""
+    """Runs comparable with `run`: same case, version, variant, content and wasmtime version."""
     return (
-        (Run.case_name == run.case_name)
+        (Run.case_hash == run.case_hash)
+        & (Run.case_name == run.case_name)
         & (Run.case_version == run.case_version)
         & (Run.case_variant == run.case_variant)
         & (Run.wasmtime_version == run.wasmtime_version)
@@ -82,25 +95,31 @@ def standing(run_id: int) -> Standing | None:
 
 def leaderboard(
     case_name: str, version: int | None = None, variant: str | None = None,
-    wasmtime_version: str | None = None,
+    wasmtime_version: str | None = None, *, content: str | None = None,
 ) -> Leaderboard:
-    """Models ranked by best correct fuel; models with only over-ceiling bests listed apart."""
-    latest = (
-        Run.select(Run.case_version, Run.case_variant, Run.wasmtime_version)
-        .where(Run.case_name == case_name)
-        .order_by(Run.id.desc())
-        .first()
-    )
+    """Models ranked by best correct fuel; models with only over-ceiling bests listed apart.
+
+    Unnamed parts of the scope come from the newest run; `content` may be a hash prefix.
+    """
+    named = Run.case_name == case_name
+    if content:
+        named &= Run.case_hash.startswith(content)
+    latest = Run.select(Run.case_version, Run.case_variant, Run.wasmtime_version, Run.case_hash) \
+        .where(named).order_by(Run.id.desc()).first()
     if latest is not None:
         version = version if version is not None else latest.case_version
         variant = variant or latest.case_variant
         wasmtime_version = wasmtime_version or latest.wasmtime_version
-    scope = (
+        content = latest.case_hash
+    named_scope = (
         (Run.case_name == case_name)
         & (Run.case_version == (version or 1))
         & (Run.case_variant == (variant or "standard"))
         & (Run.wasmtime_version == (wasmtime_version or ""))
     )
+    scope = named_scope & (Run.case_hash == content)
+    others = Run.select(fn.COUNT(Run.case_hash.distinct())) \
+        .where(named_scope & (Run.case_hash != content)).scalar() or 0
     counts = dict(
         Run.select(Run.model, fn.COUNT(Run.id))
         .where(scope & (Run.verdict != Verdict.RUNNING.value))
@@ -125,7 +144,7 @@ def leaderboard(
         for run_id, model, fuel, date, pct in over
     ]
     return Leaderboard(case_name, version or 1, variant or "standard", wasmtime_version or "",
-                       entries, over_entries)
+                       entries, over_entries, content or "", others)
 
 
 def _best_per_model(where, column) -> list[tuple[int, str, int, datetime, float | None]]:

@@ -6,10 +6,12 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from peewee import Database
+from playhouse.migrate import SchemaMigrator
+from playhouse.migrate import migrate as migrate_schema
 
 from lattice_desktop.errors import StorageError
 from lattice_desktop.store.harness_tables import HARNESS_TABLES
-from lattice_desktop.store.schema import CORE_TABLES, SchemaVersion
+from lattice_desktop.store.schema import CORE_TABLES, CaseRecord, Run, SchemaVersion
 
 
 def _core(db: Database) -> None:
@@ -20,9 +22,20 @@ def _harness(db: Database) -> None:
     db.create_tables(HARNESS_TABLES)
 
 
+def _case_content(db: Database) -> None:
+    """Key each run by its case's content: add `run.case_hash`, filled from its case."""
+    if "case_hash" not in {c.name for c in db.get_columns(Run._meta.table_name)}:
+        migrate_schema(SchemaMigrator.from_database(db).add_column(
+            Run._meta.table_name, "case_hash", Run.case_hash))
+    Run.update(case_hash=CaseRecord.select(CaseRecord.manifest_hash).where(CaseRecord.id == Run.case)) \
+        .where(Run.case_hash.is_null()).execute()
+    Run._schema.create_indexes(safe=True)
+
+
 MIGRATIONS: list[tuple[int, str, Callable[[Database], None]]] = [
     (1, "cases, submissions, runs, results, build logs", _core),
     (2, "scored agent-harness runs", _harness),
+    (3, "runs keyed by their case's content", _case_content),
 ]
 LATEST = MIGRATIONS[-1][0]
 

@@ -39,7 +39,7 @@ def begin_run(case: CaseManifest, submission: Submission) -> int:
     run = Run.create(
         case=case_record(case), submission=sub, model=submission.model,
         case_name=case.name, case_version=case.version, case_variant=case.variant,
-        verdict=Verdict.RUNNING.value, fuel_limit=case.sandbox.fuel_limit,
+        case_hash=case.manifest_hash, verdict=Verdict.RUNNING.value, fuel_limit=case.sandbox.fuel_limit,
         wasmtime_version=WASMTIME_VERSION, fuel_settings=FUEL_SETTINGS,
         started=datetime.now(UTC), owner_pid=os.getpid(), owner_host=socket.gethostname(),
     )

@@ -59,6 +59,9 @@ class Run(BaseModel):
     case_name = CharField()
     case_version = IntegerField()
     case_variant = CharField()
+    # The case's content (manifest, inputs, expected answers): runs of different content
+    # under one name are different fields. Null only until migration 3 fills it in.
+    case_hash = CharField(null=True)
     verdict = CharField(index=True)
     score = BigIntegerField(null=True)  # total stress fuel of a correct run
     stress_fuel = BigIntegerField(null=True)
@@ -77,6 +80,7 @@ class Run(BaseModel):
         indexes = (
             (("case_name", "case_version", "case_variant", "wasmtime_version", "verdict", "model",
               "score"), False),
+            (("case_hash", "verdict", "model", "score"), False),
         )
 
 

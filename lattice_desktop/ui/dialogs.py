@@ -5,6 +5,7 @@ QSettings."""
 from __future__ import annotations
 
 from enum import Enum
+from html import escape
 from pathlib import Path
 
 from PySide6.QtCore import QSettings
@@ -81,6 +82,37 @@ class BuildConfirmDialog(QDialog):
 
     def _shipped(self) -> None:
         self.choice = BuildChoice.SHIPPED
+        self.accept()
+
+
+class UnisolatedBuildDialog(QDialog):
+    """The second confirmation, shown only where the build jail cannot be set up: it names
+    the reason, and nothing runs unless the user presses "Run without isolation"."""
+
+    def __init__(self, reason: str, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setWindowTitle("Build without isolation?")
+        self.allowed = False
+        self.reason = QLabel(
+            f"<b>The build jail cannot be set up here:</b> {escape(reason)}.<br><br>"
+            "Without it the build commands run with <i>your</i> rights: they can read your "
+            "files, write outside the scratch folder and reach the network. Run them only if "
+            "you fully trust this submission."
+        )
+        self.reason.setWordWrap(True)
+        buttons = QDialogButtonBox()
+        self.run_button = QPushButton("Run without isolation")
+        cancel = buttons.addButton(QDialogButtonBox.StandardButton.Cancel)
+        buttons.addButton(self.run_button, QDialogButtonBox.ButtonRole.AcceptRole)
+        cancel.setDefault(True)
+        self.run_button.clicked.connect(self._allow)
+        cancel.clicked.connect(self.reject)
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.reason)
+        layout.addWidget(buttons)
+
+    def _allow(self) -> None:
+        self.allowed = True
         self.accept()
 
 

@@ -23,6 +23,7 @@ from PySide6.QtWidgets import (
 from lattice_desktop.lattice.playback import Playback
 from lattice_desktop.lattice.records import differing_cells
 from lattice_desktop.lattice.snapshots import Snapshots
+from lattice_desktop.lattice.submission_records import open_submission
 from lattice_desktop.lattice.view import FactoryState
 from lattice_desktop.manifest.case import CaseManifest
 from lattice_desktop.services.factory_opening import OpenedCase, open_case
@@ -36,7 +37,6 @@ from lattice_desktop.ui.factory.loader import StateLoader
 from lattice_desktop.ui.factory.minimap import Minimap
 from lattice_desktop.ui.factory.snapshots import SnapshotModel
 from lattice_desktop.ui.factory.submission_diff import SubmissionDiff, search_divergence, submission_diff
-from lattice_desktop.ui.factory.submission_records import open_submission
 from lattice_desktop.ui.factory.transport import TransportBar
 from lattice_desktop.ui.latest_query import LatestQuery
 from lattice_desktop.ui.tasks import Task

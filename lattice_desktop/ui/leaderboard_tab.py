@@ -4,6 +4,8 @@ run's model highlighted. Queries run off the GUI thread; double-click opens that
 
 from __future__ import annotations
 
+from functools import partial
+
 from PySide6.QtCore import QModelIndex, Qt, Signal, Slot
 from PySide6.QtWidgets import (
     QComboBox,
@@ -42,6 +44,7 @@ class LeaderboardTab(QWidget):
         super().__init__(parent)
         self.choices = BoardChoices([], {})
         self.preferred: tuple[str, str, object, object] | None = None  # kind, name, version, variant
+        self.preferred_content: str | None = None  # the open run's case content
         self.open_model: str | None = None
         self.open_agent: tuple[str, str] | None = None  # the open harness run's harness, model
         self.fuel_model = FuelBoardModel(self)
@@ -100,6 +103,7 @@ class LeaderboardTab(QWidget):
         s = page.run.summary
         self.open_model, self.open_agent = s.model, None
         self.preferred = (PERF, s.case_name, s.case_version, s.case_variant)
+        self.preferred_content = page.run.manifest_hash
         self.fuel_model.set_highlight(s.model)
         self._select_preferred()
 
@@ -207,7 +211,9 @@ class LeaderboardTab(QWidget):
         version, variant = self.version_picker.currentData(), self.variant_picker.currentData()
         scopes = [s for s in self._scopes() if s.version == version and s.variant == variant]
         wasmtime = scopes[0].wasmtime_version if scopes else None
-        self._board_query.request(leaderboard, kind_name[1], version, variant, wasmtime)
+        content = self.preferred_content if self.preferred == (PERF, kind_name[1], version, variant) else None
+        self._board_query.request(partial(leaderboard, content=content), kind_name[1], version, variant,
+                                  wasmtime)
 
     @Slot(object)
     def _on_board(self, board: Leaderboard) -> None:
@@ -224,8 +230,8 @@ class LeaderboardTab(QWidget):
         ranked = len(board.entries)
         self.scope_note.setText(
             f"{board.case_name} {board.version}/{board.variant} · wasmtime {board.wasmtime_version}"
-            f" · {ranked} model{'s' if ranked != 1 else ''} ranked by their best correct fuel"
-            " (lower is better)")
+            f" · {board.content_label} · {ranked} model{'s' if ranked != 1 else ''} ranked by their best"
+            " correct fuel (lower is better)")
         self.stack.setCurrentIndex(1 if self.fuel_model.rows else 0)
         if not self.fuel_model.rows:
             self.empty.setText("No correct run of this case yet — only correct runs are ranked.\n"

@@ -6,6 +6,7 @@ GUI thread, every write goes through the one Writer. Harness runs open through
 from __future__ import annotations
 
 import threading
+from dataclasses import replace
 from pathlib import Path
 
 from PySide6.QtCore import QSettings, QUrl, Signal, Slot
@@ -26,6 +27,7 @@ from lattice_desktop.lattice.playback import prewarm
 from lattice_desktop.manifest import load_submission
 from lattice_desktop.resources import demo_case
 from lattice_desktop.sandbox.engine import WASMTIME_VERSION
+from lattice_desktop.sandbox.isolation import isolation
 from lattice_desktop.services.grade_jobs import GradeJob, demo_jobs, shipped_module_job
 from lattice_desktop.services.grading import StoredGrade
 from lattice_desktop.store.database import default_location, describe, open_database
@@ -36,6 +38,7 @@ from lattice_desktop.ui.dialogs import (
     BuildChoice,
     BuildConfirmDialog,
     Recent,
+    UnisolatedBuildDialog,
     choose_case_file,
     choose_submission_folder,
 )
@@ -347,6 +350,13 @@ class MainWindow(QMainWindow):
                 return
             job = (GradeJob(case_path, submission, allow_build=True)
                    if dialog.choice is BuildChoice.BUILD else shipped_module_job(case_path, submission))
+            jail = isolation() if job.allow_build else None
+            if jail is not None and not jail.available:
+                second = UnisolatedBuildDialog(jail.reason, self)
+                second.exec()
+                if not second.allowed:
+                    return
+                job = replace(job, allow_unisolated=True)
         else:
             job = GradeJob(case_path, submission)
         self.start_grading([job])

@@ -41,8 +41,9 @@ MAKE_MODULE = ("python -c \"import wasmtime; open('module.wasm','wb')"
 
 
 def run_build(folder: Path, timeout: float = 30.0):
+    """Build; where the jail is off (SWITCH), as if the user allowed an unisolated build."""
     return build_submission(load_submission(folder), allowed=True, timeout=timeout,
-                            max_module_bytes=2**20)
+                            max_module_bytes=2**20, allow_unisolated=True)
 
 
 def processes_running(token: str) -> list[int]:
@@ -92,6 +93,7 @@ def test_writes_outside_the_scratch_folder_do_not_happen(tmp_path):
         f"mount -o remount,rw / ; mount -o remount,rw {outside}; echo pwned > {sentinel}",
         f"unshare --user --map-root-user --mount sh -c 'mount -o remount,rw /; echo pwned > {sentinel}'",
         "echo pwned > /dev/shm/lattice-escape",
+        "echo pwned > /usr/lattice-escape",
         "echo 1 > /proc/sys/vm/drop_caches",
         f"python -c \"open('{sentinel}', 'w').write('pwned')\"",
         "echo ok > inside.txt",
@@ -108,6 +110,7 @@ def test_writes_outside_the_scratch_folder_do_not_happen(tmp_path):
     assert list(outside.iterdir()) == []
     assert not Path("/dev/shm/lattice-escape").exists()
     assert not (tmp_path / "escaped-upwards").exists()
+    assert not Path("/usr/lattice-escape").exists()
     assert "Read-only file system" in result.log
     assert not (folder / "inside.txt").exists() and not (folder / "module.wasm").exists()
 

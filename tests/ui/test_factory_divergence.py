@@ -11,11 +11,11 @@ import pytest
 from PySide6.QtCore import QPointF, Qt, QThreadPool
 
 from benchmarks.divergence import trimmed_case
-from lattice_desktop.grading.session import grade_and_store
 from lattice_desktop.lattice.wasm_engine import WasmEngine
 from lattice_desktop.manifest.case import load_case
 from lattice_desktop.manifest.submission import load_submission
 from lattice_desktop.resources import CASES
+from lattice_desktop.services.grading import grade_and_store
 from lattice_desktop.store.database import open_database
 from lattice_desktop.store.queries import load_run
 from lattice_desktop.store.writer import Writer

@@ -182,3 +182,30 @@ def test_the_bundled_demo_grades_from_the_window(qtbot, make_window):
     failing = [(r.name, r.outcome, r.detail) for r in load_run(lines.id).results if not r.outcome.passed]
     assert verdicts["lines"] is Verdict.CORRECT, failing
     assert verdicts["buggy"] is Verdict.INCORRECT
+
+
+def test_without_a_jail_a_second_confirmation_names_the_reason(qtbot, window, toy_case, monkeypatch):
+    from lattice_desktop.sandbox.isolation import SWITCH
+    from lattice_desktop.ui.dialogs import UnisolatedBuildDialog
+
+    monkeypatch.setenv(SWITCH, "off")
+    monkeypatch.setattr(BuildConfirmDialog, "exec", lambda d: setattr(d, "choice", BuildChoice.BUILD) or 1)
+    reasons, answers = [], [False, True]
+
+    def second(dialog: UnisolatedBuildDialog) -> int:
+        assert dialog.run_button is not None and not dialog.run_button.isDefault()
+        reasons.append(dialog.reason.text())
+        if answers.pop(0):
+            dialog.run_button.click()
+        return int(dialog.allowed)
+
+    monkeypatch.setattr(UnisolatedBuildDialog, "exec", second)
+    window.open_case(toy_case.case_path)
+    window.grade_submission(toy_case.submission("built"))
+    assert SWITCH in reasons[0] and not window.grading.running and Run.select().count() == 0
+    jobs = []
+    window.grading.job_started.connect(jobs.append)
+    with qtbot.waitSignal(window.page_shown, timeout=GRADE_TIMEOUT) as shown:
+        window.grade_submission(toy_case.submission("built"))
+    assert jobs[0].allow_build and jobs[0].allow_unisolated
+    assert "warning: build isolation is unavailable" in shown.args[0].run.build_log

@@ -41,6 +41,8 @@ def test_models_ranked_by_best_fuel_over_ceiling_apart(qtbot, graded, window):
     assert window.leaderboard_tab.table.columnSpan(1, 0) == model.columnCount()
     assert window.leaderboard_tab.case_picker.currentText() == "echo"
     assert window.leaderboard_tab.variant_picker.currentText() == "standard"
+    content = model.board.content
+    assert len(content) == 64 and f"content {content[:12]}" in window.leaderboard_tab.scope_note.text()
 
 
 def test_the_open_runs_model_is_highlighted_and_double_click_opens(qtbot, graded, window):

@@ -11,12 +11,12 @@ from lattice_desktop.lattice.divergence import Divergence, find_divergence
 from lattice_desktop.lattice.playback import Playback
 from lattice_desktop.lattice.records import RecordDiff, diff_pairs
 from lattice_desktop.lattice.simulators import state_from_records
-from lattice_desktop.lattice.view import FactoryState
-from lattice_desktop.ui.factory.submission_records import (
+from lattice_desktop.lattice.submission_records import (
     SubmissionRecords,
     submission_checksums,
     submission_pairs,
 )
+from lattice_desktop.lattice.view import FactoryState
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,156 @@
+"""The one way into untrusted wasm: a fresh Store under a case's limits, and the packed
+bytes call (input copied in through `alloc`, output returned as ptr << 32 | len).
+
+The grader, the Factory tab's submission records and Diff, and `scenario expect/check
+--engine` all call through here (via `runner.call_bytes`), so every limit — fuel, memory,
+table elements, the epoch backstop, the import policy, the output size — holds for all.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import wasmtime
+
+from lattice_desktop.manifest.case import Sandbox
+from lattice_desktop.outcomes import Outcome
+from lattice_desktop.sandbox.engine import seconds_to_epochs, shared_engine, unmetered_engine
+
+TABLE_ELEMENT_LIMIT = 1_000_000
+_PAGE = 65536
+_U64 = 0xFFFF_FFFF_FFFF_FFFF
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Everything one call into untrusted wasm may use."""
+
+    fuel: int
+    memory_bytes: int
+    wall_clock: float
+    max_output_bytes: int
+    table_elements: int = TABLE_ELEMENT_LIMIT
+
+    @classmethod
+    def of(cls, sandbox: Sandbox, *, fuel: int) -> Limits:
+        """A case's limits for one call with `fuel` to burn."""
+        return cls(fuel=fuel, memory_bytes=sandbox.memory_limit, wall_clock=sandbox.wall_clock,
+                   max_output_bytes=sandbox.max_output_bytes)
+
+
+@dataclass(frozen=True)
+class BytesExports:
+    """The exports a bytes call uses: linear memory, the allocator and the entry."""
+
+    entry: str
+    memory: str = "memory"
+    alloc: str = "alloc"
+
+
+class Refused(Exception):
+    """The module broke the calling convention (no room for the input, output out of bounds)."""
+
+    def __init__(self, outcome: Outcome, detail: str) -> None:
+        super().__init__(detail)
+        self.outcome = outcome
+        self.detail = detail
+
+
+def limited_store(limits: Limits, *, metered: bool = True) -> wasmtime.Store:
+    """A fresh Store with fuel, memory, table and instance limits and a wall-clock deadline.
+
+    `metered=False` is for the bundled reference's playback only (`unmetered_engine`).
+    """
+    store = wasmtime.Store(shared_engine() if metered else unmetered_engine())
+    store.set_limits(
+        memory_size=limits.memory_bytes,
+        table_elements=limits.table_elements,
+        instances=1,
+        tables=4,
+        memories=1,
+    )
+    if metered:
+        store.set_fuel(limits.fuel)
+    store.set_epoch_deadline(seconds_to_epochs(limits.wall_clock))
+    return store
+
+
+def rearm(store: wasmtime.Store, limits: Limits) -> None:
+    """Give a long-lived store a fresh wall-clock deadline before its next call."""
+    store.set_epoch_deadline(seconds_to_epochs(limits.wall_clock))
+
+
+def import_problem(module: wasmtime.Module) -> str | None:
+    """The import policy: the grader offers no imports, so a module that needs any is refused."""
+    imports = module.imports
+    if not imports:
+        return None
+    names = ", ".join(f"{i.module}.{i.name} ({kind_name(type(i.type))})" for i in imports[:5])
+    more = f" and {len(imports) - 5} more" if len(imports) > 5 else ""
+    return f"imports {names}{more}; the grader offers no imports"
+
+
+def kind_name(kind: type) -> str:
+    return {
+        wasmtime.FuncType: "function",
+        wasmtime.MemoryType: "memory",
+        wasmtime.TableType: "table",
+        wasmtime.GlobalType: "global",
+    }.get(kind, kind.__name__)
+
+
+def export_problem(module: wasmtime.Module, names: BytesExports, params: int) -> str | None:
+    """Why `module` cannot take a bytes call of `names` with `params` parameters, or None."""
+    exports = {e.name: e.type for e in module.exports}
+    wanted = {names.memory: (wasmtime.MemoryType, None),
+              names.alloc: (wasmtime.FuncType, (["i32"], ["i32"])),
+              names.entry: (wasmtime.FuncType, (["i32"] * 2 + ["i64"] * (params - 2), ["i64"]))}
+    for name, (kind, signature) in wanted.items():
+        if name not in exports:
+            return f"the module does not export '{name}'"
+        if not isinstance(exports[name], kind):
+            return f"export '{name}' is a {kind_name(type(exports[name]))}, a {kind_name(kind)} is needed"
+        if signature is not None:
+            ftype = exports[name]
+            got = ([str(p) for p in ftype.params], [str(r) for r in ftype.results])
+            if got != signature:
+                return (f"'{name}' has type ({', '.join(got[0])}) -> ({', '.join(got[1])}); "
+                        f"the call needs ({', '.join(signature[0])}) -> ({', '.join(signature[1])})")
+    return None
+
+
+def call_packed(store: wasmtime.Store, instance: wasmtime.Instance, names: BytesExports, data: bytes,
+                extra: tuple[int, ...], limits: Limits) -> bytes:
+    """Copy `data` in through `alloc`, call the entry, and read back the packed output.
+
+    Traps and wasmtime errors propagate to the caller, which classifies them; a broken
+    calling convention raises `Refused`.
+    """
+    exports = instance.exports(store)
+    memory = exports[names.memory]
+    ptr = exports[names.alloc](store, len(data)) & 0xFFFF_FFFF
+    size = memory.data_len(store)
+    if ptr + len(data) > size:
+        if size + _PAGE > limits.memory_bytes:
+            raise Refused(Outcome.MEMORY_LIMIT, f"alloc({len(data):,}) found no room under the "
+                          f"{limits.memory_bytes // 2**20} MiB memory limit")
+        raise Refused(Outcome.WRONG_ANSWER,
+                      f"alloc({len(data):,}) returned 0x{ptr:x}, outside memory ({size:,} bytes)")
+    if data:
+        memory.write(store, data, ptr)
+    packed = exports[names.entry](store, ptr, len(data), *extra)
+    return read_packed(store, memory, packed, limits)
+
+
+def read_packed(store: wasmtime.Store, memory: wasmtime.Memory, packed: int, limits: Limits) -> bytes:
+    """The bytes a (ptr << 32 | len) result points at, refused when too long or out of memory."""
+    packed &= _U64
+    out_ptr, out_len = packed >> 32, packed & 0xFFFF_FFFF
+    size = memory.data_len(store)
+    if out_len > limits.max_output_bytes:
+        raise Refused(Outcome.WRONG_ANSWER, f"output length {out_len:,} bytes is over the "
+                      f"{limits.max_output_bytes:,} limit")
+    if out_ptr + out_len > size:
+        raise Refused(Outcome.WRONG_ANSWER,
+                      f"output 0x{out_ptr:x}+{out_len:,} lies outside memory ({size:,} bytes)")
+    return bytes(memory.read(store, out_ptr, out_ptr + out_len)) if out_len else b""
