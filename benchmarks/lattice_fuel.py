@@ -17,9 +17,10 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from lattice_desktop.lattice.build_engines import SUBMISSIONS_DIR  # noqa: E402
-from lattice_desktop.lattice.generator import generate, stress_scenarios  # noqa: E402
+from lattice_desktop.lattice.generator import generate  # noqa: E402
 from lattice_desktop.lattice.rules import simulate  # noqa: E402
 from lattice_desktop.lattice.scenario import parse_scenario  # noqa: E402
+from lattice_desktop.lattice.stress import stress_scenarios  # noqa: E402
 from lattice_desktop.lattice.wasm_engine import WasmEngine  # noqa: E402
 
 

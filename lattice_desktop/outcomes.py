@@ -10,7 +10,7 @@ class Outcome(StrEnum):
     OVER_CEILING = "over_ceiling"  # correct, but only on the fuel runway
     WRONG_ANSWER = "wrong_answer"
     TRAP = "trap"
-    OUT_OF_FUEL = "out_of_fuel"  # ran out even on the runway
+    OUT_OF_FUEL = "out_of_fuel"  # exhausted the runway: no answer, which is not a wrong one
     MEMORY_LIMIT = "memory_limit"
     TIMEOUT = "timeout"  # the wall-clock backstop stopped it
     MISSING_EXPORT = "missing_export"
@@ -39,7 +39,7 @@ _LABELS = {
     Outcome.OVER_CEILING: "over ceiling",
     Outcome.WRONG_ANSWER: "wrong answer",
     Outcome.TRAP: "trap",
-    Outcome.OUT_OF_FUEL: "out of fuel",
+    Outcome.OUT_OF_FUEL: "runway exhausted",
     Outcome.MEMORY_LIMIT: "memory limit",
     Outcome.TIMEOUT: "wall-clock limit",
     Outcome.MISSING_EXPORT: "missing export",

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 
+from lattice_desktop.cli.census_text import print_census
 from lattice_desktop.cli.common import err, positive_int
 from lattice_desktop.errors import UserError
 from lattice_desktop.formatting import fuel
@@ -22,7 +23,17 @@ def register(commands: argparse._SubParsersAction) -> None:
                        help="case manifest, folder or bundled name (default: lattice)")
     check.add_argument("--build", action="store_true", help="rebuild samples from source first")
     check.add_argument("--workers", type=positive_int, default=2)
+    check.add_argument("--no-smoke-gate", dest="smoke_gate", action="store_false",
+                       help="run the stress cases even after a failed smoke test, and count "
+                       "the stress cases each sample fails (to judge the case, not the samples)")
     check.set_defaults(func=_check)
+    stats = sub.add_parser("stats", help="a census of what each of the case's scenarios exercises")
+    stats.add_argument("manifest", nargs="?", default="lattice",
+                       help="case manifest, folder or bundled name (default: lattice)")
+    stats.add_argument("--only", nargs="+", metavar="NAME", help="just these cases (e.g. stress-64)")
+    stats.add_argument("--recount", action="store_true",
+                       help="count again rather than read the census the case ships (census.json)")
+    stats.set_defaults(func=_stats)
 
 
 def _check(args: argparse.Namespace) -> int:
@@ -39,12 +50,18 @@ def _check(args: argparse.Namespace) -> int:
         if sample.expected_verdict is None:
             err(f"  {folder.name}: no expected_verdict in its submission.toml; skipped")
             continue
-        report = grade(case, sample, allow_build=args.build, workers=args.workers)
+        report = grade(case, sample, allow_build=args.build, workers=args.workers,
+                       smoke_gate=args.smoke_gate)
         ok = report.verdict.value == sample.expected_verdict
         failures += not ok
         mark = "ok  " if ok else "FAIL"
         print(f"  {mark} {folder.name:<12} expected {sample.expected_verdict:<13} "
               f"got {report.verdict.value:<13} stress fuel {fuel(report.stress_fuel)}")
+        if not args.smoke_gate:
+            stress = [r for r in report.results if not r.is_smoke]
+            wrong = [r.name for r in stress if not r.outcome.correct]
+            print(f"         fails {len(wrong)} of {len(stress)} stress cases"
+                  + (f": {', '.join(wrong)}" if wrong else ""))
         if not ok:
             for r in report.results:
                 if r.outcome.value != "pass":
@@ -52,3 +69,19 @@ def _check(args: argparse.Namespace) -> int:
                     print(f"         {r.name}: {r.outcome.label} {first}")
     print("all samples got their expected verdict" if not failures else f"{failures} sample(s) did not")
     return 0 if not failures else 1
+
+
+def _stats(args: argparse.Namespace) -> int:
+    case = load_case(resolve_case_path(args.manifest))
+    if case.family != "lattice-v1":
+        raise UserError(f"{case.path}: a census needs Lattice scenarios (family lattice-v1)")
+    entries = case.cases
+    if args.only:
+        unknown = sorted(set(args.only) - {e.name for e in entries})
+        if unknown:
+            raise UserError(f"{case.path}: no case named {', '.join(unknown)}")
+        entries = [e for e in entries if e.name in args.only]
+    for entry in entries:
+        print_census(f"{entry.name} ({entry.kind})", entry.input_bytes(), case_dir=case.path.parent,
+                     recount=args.recount)
+    return 0

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from lattice_desktop.formatting import fuel, percent
 from lattice_desktop.grading.grader import CaseResult, GradeReport
-from lattice_desktop.outcomes import Verdict
+from lattice_desktop.outcomes import Outcome, Verdict
 from lattice_desktop.store.field import Standing
 
 
@@ -15,7 +15,7 @@ def result_rows(results: list[CaseResult]) -> list[str]:
         over = f"+{percent(100.0 * r.overshoot / r.ceiling)}" if r.overshoot is not None else ""
         pct = percent(r.percent_of_ceiling, 0) if not r.is_smoke else ""
         cells = [
-            f"  {r.name:<{name_width}}", f"{r.outcome.label:<14}", f"{fuel(r.fuel):>12}",
+            f"  {r.name:<{name_width}}", f"{r.outcome.label:<16}", f"{fuel(r.fuel):>12}",
             f"{pct:>6}", f"{over:>8}",
         ]
         line = "  ".join(cells).rstrip()
@@ -33,6 +33,19 @@ def verdict_line(verdict: Verdict, score: int | None, overshoot: int | None) -> 
     if overshoot is not None and verdict is Verdict.OVER_CEILING:
         text += f" · overshoot {fuel(overshoot)}"
     return text
+
+
+def failure_reason(results: list[CaseResult]) -> str:
+    """The first failing case and how it failed; a run out of runway is not a wrong answer."""
+    failed = [r for r in results if not r.outcome.correct and r.outcome is not Outcome.SKIPPED]
+    if not failed:
+        return "no case failed"
+    first = failed[0]
+    if first.outcome is Outcome.OUT_OF_FUEL:
+        text = f"{first.name} {first.detail.split(':')[0]}, before giving an answer"
+    else:
+        text = f"{first.name}: {first.outcome.label}"
+    return text + (f" (and {len(failed) - 1} more)" if len(failed) > 1 else "")
 
 
 def report_lines(report: GradeReport, *, standing: Standing | None = None,
@@ -55,6 +68,8 @@ def report_lines(report: GradeReport, *, standing: Standing | None = None,
         lines.extend(result_rows(stress))
         lines.append("")
     lines.append(verdict_line(report.verdict, report.score, report.overshoot))
+    if report.verdict is Verdict.INCORRECT:
+        lines.append(f"why: {failure_reason(report.results)}")
     if standing is not None:
         lines.append(f"field: {standing.describe()}")
     if report.build is not None and not report.build.ok:

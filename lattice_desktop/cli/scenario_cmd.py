@@ -9,6 +9,8 @@ import struct
 import sys
 from pathlib import Path
 
+from lattice_desktop.cli.census_text import print_census
+from lattice_desktop.cli.common import positive_int, unit_interval
 from lattice_desktop.errors import UserError
 from lattice_desktop.lattice.generator import FEATURES, generate
 from lattice_desktop.lattice.scenario import parse_scenario
@@ -25,12 +27,15 @@ def register(commands: argparse._SubParsersAction) -> None:
 
     g = sub.add_parser("generate", help="scenarios from a seed (one to stdout, or --count to a folder)")
     g.add_argument("--seed", type=int, default=1)
-    g.add_argument("--size", type=int, nargs=2, metavar=("W", "H"), default=(32, 32))
-    g.add_argument("--ticks", type=int, default=200)
-    g.add_argument("--snapshot", type=int, default=10)
-    g.add_argument("--density", type=float, default=0.5)
+    g.add_argument("--size", type=positive_int, nargs=2, metavar=("W", "H"), default=(32, 32))
+    g.add_argument("--ticks", type=positive_int, default=200)
+    g.add_argument("--snapshot", type=positive_int, default=10)
+    g.add_argument("--density", type=unit_interval, default=0.5,
+                   help="how many features to try, 0..1 (1: about one per 40 cells)")
+    g.add_argument("--noise", type=unit_interval, default=0.0,
+                   help="fraction of cells given a random single entity facing anywhere, 0..1")
     g.add_argument("--features", nargs="+", choices=FEATURES, default=list(FEATURES))
-    g.add_argument("--count", type=int, default=1, help="how many (seeds SEED, SEED+1, …)")
+    g.add_argument("--count", type=positive_int, default=1, help="how many (seeds SEED, SEED+1, …)")
     g.add_argument("--out", type=Path, help="folder to write NAME.lat files into")
     g.set_defaults(func=_generate)
 
@@ -40,6 +45,10 @@ def register(commands: argparse._SubParsersAction) -> None:
     e.add_argument("--timeout", type=_seconds, default=DEFAULT_LIMITS.wall_clock,
                    help="seconds one scenario may run before it is stopped (default %(default)g)")
     e.set_defaults(func=_expect)
+
+    s = sub.add_parser("stats", help="a census of what each scenario's run exercises")
+    s.add_argument("paths", nargs="+", type=Path, help="scenario files or folders of *.lat")
+    s.set_defaults(func=_stats)
 
     c = sub.add_parser("check", help="validate scenarios and confirm their expected checksums")
     c.add_argument("paths", nargs="+", type=Path)
@@ -57,7 +66,7 @@ def _generate(args: argparse.Namespace) -> int:
         seed = args.seed + i
         try:
             text = generate(seed, width=width, height=height, ticks=args.ticks,
-                            snapshot=args.snapshot, density=args.density,
+                            snapshot=args.snapshot, density=args.density, noise=args.noise,
                             features=tuple(args.features))
         except ValueError as exc:
             raise UserError(str(exc)) from None
@@ -69,6 +78,12 @@ def _generate(args: argparse.Namespace) -> int:
             path = args.out / f"seed-{seed}-{width}x{height}{SUFFIX}"
             path.write_text(text)
             print(path)
+    return 0
+
+
+def _stats(args: argparse.Namespace) -> int:
+    for path in _scenarios(args.paths):
+        print_census(str(path), path.read_bytes())
     return 0
 
 

@@ -131,10 +131,13 @@ def grade(
     workers: int = 2,
     progress: ProgressCallback | None = None,
     cancel: CancelToken | None = None,
+    smoke_gate: bool = True,
 ) -> GradeReport:
     """Build (if allowed), compile, run smoke tests, then stress cases; return the report.
 
     Build commands run jailed; `allow_unisolated` lets them run where no jail is possible.
+    With `smoke_gate` off the stress cases run even after a failed smoke test: a case
+    author uses it to see how many stress cases a wrong sample fails on its own.
     """
     sweep_stale_scratch()  # what a grader killed mid-build or mid-compile left behind
     cancel = cancel or CancelToken()
@@ -189,7 +192,7 @@ def grade(
         cancel.on_cancel(lambda: engine.interrupt_all(case.sandbox.wall_clock))
         smoke = list(pool.map(run_one, case.smoke))
         results.extend(smoke)
-        if all(r.outcome.correct for r in smoke):
+        if all(r.outcome.correct for r in smoke) or not smoke_gate:
             # Biggest first so the pool is not left waiting on one long case at the end.
             stress = sorted(case.stress, key=lambda e: -e.size)
             by_name = {r.name: r for r in pool.map(run_one, stress)}

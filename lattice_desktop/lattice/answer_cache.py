@@ -2,7 +2,8 @@
 at a tick and the per-tick checksums of the divergence search cost a full run of the
 submission each (seconds on a big factory), and a module's answer to the same call
 never changes. Keyed by the module's bytes, the call (export names and limits), its
-arguments, the scenario and the wasmtime version (only successful answers are kept); the answer is still decoded and checked strictly when it is read.
+arguments, the scenario and the wasmtime version (only successful answers are kept);
+an answer is still decoded and checked strictly when it is read.
 """
 
 from __future__ import annotations

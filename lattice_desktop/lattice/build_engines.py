@@ -47,12 +47,14 @@ class SampleEngine:
 
     name: str
     expected_verdict: str
+    includes: tuple[str, ...] = ()  # other engines' sources it includes, staged beside it
 
 
 SAMPLES = (
     SampleEngine("reference", "over_ceiling"),
     SampleEngine("lines", "correct"),
     SampleEngine("buggy", "incorrect"),
+    SampleEngine("stuck_rings", "incorrect", includes=("lines.c",)),
     SampleEngine("scale_bug", "incorrect"),
 )
 
@@ -79,7 +81,8 @@ def build(sample: SampleEngine, folder: Path) -> Path:
     """Stage the sources of `sample` into `folder`, compile there, return the module."""
     folder.mkdir(parents=True, exist_ok=True)
     shutil.copyfile(ENGINES_DIR / f"{sample.name}.c", folder / "engine.c")
-    shutil.copyfile(ENGINES_DIR / COMMON_HEADER, folder / COMMON_HEADER)
+    for name in (COMMON_HEADER, *sample.includes):
+        shutil.copyfile(ENGINES_DIR / name, folder / name)
     (folder / "submission.toml").write_text(manifest_text(sample))
     subprocess.run([sys.executable, *COMPILE_ARGS], cwd=folder, check=True)
     return folder / "engine.wasm"

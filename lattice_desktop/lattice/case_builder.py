@@ -3,10 +3,11 @@
     python -m lattice_desktop.lattice.case_builder [--case-dir resources/cases/lattice]
 
 Expected answers come from the wasm `reference` engine (checked against the Python
-reference engine on the smoke tests). The ceiling is set from the `lines` engine's
-fuel with headroom, and each stress case's runway shrinks as its size grows while
-still letting `reference` finish on it, so `reference` lands over the ceiling on the
-larger cases instead of failing outright.
+reference engine on the smoke tests, and against `lines` on the stress cases). The
+ceiling is set from the `lines` engine's fuel with headroom; the runways follow the rule
+in docs/manifests.md: the largest stress case's runway lets an engine needing
+RUNWAY_REFERENCE_FACTOR × the reference's fuel finish on every stress case, and each
+smaller case gets a longer one, so the multiplier shrinks as the inputs grow.
 """
 
 from __future__ import annotations
@@ -17,10 +18,12 @@ import struct
 from dataclasses import dataclass
 from pathlib import Path
 
-from lattice_desktop.lattice.generator import stress_scenarios
+from lattice_desktop.lattice.census import write_case_census
 from lattice_desktop.lattice.rules import simulate
 from lattice_desktop.lattice.scenario import parse_scenario
+from lattice_desktop.lattice.stress import stress_scenarios
 from lattice_desktop.lattice.wasm_engine import WasmEngine
+from lattice_desktop.manifest import load_case
 from lattice_desktop.resources import CASES
 
 # The smoke tests in the order a reader learns the rules.
@@ -29,8 +32,12 @@ SMOKE_ORDER = (
     "opposite_belt_refused", "ring_rotation", "jammed_ring", "source_period_and_full_buffer",
     "sink_counting", "assembler_capacity", "assembler_priority", "crafting_timing", "grid_edge",
 )
+CASE_VERSION = 2
 HEADROOM = 1.5  # the ceiling over the slowest stress case of `lines`
-RUNWAY_MARGIN = 1.25  # reference's need on its hardest case, times this
+RUNWAY_REFERENCE_FACTOR = 4.0  # a correct engine this many times slower than reference still gets a reading
+RUNWAY_SLACK = 1.01  # for the calls around `lattice_run` (alloc, copying the input) the grader also meters
+RUNWAY_STEP = 0.05  # each smaller stress case gets this much more of the largest's runway
+WALL_CLOCK_S = 600  # the backstop behind fuel: room for the longest runway on a busy machine
 
 
 @dataclass(frozen=True)
@@ -92,12 +99,19 @@ def build(case_dir: Path) -> Path:
         print(f"stress {stress.name:<14} lines {lf:>14,}  reference {rf:>16,}  ×{rf / lf:6.1f}")
     stress_built = [b for b in built if b.kind == "stress"]
     ceiling = _round_up(max(b.lines_fuel for b in stress_built) * HEADROOM)
-    need = max(b.reference_fuel for b in stress_built) / ceiling * RUNWAY_MARGIN
-    runways = _runways(len(stress_built), max(1.0, need))
+    runways = runways_for([b.reference_fuel for b in stress_built], ceiling)
     manifest = case_dir / "case.toml"
     manifest.write_text(_manifest(built, ceiling, runways))
     print(f"ceiling {ceiling:,} fuel; runways {', '.join(f'{r:g}' for r in runways)}")
+    write_census(case_dir)
     return manifest
+
+
+def write_census(case_dir: Path) -> Path:
+    """The census of every scenario of the case, shipped beside it for the Factory tab."""
+    case = load_case(case_dir / "case.toml")
+    scenarios = {entry.name: entry.input_bytes() for entry in case.cases}
+    return write_case_census(case_dir, scenarios, progress=lambda name: print(f"census {name}"))
 
 
 def _round_up(value: float) -> int:
@@ -106,9 +120,14 @@ def _round_up(value: float) -> int:
     return int(math.ceil(value / scale) * scale)
 
 
-def _runways(count: int, need: float) -> list[float]:
-    """Wide for small inputs, tight for large ones; the largest still covers `need`."""
-    return [float(math.ceil(need * (1 + 0.5 * (count - 1 - i)))) for i in range(count)]
+def runways_for(reference_fuel: list[int], ceiling: int) -> list[float]:
+    """The runway of each stress case (smallest first), by the rule in docs/manifests.md:
+    the largest gets R = ceil(4 × the most fuel reference needs on any stress case × slack
+    / ceiling), each step down in size RUNWAY_STEP × R more, rounded up."""
+    need = RUNWAY_REFERENCE_FACTOR * max(reference_fuel) * RUNWAY_SLACK / ceiling
+    largest = max(1, math.ceil(need))
+    count = len(reference_fuel)
+    return [float(math.ceil(largest * (1 + RUNWAY_STEP * (count - 1 - i)))) for i in range(count)]
 
 
 def _manifest(built: list[Built], ceiling: int, runways: list[float]) -> str:
@@ -116,7 +135,7 @@ def _manifest(built: list[Built], ceiling: int, runways: list[float]) -> str:
         "# The bundled Lattice case. Rebuild with: python -m lattice_desktop.lattice.case_builder",
         "[meta]",
         'name = "lattice"',
-        "version = 1",
+        f"version = {CASE_VERSION}",
         'variant = "standard"',
         'family = "lattice-v1"',
         'description = "A deterministic factory: every snapshot checksum must match the reference."',
@@ -131,7 +150,7 @@ def _manifest(built: list[Built], ceiling: int, runways: list[float]) -> str:
         f"fuel_limit = {ceiling:_}",
         "memory_limit_mib = 1024",
         "build_timeout_s = 300",
-        "wall_clock_s = 120",
+        f"wall_clock_s = {WALL_CLOCK_S}",
         "",
     ]
     stress_index = 0
@@ -152,8 +171,10 @@ def _manifest(built: list[Built], ceiling: int, runways: list[float]) -> str:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--case-dir", type=Path, default=CASES / "lattice")
+    parser.add_argument("--census-only", action="store_true",
+                        help="only recount the census of the case's scenarios (census.json)")
     args = parser.parse_args()
-    print(build(args.case_dir))
+    print(write_census(args.case_dir) if args.census_only else build(args.case_dir))
 
 
 if __name__ == "__main__":

@@ -4,7 +4,7 @@
 sources to sinks or dead ends, side-loading merges, rings (one that fills and then
 rotates, one a feeder jams), chains of assemblers with multi-input recipes, walls —
 plus optional noise (single random cells, which exercise the odd corners of the rules).
-`stress_scenarios` describes the fuel benchmark's stress cases.
+The stress cases of the bundled case are laid out by `stress`, from these features.
 """
 
 from __future__ import annotations
@@ -17,6 +17,9 @@ ARROWS = "^>v<"
 _DELTA = ((0, -1), (1, 0), (0, 1), (-1, 0))
 _PERIODS = (1, 1, 1, 2, 2, 3, 4, 5, 7, 11)
 MAX_SIDE = 4096
+# Recipes per pool before new ones reuse old ones: 3 pools stay within the 255 recipe ids
+# (the chains' second stage may add one more per intermediate product, 21 at most).
+POOL_SIZE = 70
 
 
 def _left(d: int) -> int:
@@ -28,7 +31,7 @@ def _right(d: int) -> int:
 
 
 @dataclass
-class _Layout:
+class Layout:
     """A scenario being built: the grid plus the source, assembler and recipe lines."""
 
     width: int
@@ -38,16 +41,20 @@ class _Layout:
     sources: dict[tuple[int, int], tuple[int, int, int]] = field(default_factory=dict)
     assemblers: dict[tuple[int, int], tuple[int, int]] = field(default_factory=dict)
     recipes: dict[int, tuple[int, int, list[tuple[int, int]]]] = field(default_factory=dict)
+    # the rows features may use (stress scenarios keep them to their feature stripes)
+    rows: tuple[int, int] = (0, 0)
+    pools: dict[str, list[int]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         self.grid = [bytearray(b"." * self.width) for _ in range(self.height)]
+        self.rows = (0, self.height)
 
     def free(self, x: int, y: int) -> bool:
-        return 0 <= x < self.width and 0 <= y < self.height and self.grid[y][x] == ord(".")
+        return 0 <= x < self.width and self.rows[0] <= y < self.rows[1] and self.grid[y][x] == ord(".")
 
     def random_free(self) -> tuple[int, int] | None:
         for _ in range(8):
-            x, y = self.rng.randrange(self.width), self.rng.randrange(self.height)
+            x, y = self.rng.randrange(self.width), self.rng.randrange(*self.rows)
             if self.free(x, y):
                 return x, y
         return None
@@ -55,20 +62,26 @@ class _Layout:
     def belt(self, x: int, y: int, d: int) -> None:
         self.grid[y][x] = ord(ARROWS[d])
 
-    def source(self, x: int, y: int, d: int, *, item: int | None = None) -> None:
+    def source(self, x: int, y: int, d: int, *, item: int | None = None, period: int | None = None) -> None:
         self.grid[y][x] = ord("S")
         item = item if item is not None else self.rng.randint(1, 8)
-        self.sources[(x, y)] = (d, item, self.rng.choice(_PERIODS))
+        self.sources[(x, y)] = (d, item, period if period is not None else self.rng.choice(_PERIODS))
 
     def assembler(self, x: int, y: int, d: int, recipe: int) -> None:
         self.grid[y][x] = ord("A")
         self.assemblers[(x, y)] = (d, recipe)
 
-    def recipe(self, inputs: list[tuple[int, int]], product: int) -> int:
-        if len(self.recipes) >= 255:  # recipe ids are 1..255: share an existing one
-            return self.rng.randint(1, 255)
+    def recipe(self, inputs: list[tuple[int, int]], product: int, *, pool: str, consumes: int = 0) -> int:
+        """A new recipe id, or, once `pool` holds POOL_SIZE recipes, an existing one of the
+        pool (that takes `consumes`, when given): ids are 1..255, so big factories share
+        recipes. Callers read the inputs and product back from `recipes`."""
+        ids = self.pools.setdefault(pool, [])
+        fitting = [r for r in ids if not consumes or consumes in dict(self.recipes[r][2])]
+        if fitting and (len(ids) >= POOL_SIZE or len(self.recipes) >= 255):
+            return self.rng.choice(fitting)
         rid = len(self.recipes) + 1
         self.recipes[rid] = (product, self.rng.randint(1, 6), inputs)
+        ids.append(rid)
         return rid
 
     def text(self, *, ticks: int, snapshot: int, comment: str) -> str:
@@ -102,34 +115,29 @@ class _Layout:
             x, y = x + dx, y + dy
         return x, y, d
 
-    def feeder(self, x: int, y: int, d: int, length: int, *, turns: float, item: int | None) -> bool:
-        """Lay a belt path backwards from (x, y), whose last belt points d, and put a
-        source at its far end. False when not even one belt fits."""
+    def feeder(self, x: int, y: int, d: int, length: int, *, turns: float, item: int | None,
+               period: int | None = None) -> bool:
+        """Lay up to `length` belts backwards from (x, y), the last one pointing d, and put a
+        source in the free cell behind the first. False when not even one belt fits."""
         if not self.free(x, y):
             return False
-        placed = 0
         for _ in range(length):
             self.belt(x, y, d)
-            placed += 1
             back = d
             if self.rng.random() < turns:
                 back = self.rng.choice((_left(d), _right(d)))
-            dx, dy = _DELTA[back]
-            px, py = x - dx, y - dy
-            if not self.free(px, py):
-                break
-            x, y, d = px, py, back
-        else:
-            dx, dy = _DELTA[d]
-            x, y = x - dx, y - dy
-        dx, dy = _DELTA[d]
-        sx, sy = x - dx, y - dy
-        if self.free(sx, sy):
-            self.source(sx, sy, d, item=item)
-        return placed > 0
+            for way in dict.fromkeys((back, d)):  # a turn that does not fit goes straight
+                dx, dy = _DELTA[way]
+                if self.free(x - dx, y - dy):
+                    x, y, d = x - dx, y - dy, way
+                    break
+            else:
+                return True  # boxed in: the belts stay, fed by whatever reaches them
+        self.source(x, y, d, item=item, period=period)
+        return True
 
 
-def _line(lay: _Layout) -> None:
+def _line(lay: Layout) -> None:
     """A source, a belt line with turns, then a sink, a wall or nothing."""
     start = lay.random_free()
     if start is None:
@@ -150,16 +158,18 @@ def _line(lay: _Layout) -> None:
             lay.grid[ey][ex] = ord("#")
 
 
-def _merge(lay: _Layout) -> None:
+def _merge(lay: Layout) -> None:
     """A line with one or two side-loading feeders (left, right or both)."""
     start = lay.random_free()
     if start is None:
         return
     d = lay.rng.randrange(4)
     x, y = start
+    dx, dy = _DELTA[d]
+    if not lay.free(x + dx, y + dy):
+        return
     cells: list[tuple[int, int, int]] = []
     lay.source(x, y, d)
-    dx, dy = _DELTA[d]
     x, y = x + dx, y + dy
     for _ in range(lay.rng.randint(3, 12)):
         if not lay.free(x, y):
@@ -180,10 +190,11 @@ def _merge(lay: _Layout) -> None:
         lay.feeder(bx + sx, by + sy, (side + 2) % 4, lay.rng.randint(1, 6), turns=0.2, item=None)
 
 
-def _ring(lay: _Layout, *, jammed: bool) -> None:
-    """A rectangular ring fed by a source: from the outside of a straight edge it fills
-    and then rotates; into a corner from behind the feeder wins and jams it."""
-    rw, rh = lay.rng.randint(2, 8), lay.rng.randint(2, 8)
+def _ring(lay: Layout, *, jammed: bool) -> None:
+    """A rectangular ring fed by sources. Fed from the outside of straight edges by two
+    item types, it fills and then rotates (visibly: the types take turns); fed into a
+    corner from behind, the feeder outranks the ring's own side-load and jams it."""
+    rw, rh = lay.rng.randint(2 if jammed else 3, 5), lay.rng.randint(3, 5)
     origin = lay.random_free()
     if origin is None:
         return
@@ -203,7 +214,6 @@ def _ring(lay: _Layout, *, jammed: bool) -> None:
         d = _DELTA.index((nx - x, ny - y))
         dirs.append(d)
         lay.belt(x, y, d)
-    item = lay.rng.randint(1, 8)
     if jammed:
         i = lay.rng.randrange(len(ring))
         while dirs[i] == dirs[i - 1]:
@@ -211,53 +221,64 @@ def _ring(lay: _Layout, *, jammed: bool) -> None:
         x, y = ring[i]
         d = dirs[i]
         dx, dy = _DELTA[d]
-        lay.feeder(x - dx, y - dy, d, lay.rng.randint(1, 4), turns=0.0, item=item)
+        lay.feeder(x - dx, y - dy, d, lay.rng.randint(1, 4), turns=0.0, item=lay.rng.randint(1, 8))
         return
     straight = [i for i in range(len(ring)) if dirs[i] == dirs[i - 1]]
-    if not straight:
-        return
-    i = lay.rng.choice(straight)
-    x, y = ring[i]
-    d = dirs[i]
-    outer = _left(d) if clockwise else _right(d)
-    dx, dy = _DELTA[outer]
-    lay.feeder(x + dx, y + dy, (outer + 2) % 4, lay.rng.randint(1, 4), turns=0.0, item=item)
+    for i, item in zip(lay.rng.sample(straight, 2), lay.rng.sample(range(1, 9), 2), strict=True):
+        x, y = ring[i]
+        outer = _left(dirs[i]) if clockwise else _right(dirs[i])
+        dx, dy = _DELTA[outer]
+        lay.feeder(x + dx, y + dy, (outer + 2) % 4, lay.rng.randint(1, 4), turns=0.0, item=item, period=1)
 
 
-def _factory(lay: _Layout) -> None:
-    """Two assemblers: A1 (two inputs) feeds A2 (A1's product plus one more), A2 to a sink."""
+def _feed(lay: Layout, x: int, y: int, sides: list[int], items: list[int]) -> None:
+    """Feeder lines into the machine at (x, y) from `sides`, carrying `items` in turn."""
+    for n, side in enumerate(sides):
+        dx, dy = _DELTA[side]
+        lay.feeder(x + dx, y + dy, (side + 2) % 4, lay.rng.randint(1, 6), turns=0.2,
+                   item=items[n % len(items)])
+
+
+def _factory(lay: Layout) -> None:
+    """A crafting chain: A1 (two raw inputs) hands its product to A2 (that product plus one
+    more raw input) directly when they touch, or along a belt; A2's output runs to a sink."""
     start = lay.random_free()
     if start is None:
         return
     x1, y1 = start
     d1 = lay.rng.randrange(4)
-    a, b, e = lay.rng.sample(range(1, 9), 3)
-    mid, top = lay.rng.randint(20, 40), lay.rng.randint(41, 60)
-    r1 = lay.recipe([(a, lay.rng.randint(1, 3)), (b, lay.rng.randint(1, 2))], mid)
-    r2 = lay.recipe([(mid, lay.rng.randint(1, 2)), (e, lay.rng.randint(1, 3))], top)
-    lay.assembler(x1, y1, d1, r1)
-    for side, item in ((_left(d1), a), (_right(d1), b), ((d1 + 2) % 4, a)):
-        if side == (d1 + 2) % 4 and lay.rng.random() < 0.5:
-            continue
-        dx, dy = _DELTA[side]
-        lay.feeder(x1 + dx, y1 + dy, (side + 2) % 4, lay.rng.randint(1, 6), turns=0.2, item=item)
     dx, dy = _DELTA[d1]
-    ex, ey, ed = lay.path(x1 + dx, y1 + dy, d1, lay.rng.randint(1, 10), turns=0.2)
-    if not lay.free(ex, ey):
+    if not lay.free(x1 + dx, y1 + dy):
         return
+    a, b, e = lay.rng.sample(range(1, 9), 3)
+    r1 = lay.recipe([(a, lay.rng.randint(1, 3)), (b, lay.rng.randint(1, 2))], lay.rng.randint(20, 40),
+                    pool="first")
+    mid, _, inputs1 = lay.recipes[r1]
+    lay.assembler(x1, y1, d1, r1)
+    if lay.rng.random() < 0.5:  # A2 touches A1
+        ex, ey, ed = x1 + dx, y1 + dy, d1
+    else:
+        lay.belt(x1 + dx, y1 + dy, d1)
+        ex, ey, ed = lay.path(x1 + 2 * dx, y1 + 2 * dy, d1, lay.rng.randint(0, 9), turns=0.2)
+    sides = [_left(d1), _right(d1)] + ([(d1 + 2) % 4] if lay.rng.random() < 0.5 else [])
+    if not lay.free(ex, ey):
+        _feed(lay, x1, y1, sides, [k for k, _ in inputs1])
+        return
+    r2 = lay.recipe([(mid, lay.rng.randint(1, 2)), (e, lay.rng.randint(1, 3))], lay.rng.randint(41, 60),
+                    pool="second", consumes=mid)
+    inputs2 = [k for k, _ in lay.recipes[r2][2] if k != mid]
     d2 = lay.rng.choice([d for d in range(4) if d != (ed + 2) % 4])
     lay.assembler(ex, ey, d2, r2)
-    free_sides = [s for s in range(4) if s not in (d2, (ed + 2) % 4)]
-    side = lay.rng.choice(free_sides)
-    dx, dy = _DELTA[side]
-    lay.feeder(ex + dx, ey + dy, (side + 2) % 4, lay.rng.randint(1, 6), turns=0.2, item=e)
     dx, dy = _DELTA[d2]
     sx, sy, _ = lay.path(ex + dx, ey + dy, d2, lay.rng.randint(0, 6), turns=0.2)
     if lay.free(sx, sy):
         lay.grid[sy][sx] = ord("K")
+    _feed(lay, x1, y1, sides, [k for k, _ in inputs1])
+    free_sides = [s for s in range(4) if s not in (d2, (ed + 2) % 4)]
+    _feed(lay, ex, ey, lay.rng.sample(free_sides, len(inputs2)), inputs2)
 
 
-def _walls(lay: _Layout) -> None:
+def _walls(lay: Layout) -> None:
     start = lay.random_free()
     if start is None:
         return
@@ -271,7 +292,7 @@ def _walls(lay: _Layout) -> None:
         x, y = x + dx, y + dy
 
 
-def _noise(lay: _Layout, count: int) -> None:
+def _noise(lay: Layout, count: int) -> None:
     """Single random cells of every kind, facing anywhere."""
     for _ in range(count):
         cell = lay.random_free()
@@ -292,7 +313,7 @@ def _noise(lay: _Layout, count: int) -> None:
             if not lay.recipes or lay.rng.random() < 0.3:
                 n = lay.rng.randint(1, 4)
                 ins = [(k, lay.rng.randint(1, 3)) for k in lay.rng.sample(range(1, 9), n)]
-                lay.recipe(ins, lay.rng.randint(1, 12))
+                lay.recipe(ins, lay.rng.randint(1, 12), pool="noise")
             lay.assembler(x, y, d, lay.rng.randint(1, len(lay.recipes)))
 
 
@@ -305,6 +326,13 @@ _FEATURES = {
     "walls": _walls,
 }
 FEATURES = tuple(_FEATURES)
+
+
+def add_features(lay: Layout, attempts: int, features: tuple[str, ...] = FEATURES) -> None:
+    """Try to lay `attempts` features, picked at random among `features`."""
+    builders = [_FEATURES[name] for name in features]
+    for _ in range(attempts):
+        lay.rng.choice(builders)(lay)
 
 
 def generate(
@@ -320,71 +348,21 @@ def generate(
 ) -> str:
     """A valid scenario, the same for the same arguments.
 
-    `density` scales how many features are attempted (about one per 40 cells at 1.0),
-    `noise` is the fraction of cells given a random single entity afterwards.
+    `density` (0..1) scales how many features are attempted (about one per 40 cells at
+    1.0); `noise` (0..1) is the fraction of cells given a random single entity afterwards,
+    facing anywhere (the only sources that may feed nothing).
     """
     if not (1 <= width <= MAX_SIDE and 1 <= height <= MAX_SIDE):
         raise ValueError(f"size {width}x{height} is outside 1..{MAX_SIDE}")
+    for name, value in (("density", density), ("noise", noise)):
+        if not 0.0 <= value <= 1.0:
+            raise ValueError(f"{name} must be in [0, 1], got {value:g}")
     unknown = set(features) - set(_FEATURES)
     if unknown:
         raise ValueError(f"unknown features: {sorted(unknown)}")
     rng = random.Random(seed)
-    lay = _Layout(width, height, rng)
+    lay = Layout(width, height, rng)
     attempts = int(width * height * density / 40) + (1 if features else 0)
-    builders = [_FEATURES[name] for name in features]
-    for _ in range(attempts):
-        rng.choice(builders)(lay)
+    add_features(lay, attempts, features)
     _noise(lay, int(width * height * noise))
     return lay.text(ticks=ticks, snapshot=snapshot, comment=f"generated: seed {seed}")
-
-
-@dataclass(frozen=True)
-class StressCase:
-    """One stress scenario of the fuel benchmark: square grid of lanes plus features."""
-
-    name: str
-    size: int
-    ticks: int
-    snapshot: int
-    seed: int = 1
-
-    def text(self) -> str:
-        return stress(self.seed, size=self.size, ticks=self.ticks, snapshot=self.snapshot)
-
-
-def stress_scenarios() -> list[StressCase]:
-    """The stress cases, smallest first; the largest is 512² with >100k items in flight."""
-    return [
-        StressCase("stress-64", 64, 120, 60),
-        StressCase("stress-128", 128, 160, 80),
-        StressCase("stress-192", 192, 200, 100),
-        StressCase("stress-256", 256, 240, 120),
-        StressCase("stress-384", 384, 280, 140),
-        StressCase("stress-512", 512, 300, 150),
-    ]
-
-
-def stress(seed: int, *, size: int, ticks: int, snapshot: int) -> str:
-    """Long, mostly full belt lanes: sources feeding lanes that end in sinks (moving) or
-    walls (they fill, compress and then sit idle), with merges, rings and factories
-    between the lanes."""
-    rng = random.Random(seed)
-    lay = _Layout(size, size, rng)
-    longest = max(4, ticks // 6)
-    for y in range(1, size - 1, 2):
-        if rng.random() < 0.25:
-            continue
-        x = 0
-        while x < size - 4:
-            end = min(size - 1, x + 1 + rng.randint(longest // 2, longest))
-            dead_end = rng.random() < 0.6
-            lay.source(x, y, 1, item=rng.randint(1, 8))
-            period = 1 if dead_end else rng.choice((1, 1, 2))
-            lay.sources[(x, y)] = (*lay.sources[(x, y)][:2], period)
-            for bx in range(x + 1, end):
-                lay.belt(bx, y, 1)
-            lay.grid[y][end] = ord("#" if dead_end else "K")
-            x = end + 1
-    for _ in range(size * size // 400):
-        rng.choice(list(_FEATURES.values()))(lay)
-    return lay.text(ticks=ticks, snapshot=snapshot, comment=f"stress: seed {seed}, {size}x{size}")

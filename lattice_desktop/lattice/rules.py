@@ -193,8 +193,9 @@ class Factory:
         # §4d: a candidate moves exactly when its target slot is open.
         return target if hold[target] else _FREE
 
-    def _move(self) -> None:
-        """§4 phase 2: decide every move as the greatest fixed point, then apply them all."""
+    def _move(self) -> dict[int, int]:
+        """§4 phase 2: decide every move as the greatest fixed point, then apply them all.
+        Returns each held item's fate (position -> 1 moved, 0 stayed), for the census."""
         hold = self._hold
         fate: dict[int, int] = {}
         accepted: dict[int, set[int]] = {}
@@ -241,6 +242,7 @@ class Factory:
                 counts[item] = counts.get(item, 0) + 1
             else:  # end of phase: an assembler buffers what it accepted
                 self._buffer[dest][item] += 1
+        return fate
 
     def _craft(self) -> None:
         """§4 phase 3: count down, deliver the product, start the next craft."""

@@ -59,21 +59,21 @@ CHAR_ENTITY: dict[int, Entity] = {
 }
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Recipe:
     product: int
     time: int
     inputs: tuple[tuple[int, int], ...]  # (type, count), distinct types, 1..4 of them
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Source:
     dir: Dir
     type: int
     period: int
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Assembler:
     dir: Dir
     recipe_id: int

@@ -30,12 +30,13 @@ class Limits:
     wall_clock: float
     max_output_bytes: int
     table_elements: int = TABLE_ELEMENT_LIMIT
+    ceiling: int = 0  # the case's fuel ceiling, to word a run out of fuel (0: none)
 
     @classmethod
     def of(cls, sandbox: Sandbox, *, fuel: int) -> Limits:
         """A case's limits for one call with `fuel` to burn."""
         return cls(fuel=fuel, memory_bytes=sandbox.memory_limit, wall_clock=sandbox.wall_clock,
-                   max_output_bytes=sandbox.max_output_bytes)
+                   max_output_bytes=sandbox.max_output_bytes, ceiling=sandbox.fuel_limit)
 
 
 @dataclass(frozen=True)

@@ -217,6 +217,15 @@ def _once(
         return Execution(Outcome.TRAP, fuel=used(), detail=message)
 
 
+def runway_exhausted(budget: int, ceiling: int) -> str:
+    """Why a run stopped for fuel: how far past the ceiling it was allowed to go."""
+    if ceiling <= 0:
+        return f"ran out of fuel after {budget:,}"
+    if budget <= ceiling:
+        return f"ran out of fuel at the ceiling ({budget:,} fuel; this case has no runway)"
+    return f"exhausted the runway at {budget / ceiling:.3g}× the ceiling ({budget:,} fuel)"
+
+
 def _classify_trap(
     trap: wasmtime.Trap,
     store: wasmtime.Store,
@@ -230,7 +239,7 @@ def _classify_trap(
     if code == wasmtime.TrapCode.OUT_OF_FUEL:
         return Execution(
             Outcome.OUT_OF_FUEL, fuel=limits.fuel, trap_code="out_of_fuel", frames=frames,
-            detail=f"ran out of fuel after {limits.fuel:,} (ceiling × runway){where}",
+            detail=f"{runway_exhausted(limits.fuel, limits.ceiling)}: no answer to judge{where}",
         )
     if code == wasmtime.TrapCode.INTERRUPT:
         return Execution(

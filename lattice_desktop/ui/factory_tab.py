@@ -30,6 +30,7 @@ from lattice_desktop.services.factory_opening import OpenedCase, open_case
 from lattice_desktop.store.queries import StoredRun
 from lattice_desktop.ui import tasks
 from lattice_desktop.ui.factory.canvas import FactoryCanvas
+from lattice_desktop.ui.factory.census_panel import CensusPanel
 from lattice_desktop.ui.factory.diff_panel import DiffList, ModeSwitch
 from lattice_desktop.ui.factory.divergence_bar import KEYS, DivergenceBar
 from lattice_desktop.ui.factory.legend import Legend
@@ -150,6 +151,8 @@ class FactoryTab(QWidget):
         side = QSplitter(Qt.Orientation.Vertical, self)
         side.addWidget(self.table)
         side.addWidget(self.diff_list)
+        self.census = CensusPanel(self)
+        side.addWidget(self.census)
         split = QSplitter(Qt.Orientation.Horizontal, self)
         split.addWidget(left)
         split.addWidget(side)
@@ -326,6 +329,7 @@ class FactoryTab(QWidget):
         """Stop background work (the main window calls this when closing)."""
         self._stop_playing()
         self.loader.stop()
+        self.census.clear_scenario()
 
     # --- opening a scenario ---------------------------------------------------------------
 
@@ -355,6 +359,7 @@ class FactoryTab(QWidget):
         self._place_minimap()
         self.cells, self.cell_index, self._counts, self._diff_tick = [], None, {}, None
         self.legend.set_scenario(playback.scenario)
+        self.census.show_scenario(playback.data, playback.scenario, self.case.path.parent)
         self.model.set_snapshots(snapshots)
         self.transport.set_range(playback.ticks)
         self.transport.timeline.set_snapshots(snapshots)

@@ -22,6 +22,11 @@ enum { N_LINE = 1, N_SRC = 2, N_ASM = 3 }; /* exit holders */
 
 enum { UNKNOWN, PENDING, MOVES, STAYS, CONTINUE };
 
+/* What a closed ring of full lines does: it rotates (§4d). A sample may redefine it. */
+#ifndef FULL_RING
+#define FULL_RING MOVES
+#endif
+
 typedef struct {
     u8 kind;  /* T_NONE, T_SINK, T_ASM, T_BELT (then idx is a line) */
     u8 rank;  /* T_BELT: position in the target line's contender list */
@@ -199,7 +204,7 @@ static u32 decide(World *w, u32 node) {
             break;
         }
         if (st == PENDING) { /* back at the start: a ring of full lines rotates */
-            result = MOVES;
+            result = FULL_RING;
             break;
         }
         set_state(cur, PENDING);

@@ -3,14 +3,22 @@ checks its accepted and wrong-answer folders, and the case matches its builder."
 
 from __future__ import annotations
 
+import shutil
 import struct
 
 from lattice_desktop.cli.main import main
 from lattice_desktop.grading.grader import grade
-from lattice_desktop.lattice.generator import stress_scenarios
+from lattice_desktop.lattice.scenario import parse_scenario
+from lattice_desktop.lattice.stress import stress_scenarios
+from lattice_desktop.lattice.wasm_engine import WasmEngine
 from lattice_desktop.manifest import load_case, load_submission
 from lattice_desktop.outcomes import Outcome, Verdict
 from lattice_desktop.resources import demo_case
+from lattice_desktop.services.grading import grade_and_store
+from lattice_desktop.store.database import open_database
+from lattice_desktop.store.field import leaderboard, standing
+from lattice_desktop.store.queries import load_run
+from lattice_desktop.store.writer import Writer
 
 SMOKE_RULES = {
     "straight_belt", "turn", "compression_behind_blocked_exit", "side_load_priority",
@@ -21,6 +29,7 @@ SMOKE_RULES = {
 
 def test_case_shape():
     case = load_case(demo_case())
+    assert case.version == 2
     assert {c.name for c in case.smoke} == SMOKE_RULES
     assert all(c.behaviour for c in case.smoke)
     stress = case.stress
@@ -29,6 +38,14 @@ def test_case_shape():
     assert sizes == sorted(sizes) and sizes[-1] >= 512 * 512
     runways = [c.fuel_runway for c in stress]
     assert runways == sorted(runways, reverse=True) and len(set(runways)) == len(runways)
+
+
+def test_the_two_largest_stress_cases_hold_over_100k_belts():
+    # A 16-bit table of belts wraps past 65,536 entries: the largest cases must catch it.
+    case = load_case(demo_case())
+    for entry in case.stress[-2:]:
+        grid = parse_scenario(entry.input_bytes()).grid
+        assert sum(grid.count(c) for c in b"^>v<") > 100_000, entry.name
 
 
 def test_stress_scenarios_are_the_generators():
@@ -41,7 +58,24 @@ def test_case_check_confirms_every_sample(capsys):
     assert main(["case", "check", "lattice"]) == 0
     out = capsys.readouterr().out
     assert "all samples got their expected verdict" in out
-    assert out.count("ok  ") == 4
+    assert out.count("ok  ") == 5
+
+
+def test_each_wrong_sample_fails_nearly_every_stress_case_on_its_own():
+    # With the smoke gate removed (`case check --no-smoke-gate`), a wrong rule must show at
+    # scale: each wrong sample gives a wrong answer on at least 5 of the 6 stress cases.
+    case = load_case(demo_case())
+    stuck = grade(case, load_submission(case.samples_dir / "stuck_rings"), smoke_gate=False)
+    assert [r.name for r in stuck.failed_smoke] == ["ring_rotation"]
+    stress = [r for r in stuck.results if not r.is_smoke]
+    assert sum(r.outcome is Outcome.WRONG_ANSWER for r in stress) >= 5
+    buggy = WasmEngine(case.samples_dir / "buggy" / "engine.wasm")  # as slow as reference: unmetered
+    wrong = []
+    for entry in case.stress:
+        got = buggy.run(entry.input_bytes())
+        if struct.pack(f"<{len(got)}Q", *got) != entry.expected_bytes():
+            wrong.append(entry.name)
+    assert len(wrong) >= 5
 
 
 def test_buggy_fails_exactly_its_rule_and_reference_lands_on_the_runway():
@@ -68,3 +102,28 @@ def test_buggy_fails_exactly_its_rule_and_reference_lands_on_the_runway():
     expected = case.entry(biggest).expected_bytes()
     assert next(r.checksums for r in lines.results if r.name == biggest) == expected
     assert len(expected) // 8 == len(struct.unpack(f"<{len(expected) // 8}Q", expected))
+
+
+def test_version_1_runs_stay_readable_and_are_never_ranked_with_version_2(tmp_path):
+    # The field key holds the case version: a v1 run, even a faster one, never ranks with v2.
+    writer = Writer(open_database(tmp_path / "runs.db"))
+    v2 = load_case(demo_case())
+    old = tmp_path / "lattice-v1"
+    shutil.copytree(v2.path.parent, old)
+    manifest = old / "case.toml"
+    manifest.write_text(manifest.read_text().replace("version = 2", "version = 1"))
+    fast = old / "submissions" / "lines"
+    toml = fast / "submission.toml"
+    toml.write_text(toml.read_text().replace('model = "sample-lines"', 'model = "old-fast"'))
+    v1 = load_case(manifest)
+    assert v1.version == 1
+    old_run = grade_and_store(v1, load_submission(fast), writer=writer).run_id
+    new_run = grade_and_store(v2, load_submission(v2.samples_dir / "lines"), writer=writer).run_id
+    writer.close()
+    assert standing(new_run).of == 1 and standing(old_run).of == 1
+    board = leaderboard("lattice")
+    assert board.version == 2 and [e.model for e in board.entries] == ["sample-lines"]
+    assert [e.model for e in leaderboard("lattice", version=1).entries] == ["old-fast"]
+    stored = load_run(old_run)
+    assert stored.summary.case_label == "lattice 1/standard"
+    assert len(stored.results) == len(v1.cases) and all(r.outcome is Outcome.PASS for r in stored.results)

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import struct
 
+import pytest
+
 from lattice_desktop.cli.main import main
 from lattice_desktop.lattice.rules import simulate
 from lattice_desktop.lattice.scenario import parse_scenario
@@ -46,3 +48,36 @@ def test_generate_one_to_stdout_is_deterministic(capsys):
     main(["scenario", "generate", "--seed", "11", "--size", "16", "12"])
     assert capsys.readouterr().out == a
     assert parse_scenario(a).width == 16
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (["--count", "0"], "--count: must be at least 1, not 0"),
+    (["--count", "-3"], "--count: must be at least 1, not -3"),
+    (["--density", "1.5"], "--density: must be in [0, 1], not 1.5"),
+    (["--density", "-0.1"], "--density: must be in [0, 1], not -0.1"),
+    (["--noise", "2"], "--noise: must be in [0, 1], not 2"),
+    (["--size", "0", "5"], "--size: must be at least 1, not 0"),
+    (["--size"], "--size: expected 2 arguments"),
+    (["--ticks", "0"], "--ticks: must be at least 1, not 0"),
+])
+def test_generate_refuses_what_makes_no_scenario(args, message, capsys):
+    # These used to print nothing, or an empty grid, and exit 0.
+    with pytest.raises(SystemExit) as exited:
+        main(["scenario", "generate", *args])
+    assert exited.value.code == 2
+    out, err = capsys.readouterr()
+    assert out == "" and message in err
+
+
+def test_generate_too_big_is_a_usage_error(capsys):
+    assert main(["scenario", "generate", "--size", "4097", "8"]) == 2
+    assert "outside 1..4096" in capsys.readouterr().err
+
+
+def test_generate_noise_adds_random_cells(capsys):
+    main(["scenario", "generate", "--seed", "4", "--size", "30", "30", "--density", "0"])
+    plain = capsys.readouterr().out
+    main(["scenario", "generate", "--seed", "4", "--size", "30", "30", "--density", "0", "--noise", "0.3"])
+    noisy = capsys.readouterr().out
+    assert parse_scenario(noisy).grid.count(b".") < parse_scenario(plain).grid.count(b".") - 200
+    assert parse_scenario(noisy).width == 30

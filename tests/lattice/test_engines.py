@@ -13,9 +13,10 @@ from hypothesis import strategies as st
 
 from lattice_desktop.lattice import build_engines
 from lattice_desktop.lattice.checksum import checksum_from_records
-from lattice_desktop.lattice.generator import generate, stress_scenarios
+from lattice_desktop.lattice.generator import generate
 from lattice_desktop.lattice.rules import Factory, simulate
 from lattice_desktop.lattice.scenario import parse_scenario
+from lattice_desktop.lattice.stress import stress_scenarios
 from lattice_desktop.lattice.wasm_engine import WasmEngine
 
 REPO = Path(__file__).resolve().parents[2]

@@ -108,8 +108,10 @@ def test_lenient_where_the_spec_says_so() -> None:
         ({4: "ticks 1000000000", 5: "snapshot 999"}, 5, "1001001 snapshots, more than"),
         ({7: "item 0 ore"}, 7, "item type must be in 1..255"),
         ({7: "item 256 ore"}, 7, "item type must be in 1..255"),
-        ({7: "item 1"}, 7, "expected `item TYPE NAME`"),
+        ({7: "item"}, 7, "expected `item TYPE [NAME]`"),
+        ({7: "item 1 ore gold"}, 7, "expected `item TYPE [NAME]`"),
         ({8: "item 1 again"}, 8, "duplicate item 1 (first on line 7)"),
+        ({7: "item 1", 8: "item 1"}, 8, "duplicate item 1 (first on line 7)"),
         ({9: "recipe 0 2 4 1:2"}, 9, "recipe id must be in 1..255"),
         ({9: "recipe 256 2 4 1:2"}, 9, "recipe id must be in 1..255"),
         ({9: "recipe 3 0 4 1:2"}, 9, "recipe product must be in 1..255"),
@@ -208,6 +210,18 @@ def test_size_limit(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(scenario_module, "MAX_SCENARIO_BYTES", len(GOOD) - 1)
     error = refused(GOOD)
     assert "more than the" in error.message and error.location.line is None
+
+
+def test_an_item_line_may_leave_out_the_display_name() -> None:
+    # §6: `item TYPE NAME`, the display name optional.
+    s = parse_scenario(edited({7: "item 1"}))
+    assert s.items == {2: "plate"}  # type 1 declared, with no name to show
+
+
+def test_the_size_limit_fits_a_4096_grid_whose_every_cell_is_a_source() -> None:
+    longest_line = len("source 4095 4095 N 255 65535\n")
+    grid = 4096 * 4097
+    assert grid + 4096 * 4096 * longest_line + 1000 < scenario_module.MAX_SCENARIO_BYTES
 
 
 def test_snapshot_may_exceed_ticks() -> None:

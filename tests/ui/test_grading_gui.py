@@ -176,12 +176,13 @@ def test_the_bundled_demo_grades_from_the_window(qtbot, make_window):
     window = make_window(demo=BUNDLED)
     with qtbot.waitSignal(window.grading.idle, timeout=30 * 60_000):
         window.grade_demo()
-    qtbot.waitUntil(lambda: len(window.runs_panel.model.summaries) >= 3, timeout=10_000)
+    qtbot.waitUntil(lambda: len(window.runs_panel.model.summaries) >= 4, timeout=10_000)
     verdicts = {s.submission: s.verdict for s in window.runs_panel.model.summaries}
     lines = next(s for s in window.runs_panel.model.summaries if s.submission == "lines")
     failing = [(r.name, r.outcome, r.detail) for r in load_run(lines.id).results if not r.outcome.passed]
     assert verdicts["lines"] is Verdict.CORRECT, failing
     assert verdicts["buggy"] is Verdict.INCORRECT
+    assert verdicts["stuck_rings"] is Verdict.INCORRECT
 
 
 def test_without_a_jail_a_second_confirmation_names_the_reason(qtbot, window, toy_case, monkeypatch):

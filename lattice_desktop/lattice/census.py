@@ -1,0 +1,225 @@
+"""A census of one run: which rules a scenario exercises, and how often.
+
+It runs the reference rules (`rules.Factory`) and counts as it goes: belts and turns,
+side-load junctions and how often two or more of their contenders held an item at once,
+rings that rotated and rings left jammed, sources whose items left, items absorbed by
+sinks, crafts completed, items handed straight from one assembler to another, and item
+moves per tick. A case author reads it to see that a stress case tests what it claims.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, fields
+from pathlib import Path
+
+import platformdirs
+
+from lattice_desktop.lattice.rules import _ASSEMBLER, _BELT, Factory
+from lattice_desktop.lattice.scenario import parse_scenario
+from lattice_desktop.lattice.world import BELT_DIRS, Entity, Scenario
+
+
+@dataclass(frozen=True)
+class Census:
+    """What a run of a scenario did. Counts are over all its ticks."""
+
+    width: int
+    height: int
+    ticks: int
+    belts: int
+    turns: int  # belts handing items to a belt that faces another way
+    junctions: int  # belts whose slot 0 has two or three contenders
+    contested: int  # junction-ticks on which two or more contenders held an item
+    rings: int  # closed loops of belts
+    rotating_rings: int  # rings that rotated whole (full, every slot moving) at least once
+    jammed_rings: int  # rings full and standing still at the end
+    sources: int
+    active_sources: int  # sources whose item left at least once
+    sinks: int
+    absorbed: int  # items sinks received
+    assemblers: int
+    crafts: int  # crafts completed (product made)
+    handed_on: int  # items moved straight from an assembler's output into an assembler
+    moves: int  # item moves of every kind
+
+    @property
+    def moves_per_tick(self) -> float:
+        return self.moves / self.ticks if self.ticks else 0.0
+
+    def rows(self) -> list[tuple[str, str]]:
+        """(what, how much) pairs for a terminal or a details panel."""
+        return [
+            ("belts", f"{self.belts:,} ({self.turns:,} turns)"),
+            ("side-load junctions", f"{self.junctions:,}, contenders competed {self.contested:,} times"),
+            ("rings", f"{self.rings:,}: {self.rotating_rings:,} rotating, {self.jammed_rings:,} jammed"),
+            ("sources", f"{self.sources:,} ({self.active_sources:,} active)"),
+            ("sinks", f"{self.sinks:,}, {self.absorbed:,} items absorbed"),
+            ("assemblers", f"{self.assemblers:,}, {self.crafts:,} crafts completed, "
+                           f"{self.handed_on:,} items passed assembler to assembler"),
+            ("items moved per tick", f"{self.moves_per_tick:,.0f}"),
+        ]
+
+
+class _CountingFactory(Factory):
+    """The reference rules, counting around phases 2 and 3."""
+
+    def __init__(self, scenario: Scenario) -> None:
+        super().__init__(scenario)
+        self.junction_contenders = [c for c in self._contenders if len(c) >= 2]
+        self.ring_positions = [tuple(h * 4 + s for h in ring for s in range(4)) for ring in self._rings()]
+        self.source_exits = [pos for pos, _, _ in self._sources]
+        self.handing_exits = [
+            h * 4 + 3 for h in self._asm_holder if self._exit_kind[h] == _ASSEMBLER
+        ]
+        self.contested = self.crafts = self.handed_on = self.moves = 0
+        self.rotated: set[int] = set()
+        self.jammed: set[int] = set()
+        self.active: set[int] = set()
+
+    def _rings(self) -> list[list[int]]:
+        """Cycles of belts, each handing its items to the next."""
+        succ = {h: self._exit_dest[h] for h in range(len(self._cells))
+                if self._belt[h] and self._exit_kind[h] == _BELT}
+        state: dict[int, int] = {}  # 1 on the current walk, 2 done
+        rings = []
+        for start in succ:
+            walk, h = [], start
+            while h in succ and h not in state:
+                state[h] = 1
+                walk.append(h)
+                h = succ[h]
+            if state.get(h) == 1:
+                rings.append(walk[walk.index(h):])
+            for w in walk:
+                state[w] = 2
+        return rings
+
+    def _move(self) -> dict[int, int]:
+        hold = self._hold
+        self.contested += sum(1 for cs in self.junction_contenders if sum(1 for p in cs if hold[p]) >= 2)
+        full = [i for i, ring in enumerate(self.ring_positions) if all(hold[p] for p in ring)]
+        holding = [p for p in self.source_exits if hold[p]]
+        handing = [p for p in self.handing_exits if hold[p]]
+        fate = super()._move()
+        self.moves += sum(fate.values())
+        self.active.update(p for p in holding if not hold[p])
+        self.handed_on += sum(1 for p in handing if not hold[p])
+        self.jammed = set()
+        for i in full:
+            (self.rotated if fate[self.ring_positions[i][3]] else self.jammed).add(i)
+        return fate
+
+    def _craft(self) -> None:
+        self.crafts += sum(1 for r in self._remaining if r == 1)
+        super()._craft()
+
+
+def census(scenario: Scenario, *, progress: Callable[[int, int], None] | None = None) -> Census:
+    """Run `scenario` with the reference rules and count what happened.
+
+    `progress(tick, ticks)` is called now and then; raise `Cancelled` in it to stop.
+    """
+    factory = _CountingFactory(scenario)
+    every = max(1, scenario.ticks // 100)
+    while factory.tick < scenario.ticks:
+        factory.step()
+        if progress is not None and (factory.tick % every == 0 or factory.tick == scenario.ticks):
+            progress(factory.tick, scenario.ticks)
+    grid, w = scenario.grid, scenario.width
+    belts = [c for c in range(scenario.cells) if grid[c] in BELT_DIRS]
+    turns = 0
+    for c in belts:
+        d = BELT_DIRS[grid[c]]
+        x, y = c % w + d.dx, c // w + d.dy
+        if 0 <= x < w and 0 <= y < scenario.height:
+            ahead = grid[y * w + x]
+            turns += ahead in BELT_DIRS and BELT_DIRS[ahead] not in (d, d.opposite())
+    sinks = [c for c in range(scenario.cells) if scenario.entity(c) == Entity.SINK]
+    return Census(
+        width=w, height=scenario.height, ticks=scenario.ticks,
+        belts=len(belts), turns=turns,
+        junctions=len(factory.junction_contenders), contested=factory.contested,
+        rings=len(factory.ring_positions), rotating_rings=len(factory.rotated),
+        jammed_rings=len(factory.jammed),
+        sources=len(scenario.sources), active_sources=len(factory.active),
+        sinks=len(sinks), absorbed=sum(sum(factory.sink_counts(c).values()) for c in sinks),
+        assemblers=len(scenario.assemblers), crafts=factory.crafts, handed_on=factory.handed_on,
+        moves=factory.moves,
+    )
+
+
+# --- kept on disk: a 512² census takes the Python rules a minute or two -------------------
+
+CENSUS_FILE = "census.json"  # beside a case's case.toml: the census of each of its scenarios
+_FORMAT = 1
+
+
+def scenario_digest(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def _cache_dir() -> Path:
+    root = os.environ.get("LATTICE_DESKTOP_CACHE") or platformdirs.user_cache_dir("lattice-desktop")
+    return Path(root) / "census"
+
+
+def _read(path: Path) -> dict:
+    try:
+        stored = json.loads(path.read_text())
+    except (OSError, ValueError):
+        return {}
+    return stored if isinstance(stored, dict) and stored.get("format") == _FORMAT else {}
+
+
+def _from_dict(values: object) -> Census | None:
+    if not isinstance(values, dict):
+        return None
+    try:
+        return Census(**{f.name: int(values[f.name]) for f in fields(Census)})
+    except (KeyError, TypeError, ValueError):
+        return None
+
+
+def stored_census(data: bytes, *, case_dir: Path | None = None) -> Census | None:
+    """The census of the scenario `data` if a case ships it or an earlier run cached it."""
+    digest = scenario_digest(data)
+    if case_dir is not None:
+        found = _from_dict(_read(case_dir / CENSUS_FILE).get("scenarios", {}).get(digest))
+        if found is not None:
+            return found
+    return _from_dict(_read(_cache_dir() / f"{digest}.json").get("census"))
+
+
+def census_of(data: bytes, scenario: Scenario, *, case_dir: Path | None = None,
+              progress: Callable[[int, int], None] | None = None) -> Census:
+    """The stored census, else a fresh one, cached for next time (a damaged cache is redone)."""
+    found = stored_census(data, case_dir=case_dir)
+    if found is not None:
+        return found
+    result = census(scenario, progress=progress)
+    path = _cache_dir() / f"{scenario_digest(data)}.json"
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        partial = path.with_suffix(f".part{os.getpid()}")
+        partial.write_text(json.dumps({"format": _FORMAT, "census": asdict(result)}))
+        partial.replace(path)
+    except OSError:
+        pass  # a read-only cache only costs the next open a recount
+    return result
+
+
+def write_case_census(case_dir: Path, scenarios: dict[str, bytes],
+                      progress: Callable[[str], None] | None = None) -> Path:
+    """Count each named scenario and write the case's census file (for `case_builder`)."""
+    out = {}
+    for name, data in scenarios.items():
+        out[scenario_digest(data)] = {"name": name, **asdict(census(parse_scenario(data, source=name)))}
+        if progress is not None:
+            progress(name)
+    path = case_dir / CENSUS_FILE
+    path.write_text(json.dumps({"format": _FORMAT, "scenarios": out}, indent=1) + "\n")
+    return path

@@ -1,0 +1,135 @@
+"""The stress scenarios of the bundled Lattice case (version 2), deterministic from a seed.
+
+A stress factory is cut into stripes of 16 rows. Most stripes are packed with belt lanes
+in bands of three: the outer two lanes turn into the first belt of the middle one from
+both sides, so side-loads are contended on every tick (and a wrong ranking shows), and
+lanes end in sinks (they flow) or walls (they fill, compress and sit idle). Every fourth
+stripe holds the generator's features: rotating rings fed two item types, jammed rings,
+two-stage crafting chains, merges, lines with turns and walls. So every rule of the spec
+works at every size, and the largest factories hold well over 100,000 belts.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+
+from lattice_desktop.lattice.generator import FEATURES, Layout, add_features
+
+STRIPE = 16  # rows per stripe
+FEATURE_EVERY = 4  # every fourth stripe (the second of each four) holds features
+CELLS_PER_MACHINE = 200  # rings, jammed rings and crafting chains, each
+CELLS_PER_FEATURE = 40  # then features of every kind
+_E, _N, _S = 1, 0, 2
+
+
+@dataclass(frozen=True)
+class StressCase:
+    """One stress scenario of the bundled case: a square factory run for `ticks`."""
+
+    name: str
+    size: int
+    ticks: int
+    snapshot: int
+    seed: int = 1
+
+    def text(self) -> str:
+        return stress(self.seed, size=self.size, ticks=self.ticks, snapshot=self.snapshot)
+
+
+def stress_scenarios() -> list[StressCase]:
+    """The stress cases, smallest first; the two largest hold more than 100,000 belts."""
+    return [
+        StressCase("stress-64", 64, 120, 60),
+        StressCase("stress-128", 128, 160, 80),
+        StressCase("stress-192", 192, 200, 100),
+        StressCase("stress-256", 256, 240, 120),
+        StressCase("stress-384", 384, 280, 140),
+        StressCase("stress-512", 512, 300, 150),
+    ]
+
+
+def stress(seed: int, *, size: int, ticks: int, snapshot: int) -> str:
+    """The text of a `size`² stress factory (see the module's docstring)."""
+    rng = random.Random(seed)
+    lay = Layout(size, size, rng)
+    for n, top in enumerate(range(0, size, STRIPE)):
+        bottom = min(size, top + STRIPE)
+        if n % FEATURE_EVERY == 1:
+            lay.rows = (top, bottom)
+            area = (bottom - top) * size
+            for kind in ("rings", "jammed_rings", "factories"):  # the rarer machines first
+                add_features(lay, area // CELLS_PER_MACHINE, (kind,))
+            add_features(lay, area // CELLS_PER_FEATURE, FEATURES)
+            lay.rows = (0, size)
+        else:
+            _lane_stripe(lay, top, bottom, ticks=ticks)
+    return lay.text(ticks=ticks, snapshot=snapshot, comment=f"stress v2: seed {seed}, {size}x{size}")
+
+
+def _lane_stripe(lay: Layout, top: int, bottom: int, *, ticks: int) -> None:
+    y = top
+    while bottom - y >= 3:
+        _merge_band(lay, y + 1, ticks=ticks)
+        y += 3
+    for row in range(y, bottom):
+        x = 0
+        while x < lay.width:
+            b = _unit_end(lay, x)
+            _lane(lay, row, x, b, period=lay.rng.choice((1, 1, 2, 3)))
+            x = b
+
+
+def _unit_end(lay: Layout, x: int) -> int:
+    longest = max(24, lay.width // 3)
+    b = x + lay.rng.randint(12, longest)
+    return lay.width if lay.width - b < 12 else b
+
+
+def _lane(lay: Layout, y: int, x: int, b: int, *, period: int) -> None:
+    """A source at x, belts east, and a sink or a wall at b - 1 (nothing when too short)."""
+    if b - x < 3:
+        return
+    lay.source(x, y, _E, item=lay.rng.randint(1, 8), period=period)
+    for bx in range(x + 1, b - 1):
+        lay.belt(bx, y, _E)
+    _end(lay, b - 1, y)
+
+
+def _end(lay: Layout, x: int, y: int) -> None:
+    lay.grid[y][x] = ord("K" if lay.rng.random() < 0.65 else "#")
+
+
+def _merge_band(lay: Layout, y: int, *, ticks: int) -> None:
+    """Rows y - 1, y, y + 1: units of three lanes; in each, the outer lanes turn into
+    the middle lane's belt at column m, whose own lane behind it is a dead end (so the
+    side-loads contend) or, now and then, a slow lane that outranks them both."""
+    rng = lay.rng
+    x = 0
+    while x < lay.width:
+        b = _unit_end(lay, x)
+        if b - x < 12:
+            for row in (y - 1, y, y + 1):
+                _lane(lay, row, x, b, period=1)
+            x = b
+            continue
+        m = x + rng.randint(3, max(3, min(b - x - 6, ticks // 8)))
+        behind = rng.random() < 0.25
+        lay.source(x, y, _E, item=rng.randint(1, 8), period=rng.choice((2, 3)) if behind else 1)
+        for bx in range(x + 1, b - 1):
+            lay.belt(bx, y, _E)
+        if not behind:
+            lay.grid[y][m - 1] = ord("#")
+        _end(lay, b - 1, y)
+        alone = None if rng.random() < 0.75 else rng.choice((y - 1, y + 1))  # a lane without a turn
+        items = rng.sample(range(1, 9), 2)
+        for row, turn, item in ((y - 1, _S, items[0]), (y + 1, _N, items[1])):
+            if row == alone:
+                _lane(lay, row, x, b, period=1)
+                continue
+            lay.source(x, row, _E, item=item, period=rng.choice((1, 1, 1, 2, 3)))
+            for bx in range(x + 1, m):
+                lay.belt(bx, row, _E)
+            lay.belt(m, row, turn)
+            _lane(lay, row, m + 1, b, period=rng.choice((1, 1, 2)))
+        x = b
