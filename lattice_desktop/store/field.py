@@ -104,6 +104,8 @@ def leaderboard(
     named = Run.case_name == case_name
     if content:
         named &= Run.case_hash.startswith(content)
+    if version is not None:  # the newest run of the version asked for names the content
+        named &= Run.case_version == version
     latest = Run.select(Run.case_version, Run.case_variant, Run.wasmtime_version, Run.case_hash) \
         .where(named).order_by(Run.id.desc()).first()
     if latest is not None:

@@ -58,8 +58,9 @@ def pick(summaries: list[RunSummary], submission: str) -> RunSummary | None:
 
 
 def capture(window: MainWindow, outdir: Path) -> list[Path]:
-    """Save results, factory (buggy sample at its first divergence), fuel, leaderboard,
-    and a harness run's results and its box's leaderboard."""
+    """Save results, factory (buggy sample at its first divergence), the scale divergence
+    (scale_bug at its first wrong tick, then with the heatmap over the whole grid), fuel,
+    leaderboard, and a harness run's results and its box's leaderboard."""
     outdir.mkdir(parents=True, exist_ok=True)
     window.refresh_runs()
     wait_until(lambda: not window._runs_query.busy)
@@ -99,6 +100,19 @@ def capture(window: MainWindow, outdir: Path) -> list[Path]:
     window.tabs.setCurrentIndex(FACTORY)
     window.factory_tab.go_to_first_divergence()
     shot(FACTORY, "factory")
+    scale = pick(summaries, "scale_bug")
+    if scale is not None:
+        factory = window.factory_tab
+        open_and_wait(window, scale.id)
+        window.runs_panel.select_run(scale.id, notify=False)
+        window.tabs.setCurrentIndex(FACTORY)
+        wait_until(lambda: factory.divergence is not None and factory.tick == factory.divergence.tick
+                   and factory._diff_tick == factory.tick and factory.cell_index == 0)
+        shot(FACTORY, "factory_scale")
+        factory.bar.heatmap.setChecked(True)
+        factory.canvas.fit()
+        shot(FACTORY, "factory_scale_heatmap")
+        factory.bar.heatmap.setChecked(False)
     harness = window.runs_panel.model.harness
     shown = next((h for h in harness if h.result.run_id.startswith("looping")),
                  harness[0] if harness else None)
