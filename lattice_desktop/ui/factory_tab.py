@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections import Counter
 
-from PySide6.QtCore import QEvent, QItemSelectionModel, Qt, QTimer, Slot
+from PySide6.QtCore import QItemSelectionModel, Qt, QTimer, Slot
 from PySide6.QtGui import QFontDatabase, QFontMetrics, QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -28,24 +28,22 @@ from lattice_desktop.lattice.view import FactoryState
 from lattice_desktop.manifest.case import CaseManifest
 from lattice_desktop.services.factory_opening import OpenedCase, open_case
 from lattice_desktop.store.queries import StoredRun
-from lattice_desktop.ui import tasks
 from lattice_desktop.ui.factory.canvas import FactoryCanvas
 from lattice_desktop.ui.factory.census_panel import CensusPanel
 from lattice_desktop.ui.factory.diff_panel import DiffList, ModeSwitch
-from lattice_desktop.ui.factory.divergence_bar import KEYS, DivergenceBar
+from lattice_desktop.ui.factory.divergence_bar import KEYS
+from lattice_desktop.ui.factory.divergence_view import DivergenceNavigation
 from lattice_desktop.ui.factory.legend import Legend
 from lattice_desktop.ui.factory.loader import StateLoader
-from lattice_desktop.ui.factory.minimap import Minimap
 from lattice_desktop.ui.factory.snapshots import SnapshotModel
-from lattice_desktop.ui.factory.submission_diff import SubmissionDiff, search_divergence, submission_diff
+from lattice_desktop.ui.factory.submission_diff import SubmissionDiff, submission_diff
 from lattice_desktop.ui.factory.transport import TransportBar
 from lattice_desktop.ui.latest_query import LatestQuery
-from lattice_desktop.ui.tasks import Task
 
 FRAME_MS = 33
 
 
-class FactoryTab(QWidget):
+class FactoryTab(DivergenceNavigation, QWidget):
     def __init__(self, parent=None) -> None:
         super().__init__(parent)
         self.stale: list[str] = []  # why the open run does not match the case files now
@@ -63,12 +61,7 @@ class FactoryTab(QWidget):
         self._diff_tick: int | None = None
         self._counts: dict[int, int] = {}  # differing records per cell at `_diff_tick`
         self._diff_pending: int | None = None
-        self.cells: list[int] = []  # the differing cells shown, in grid order
-        self.cell_index: int | None = None  # which of them is focused
-        self.divergence = None  # lattice.divergence.Divergence once the first wrong tick is found
-        self._auto_diff = False  # open the Diff view at the first divergence once the records exist
-        self._focus_pending = False  # zoom to the first differing cell when the next diff arrives
-        self._search_from: int | None = None  # the divergent snapshot's tick the search started at
+        self._init_divergence()
 
         self.loader = StateLoader(self)
         self.loader.loaded.connect(self._on_loaded)
@@ -106,19 +99,7 @@ class FactoryTab(QWidget):
         self.hover = QLabel(self)
         self.hover.setStyleSheet("color: palette(mid);")
         self.canvas.hovered.connect(self._hovered)
-        self.canvas.clicked.connect(self._cell_clicked)
-        self.canvas.moved.connect(self._view_moved)
-        self.canvas.installEventFilter(self)
-        self.minimap = Minimap(self.canvas)
-        self.minimap.centre.connect(self.canvas.centre_at)
-        self.bar = DivergenceBar(self)
-        self.bar.hide()
-        self.bar.previous_cell.clicked.connect(lambda: self.step_cell(-1))
-        self.bar.next_cell.clicked.connect(lambda: self.step_cell(+1))
-        self.bar.previous_snapshot.clicked.connect(lambda: self.step_divergent_snapshot(-1))
-        self.bar.next_snapshot.clicked.connect(lambda: self.step_divergent_snapshot(+1))
-        self.bar.heatmap.toggled.connect(self.canvas.set_heatmap)
-        self.bar.first_tick.clicked.connect(self.go_to_first_tick)
+        self._build_divergence()
         left = QWidget(self)
         left_layout = QVBoxLayout(left)
         left_layout.setContentsMargins(0, 0, 0, 0)
@@ -263,47 +244,6 @@ class FactoryTab(QWidget):
         self._stop_playing()
         self.show_tick(self.tick + delta)
 
-    def step_cell(self, direction: int) -> None:
-        """Focus the previous/next differing cell (wrapping around)."""
-        if self.cells:
-            index = -1 if self.cell_index is None and direction < 0 else (
-                0 if self.cell_index is None else self.cell_index + direction)
-            self.focus_cell(index % len(self.cells), zoom=True)
-
-    def focus_cell(self, index: int, *, zoom: bool) -> None:
-        """Ring the index-th differing cell, select its records; `zoom`: centre the map on it."""
-        self.cell_index = index
-        cell = self.cells[index]
-        if zoom:
-            visible = self.canvas.visible_cells()
-            span = visible.width() if visible.width() <= 120 else 40.0
-            self.canvas.focus_cell(cell, span=span)
-        else:
-            self.canvas.focus_cell(cell, span=None)
-        self.diff_list.select_cell(cell)
-        width = self.playback.scenario.width if self.playback else 1
-        self.bar.show_cell(index, len(self.cells), f"({cell % width}, {cell // width})")
-
-    def step_divergent_snapshot(self, direction: int) -> None:
-        """Go to the previous/next snapshot whose checksums differ."""
-        if self.snapshots is None:
-            return
-        rows = [int(r) for r in (self.snapshots.status() == 0).nonzero()[0]]
-        ticks = [self.snapshots.tick(r) for r in rows]
-        targets = [t for t in ticks if (t > self.tick if direction > 0 else t < self.tick)]
-        if targets:
-            target = targets[0] if direction > 0 else targets[-1]
-            self._focus_pending = True
-            self._select_row(self.snapshots.row_of(target))
-            self.show_tick(target)
-
-    def go_to_first_tick(self) -> None:
-        """Show the first tick whose state departs from the reference's (once found)."""
-        if self.divergence is not None:
-            self._focus_pending = True
-            self._stop_playing()
-            self.show_tick(self.divergence.tick)
-
     def step_snapshot(self, direction: int) -> None:
         if self.snapshots is None or not len(self.snapshots):
             return
@@ -388,52 +328,6 @@ class FactoryTab(QWidget):
             self._submission = sub
             self.modes.set_available(True, "")
             self._start_diff_view()
-
-    def _start_diff_view(self) -> None:
-        """A wrong run with records: open the Diff view and look for the first wrong tick."""
-        if not self._auto_diff or self._submission is None or self.snapshots is None:
-            return
-        self._auto_diff = False
-        first = self.snapshots.first_divergence
-        if first is None:
-            return
-        self.modes.buttons["Diff"].setChecked(True)
-        agrees, differs = first * self.snapshots.interval, self.snapshots.tick(first)
-        self._search_from = differs
-        self.bar.status.setText(f"Looking for the first wrong tick between {agrees:,} and {differs:,}…")
-        task = Task(search_divergence, self._submission, self.playback, agrees, differs,
-                    lambda playback=self.playback: playback is self.playback, progress=True)
-        task.signals.progress.connect(self._search_progress)
-        task.signals.done.connect(self._search_done)
-        task.signals.failed.connect(self._search_failed)
-        tasks.start(task)
-
-    @Slot(object)
-    def _search_progress(self, text: str) -> None:
-        if self.divergence is None and self._search_from is not None:
-            self.bar.status.setText(f"Looking for the first wrong tick: {text}")
-
-    @Slot(object)
-    def _search_done(self, result) -> None:
-        playback, found = result
-        if playback is not self.playback:
-            return
-        self.divergence = found
-        width = playback.scenario.width
-        first = found.cells[0] if found.cells else 0
-        self.bar.status.setText(
-            f"First wrong tick: {found.tick:,} (agrees through {found.agreed:,}) · "
-            f"{len(found.diffs):,} records in {len(found.cells):,} cells, first at "
-            f"({first % width}, {first // width}) · found by {found.how}")
-        self.bar.first_tick.setEnabled(True)
-        self.transport.timeline.set_first_wrong(found.tick)
-        if self.tick == self._search_from and not self.timer.isActive():
-            self.go_to_first_tick()  # the reviewer has not moved: show the moment it went wrong
-
-    @Slot(str, str)
-    def _search_failed(self, message: str, trace: str) -> None:
-        self.bar.status.setText(f"⚠ Could not find the first wrong tick: {message}")
-        self.bar.status.setToolTip(trace or message)
 
     def _show_stale(self, reasons: list[str], specific: bool) -> None:
         self.stale = list(reasons)
@@ -546,34 +440,6 @@ class FactoryTab(QWidget):
         self._caching = "" if fraction >= 1 else f"caching keyframes {fraction:.0%}"
         if not self.loader.busy:
             self.transport.status.setText(self._caching)
-
-    def _big(self) -> bool:
-        return self.playback is not None and max(self.playback.scenario.width,
-                                                 self.playback.scenario.height) >= 64
-
-    def _cell_clicked(self, cell: int) -> None:
-        """A click on a marked cell selects its records."""
-        if cell in self._marked and self.cells:
-            self.focus_cell(self.cells.index(cell), zoom=False)
-
-    def _row_cell_chosen(self, cell: int) -> None:
-        """A record chosen in the diff list: centre its cell."""
-        if cell in self._marked and self.cells:
-            self.focus_cell(self.cells.index(cell), zoom=True)
-
-    def _view_moved(self) -> None:
-        self.minimap.set_visible_region(self.canvas.visible_cells())
-
-    def _place_minimap(self) -> None:
-        margin = 8
-        self.minimap.move(self.canvas.width() - self.minimap.width() - margin, margin)
-        self.minimap.raise_()
-        self.minimap.set_visible_region(self.canvas.visible_cells())
-
-    def eventFilter(self, watched, event) -> bool:  # noqa: N802 (Qt's name)
-        if watched is self.canvas and event.type() == QEvent.Type.Resize:
-            self._place_minimap()
-        return super().eventFilter(watched, event)
 
     def _hovered(self, text: str) -> None:
         self.hover.setText(text.replace("\n", " · "))
