@@ -113,6 +113,7 @@ def test_opens_on_the_first_differing_cell_then_finds_the_first_wrong_tick(qtbot
     assert reference.records(data, found.tick - 1) == scale_bug.records(data, found.tick - 1)
     assert reference.records(data, found.tick) != scale_bug.records(data, found.tick)
     assert f"{found.tick:,}" in tab.bar.status.text()
+    assert tab.bar.minimumSizeHint().width() < 800  # the news wraps; it never widens the window
 
 
 def test_navigation_keeps_the_list_and_the_map_in_step(qtbot, tab):

@@ -3,7 +3,7 @@ divergent snapshot, the heatmap toggle, and what is known of where the run went 
 
 from __future__ import annotations
 
-from PySide6.QtWidgets import QHBoxLayout, QLabel, QToolButton, QWidget
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QSizePolicy, QToolButton, QVBoxLayout, QWidget
 
 KEYS = {"previous_cell": "Shift+N", "next_cell": "N", "previous_snapshot": "Shift+D",
         "next_snapshot": "D", "heatmap": "H", "first_tick": "T"}
@@ -31,16 +31,23 @@ class DivergenceBar(QWidget):
         self.status = QLabel("", self)
         self.status.setObjectName("divergenceStatus")
         self.status.setWordWrap(True)
-        layout = QHBoxLayout(self)
-        layout.setContentsMargins(6, 2, 6, 2)
-        layout.setSpacing(4)
+        # However long the news, it wraps: it never widens the window.
+        policy = QSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        policy.setHeightForWidth(True)
+        self.status.setSizePolicy(policy)
+        buttons = QHBoxLayout()
+        buttons.setSpacing(4)
         for widget in (self.previous_cell, self.cell_label, self.next_cell):
-            layout.addWidget(widget)
-        layout.addSpacing(10)
+            buttons.addWidget(widget)
+        buttons.addSpacing(10)
         for widget in (self.previous_snapshot, self.next_snapshot, self.heatmap, self.first_tick):
-            layout.addWidget(widget)
-        layout.addSpacing(10)
-        layout.addWidget(self.status, 1)
+            buttons.addWidget(widget)
+        buttons.addStretch(1)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(6, 2, 6, 2)
+        layout.setSpacing(0)
+        layout.addLayout(buttons)
+        layout.addWidget(self.status)
 
     def _button(self, text: str, tip: str) -> QToolButton:
         button = QToolButton(self)
