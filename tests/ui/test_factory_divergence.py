@@ -81,9 +81,14 @@ def selected_cells(tab: FactoryTab) -> set[int]:
 
 
 def assert_focused(tab: FactoryTab, cell: int) -> None:
-    width = tab.playback.scenario.width
+    """The cell is ringed, marked, its records selected, and centred as far as the grid allows."""
+    width, height = tab.playback.scenario.width, tab.playback.scenario.height
     x, y = cell % width, cell // width
-    assert centred_cell(tab) == (x, y)
+    (left, right), (top, bottom) = tab.canvas.box.viewRange()
+    assert left <= x < right and top <= y < bottom
+    for low, high, at, size in ((left, right, x, width), (top, bottom, y, height)):
+        half = (high - low) / 2
+        assert abs((low + high) / 2 - min(max(at + 0.5, half), size - half)) < 0.6
     assert tab.canvas.focus.isVisible() and tab.canvas.focus.rect().contains(QPointF(x + 0.5, y + 0.5))
     assert tab.canvas.counts[y, x] > 0  # marked
     assert selected_cells(tab) == {cell}

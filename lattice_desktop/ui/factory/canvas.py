@@ -154,8 +154,8 @@ class FactoryCanvas(pg.GraphicsView):
         self.marks.setRect(QRectF(0, 0, self.scenario.width, self.scenario.height))
 
     def focus_cell(self, cell: int | None, *, span: float | None = 40.0) -> None:
-        """Ring `cell` (None: no ring) and centre it, zoomed so about `span` cells fit across
-        (`span` None: the view stays)."""
+        """Ring `cell` (None: no ring) and centre it as far as the grid allows, zoomed so
+        about `span` cells fit across (`span` None: the view stays)."""
         if cell is None or self.scenario is None:
             self.focus.hide()
             return
@@ -165,6 +165,11 @@ class FactoryCanvas(pg.GraphicsView):
         self.focus.show()
         if span is not None:
             self.box.setRange(QRectF(x + 0.5 - span / 2, y + 0.5 - span / 2, span, span), padding=0)
+            (left, right), (top, bottom) = self.box.viewRange()
+            dx = _inside(left, right, self.scenario.width)
+            dy = _inside(top, bottom, self.scenario.height)
+            if dx or dy:  # a cell near an edge: show as much of the grid as possible around it
+                self.box.translateBy(x=dx, y=dy)
 
     def centre_at(self, x: float, y: float) -> None:
         """Move the view so (x, y) is at its centre, keeping the zoom."""
@@ -266,6 +271,15 @@ class FactoryCanvas(pg.GraphicsView):
 
 
 _TIP_OFFSET = pg.QtCore.QPoint(14, 14)
+
+
+def _inside(low: float, high: float, size: int) -> float:
+    """How far to shift a view [low, high) so it stays on the grid [0, size), when it fits."""
+    if high - low >= size:
+        return 0.0
+    if low < 0:
+        return -low
+    return size - high if high > size else 0.0
 
 
 def _cosmetic(colour: str, width: float) -> QPen:
