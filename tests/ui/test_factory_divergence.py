@@ -130,6 +130,14 @@ def test_navigation_keeps_the_list_and_the_map_in_step(qtbot, tab):
     tab.bar.previous_cell.click()
     tab.bar.previous_cell.click()  # wraps to the last
     assert tab.cell_index == len(tab.cells) - 1
+    tab.setFocus()
+    qtbot.keyClick(tab, Qt.Key.Key_N)  # the keys do the same
+    assert tab.cell_index == 0
+    qtbot.keyClick(tab, Qt.Key.Key_N)
+    assert tab.cell_index == 1
+    qtbot.keyClick(tab, Qt.Key.Key_N, Qt.KeyboardModifier.ShiftModifier)
+    assert tab.cell_index == 0
+    assert_focused(tab, tab.cells[0])
 
     # Choosing a record in the list centres its cell.
     row = tab.diff_list.rows_of[tab.cells[2]][0]
@@ -148,7 +156,9 @@ def test_navigation_keeps_the_list_and_the_map_in_step(qtbot, tab):
 
     # The heatmap colours cells by how many records differ and dims the rest.
     plain = tab.canvas.marks.image.copy()
-    tab.bar.heatmap.click()
+    tab.setFocus()
+    qtbot.keyClick(tab, Qt.Key.Key_H)
+    assert tab.bar.heatmap.isChecked()
     heat = tab.canvas.marks.image
     assert not np.array_equal(plain, heat) and heat[0, 0, 3] > 0 and plain[0, 0, 3] == 0
 
@@ -170,7 +180,8 @@ def test_without_records_the_tab_says_it_can_only_show_snapshots(qtbot, graded):
     qtbot.addWidget(widget)
     widget.show()
     widget.show_run(bare, case)
-    qtbot.waitUntil(lambda: "Only snapshots" in widget.bar.status.text(), timeout=30000)
+    qtbot.waitUntil(lambda: "Only snapshots" in widget.bar.status.text() and widget.bar.isVisible(),
+                    timeout=30000)
     assert "lattice_records" in widget.bar.status.text()
     assert widget.bar.isVisible() and widget.modes.mode == "Reference"
     assert not widget.modes.buttons["Diff"].isEnabled() and widget.divergence is None
