@@ -84,6 +84,15 @@ def open_run(app: QApplication, run, case) -> tuple[FactoryTab, float, float]:
     return tab, cell, found
 
 
+def close(app: QApplication, tab: FactoryTab) -> None:
+    """Stop the tab's work and remove it, so it does not paint during the next measurements."""
+    tab.shutdown()
+    QThreadPool.globalInstance().waitForDone(30000)
+    tab.close()
+    tab.deleteLater()
+    app.processEvents()
+
+
 def frames(app: QApplication, tab: FactoryTab, count: int = 30) -> list[float]:
     playback = tab.playback
     states = [playback.state_at(t) for t in range(tab.tick - 3, tab.tick + 1)]
@@ -95,6 +104,32 @@ def frames(app: QApplication, tab: FactoryTab, count: int = 30) -> list[float]:
         app.processEvents()
         times.append(time.perf_counter() - started)
     return times
+
+
+def measure_frames(app: QApplication, tab: FactoryTab, screenshots: Path | None) -> None:
+    """Frames at the first wrong tick: without markers, then marked, heatmap off and on."""
+    marked, counts = set(tab._marked), dict(tab._counts)
+    tab.canvas.set_marked(())
+    for label, fit in (("zoomed to the first cell", False), ("whole grid", True)):
+        if fit:
+            tab.canvas.fit()
+        times = frames(app, tab)
+        print(f"  frames, baseline without markers, {label}: median {1000 * statistics.median(times):.1f} ms, "
+              f"max {1000 * max(times):.1f} ms")
+    tab.canvas.set_marked(marked, counts)
+    tab.focus_cell(0, zoom=True)
+    for heatmap in (False, True):
+        tab.bar.heatmap.setChecked(heatmap)
+        for label, fit in (("zoomed to the first cell", False), ("whole grid", True)):
+            if fit:
+                tab.canvas.fit()
+            else:
+                tab.focus_cell(0, zoom=True)
+            times = frames(app, tab)
+            print(f"  frames, {len(tab.cells):,} cells marked, heatmap {'on' if heatmap else 'off'}, {label}: "
+                  f"median {1000 * statistics.median(times):.1f} ms, max {1000 * max(times):.1f} ms")
+            if screenshots and heatmap and fit:
+                tab.grab().save(str(screenshots / "factory-scale-heatmap.png"))
 
 
 def main() -> None:
@@ -128,37 +163,23 @@ def main() -> None:
         tab.grab().save(str(args.screenshots / "factory-scale-divergence.png"))
     wait(app, lambda: tab.playback.prepared >= 1.0)
     tab.playback.prepare()  # keyframes on disk for the next session
-    tab.shutdown()
-    QThreadPool.globalInstance().waitForDone(30000)
+    measure_frames(app, tab, args.screenshots)
+    close(app, tab)
 
-    tab, cell, found = open_run(app, run, case)  # a later session: keyframes on disk
-    print(f"later session (keyframes on disk): first differing cell on screen {cell:.2f} s, "
+    answers = root / "cache" / "answers"
+    kept = root / "answers-kept"
+    answers.rename(kept)
+    tab, cell, found = open_run(app, run, case)  # keyframes on disk, the submission's answers not
+    print(f"keyframes on disk, the submission not yet run: first differing cell on screen {cell:.2f} s, "
           f"first wrong tick found {found:.2f} s")
-    wait(app, lambda: tab.tick == tab.divergence.tick and first_cell_on_screen(tab))
-    marked, counts = set(tab._marked), dict(tab._counts)
-    tab.canvas.set_marked(())
-    for label, fit in (("zoomed to the first cell", False), ("whole grid", True)):
-        if fit:
-            tab.canvas.fit()
-        times = frames(app, tab)
-        print(f"  frames, baseline without markers, {label}: median {1000 * statistics.median(times):.1f} ms, "
-              f"max {1000 * max(times):.1f} ms")
-    tab.canvas.set_marked(marked, counts)
-    tab.focus_cell(0, zoom=True)
-    for heatmap in (False, True):
-        tab.bar.heatmap.setChecked(heatmap)
-        for label, fit in (("zoomed to the first cell", False), ("whole grid", True)):
-            if fit:
-                tab.canvas.fit()
-            else:
-                tab.focus_cell(0, zoom=True)
-            times = frames(app, tab)
-            print(f"  frames, {len(tab.cells):,} cells marked, heatmap {'on' if heatmap else 'off'}, {label}: "
-                  f"median {1000 * statistics.median(times):.1f} ms, max {1000 * max(times):.1f} ms")
-            if args.screenshots and heatmap and fit:
-                tab.grab().save(str(args.screenshots / "factory-scale-heatmap.png"))
-    tab.shutdown()
-    QThreadPool.globalInstance().waitForDone(30000)
+    close(app, tab)
+    shutil.rmtree(answers, ignore_errors=True)
+    kept.rename(answers)
+
+    tab, cell, found = open_run(app, run, case)  # a later session: keyframes and answers on disk
+    print(f"later session (keyframes and answers on disk): first differing cell on screen {cell:.2f} s, "
+          f"first wrong tick found {found:.2f} s")
+    close(app, tab)
     shutil.rmtree(root, ignore_errors=True)
 
 

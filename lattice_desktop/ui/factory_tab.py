@@ -203,6 +203,7 @@ class FactoryTab(DivergenceNavigation, QWidget):
         self.run, self.case = run, case
         self.playback, self.snapshots, self._submission = None, None, None
         self.divergence, self._search_from, self._auto_diff = None, None, False
+        self._search_queued = None
         self.bar.first_tick.setEnabled(False)
         self.transport.timeline.set_first_wrong(None)
         self.bar.status.setText("")
@@ -406,10 +407,12 @@ class FactoryTab(DivergenceNavigation, QWidget):
         if self._focus_pending and self.cells:
             self._focus_pending = False
             self.focus_cell(0, zoom=True)
+        self._start_search()
 
     @Slot(str, str)
     def _diff_failed(self, message: str, trace: str) -> None:
         self._diff_pending = None
+        self._start_search()
         self.diff_list.set_message(message + (f"\n{trace}" if trace else ""))
         if self._reference is not None:
             self.canvas.set_state(self._reference)

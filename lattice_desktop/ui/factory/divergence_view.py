@@ -24,6 +24,7 @@ class DivergenceNavigation:
         self._auto_diff = False  # open the Diff view at the first divergence once the records exist
         self._focus_pending = False  # zoom to the first differing cell when the next diff arrives
         self._search_from: int | None = None  # the divergent snapshot's tick the search started at
+        self._search_queued: tuple[int, int] | None = None  # (agrees, differs) to search once shown
 
     def _build_divergence(self) -> None:
         """The bar over the map and the minimap in its corner (after the canvas exists)."""
@@ -90,10 +91,19 @@ class DivergenceNavigation:
         first = self.snapshots.first_divergence
         if first is None:
             return
-        self.modes.buttons["Diff"].setChecked(True)
         agrees, differs = first * self.snapshots.interval, self.snapshots.tick(first)
         self._search_from = differs
+        self._search_queued = (agrees, differs)
         self.bar.status.setText(f"Looking for the first wrong tick between {agrees:,} and {differs:,}…")
+        self.modes.buttons["Diff"].setChecked(True)
+
+    def _start_search(self) -> None:
+        """Once the divergent snapshot's diff is on screen (the two would share the CPU),
+        search for the first wrong tick in the background."""
+        if self._search_queued is None or self._submission is None or self.playback is None:
+            return
+        agrees, differs = self._search_queued
+        self._search_queued = None
         task = Task(search_divergence, self._submission, self.playback, agrees, differs,
                     lambda playback=self.playback: playback is self.playback, progress=True)
         task.signals.progress.connect(self._search_progress)
