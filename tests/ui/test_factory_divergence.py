@@ -101,6 +101,7 @@ def test_opens_on_the_first_differing_cell_then_finds_the_first_wrong_tick(qtbot
     assert tab.case_box.currentData() == wrong.name
     qtbot.waitUntil(lambda: tab.cell_index == 0 and tab._diff_tick is not None, timeout=60000)
     assert tab.modes.mode == "Diff"
+    assert "lines (proven on this scenario)" in tab.engine_label.text()  # the fastest proven engine
     assert tab._diff_tick in (wrong.mismatch.tick, getattr(tab.divergence, "tick", None))
     assert_focused(tab, tab.cells[0])
     assert tab.cells == sorted(tab._marked)
