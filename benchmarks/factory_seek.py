@@ -3,7 +3,7 @@
     python benchmarks/factory_seek.py [--wasm PATH]
 
 As the app does it: the keyframe walk (`Playback.prepare`) starts on a worker thread
-the moment the scenario opens, and a seek asks for `state_at(tick, preview=...)`.
+the moment the scenario opens, and a seek asks for `state_at(tick, work)`.
 
 * Right after opening (a fresh Playback each time, nothing cached): the time until the
   first state is on screen (a preview on the way, or the state itself) and until the
@@ -39,6 +39,7 @@ from lattice_desktop.lattice.proven import proven_engine  # noqa: E402
 from lattice_desktop.lattice.wasm_engine import WasmEngine  # noqa: E402
 from lattice_desktop.manifest import load_case  # noqa: E402
 from lattice_desktop.resources import CASES  # noqa: E402
+from lattice_desktop.work import Step, Work  # noqa: E402
 
 STRESS = CASES / "lattice" / "stress" / "stress-512.lat"
 
@@ -57,11 +58,11 @@ def seek(playback: Playback, tick: int) -> tuple[float, float, int]:
     started = time.perf_counter()
     first: list[float] = []
 
-    def preview(_state) -> None:
-        if not first:
+    def preview(step: Step) -> None:
+        if not first and step.item is not None:
             first.append(time.perf_counter() - started)
 
-    playback.state_at(tick, preview=preview)
+    playback.state_at(tick, Work(preview))
     exact = time.perf_counter() - started
     return (first[0] if first else exact), exact, len(first)
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from datetime import datetime
+
 _PREFIXES = ((1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k"))
 
 
@@ -36,3 +38,10 @@ def short_hash(value: int | str | None) -> str:
         return "-"
     text = f"{value:016x}" if isinstance(value, int) else value
     return text if len(text) <= 10 else f"{text[:4]}…{text[-4:]}"
+
+
+def moment(value: datetime | None, pattern: str = "%Y-%m-%d %H:%M", *, local: bool = False) -> str:
+    """A stored time as text ("unknown" when the row's time could not be read)."""
+    if value is None:
+        return "unknown"
+    return (value.astimezone() if local else value).strftime(pattern)

@@ -1,8 +1,31 @@
-"""What can happen to one case, and to a whole run."""
+"""What can happen to one case and to a whole run, and how each is shown.
+
+Every view (Results, Fuel, Factory, the leaderboard, the runs list, the CLI) takes an
+outcome's or a verdict's symbol, colour and words from `look` here, so that one state
+never wears two faces. Colours are hex strings; the UI turns them into QColors.
+"""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from enum import StrEnum
+
+# Okabe–Ito: distinguishable with the common colour-vision deficiencies.
+GREEN, AMBER, RED, BLUE, PURPLE, GREY = (
+    "#009E73", "#E69F00", "#D55E00", "#0072B2", "#CC79A7", "#8A8F98")
+
+
+@dataclass(frozen=True)
+class Look:
+    """How a state is shown: a symbol and words (never the colour alone), and a colour."""
+
+    symbol: str
+    words: str
+    colour: str
+
+    @property
+    def text(self) -> str:
+        return f"{self.symbol} {self.words}"
 
 
 class Outcome(StrEnum):
@@ -20,6 +43,15 @@ class Outcome(StrEnum):
     INSTANTIATION_FAILURE = "instantiation_failure"
     SKIPPED = "skipped"  # a smoke test failed; counted failed
     INTERNAL_ERROR = "internal_error"  # our fault, never the submission's
+    UNKNOWN = "unknown"  # a stored row holds a word this version does not know
+
+    @classmethod
+    def stored(cls, text: object) -> Outcome:
+        """The outcome a stored row names, or UNKNOWN (one odd row never hides the others)."""
+        try:
+            return cls(str(text))
+        except ValueError:
+            return cls.UNKNOWN
 
     @property
     def passed(self) -> bool:
@@ -30,25 +62,34 @@ class Outcome(StrEnum):
         return self in (Outcome.PASS, Outcome.OVER_CEILING)
 
     @property
+    def look(self) -> Look:
+        return _OUTCOME_LOOKS[self]
+
+    @property
     def label(self) -> str:
-        return _LABELS[self]
+        return self.look.words
+
+    @property
+    def symbol(self) -> str:
+        return self.look.symbol
 
 
-_LABELS = {
-    Outcome.PASS: "pass",
-    Outcome.OVER_CEILING: "over ceiling",
-    Outcome.WRONG_ANSWER: "wrong answer",
-    Outcome.TRAP: "trap",
-    Outcome.OUT_OF_FUEL: "runway exhausted",
-    Outcome.MEMORY_LIMIT: "memory limit",
-    Outcome.TIMEOUT: "wall-clock limit",
-    Outcome.MISSING_EXPORT: "missing export",
-    Outcome.LINK_ERROR: "link error",
-    Outcome.INVALID_MODULE: "invalid module",
-    Outcome.BUILD_FAILURE: "build failure",
-    Outcome.INSTANTIATION_FAILURE: "instantiation failure",
-    Outcome.SKIPPED: "skipped",
-    Outcome.INTERNAL_ERROR: "internal error",
+_OUTCOME_LOOKS = {
+    Outcome.PASS: Look("✓", "pass", GREEN),
+    Outcome.OVER_CEILING: Look("▲", "over ceiling", AMBER),
+    Outcome.WRONG_ANSWER: Look("✗", "wrong answer", RED),
+    Outcome.TRAP: Look("✗", "trap", RED),
+    Outcome.OUT_OF_FUEL: Look("✗", "runway exhausted", RED),
+    Outcome.MEMORY_LIMIT: Look("✗", "memory limit", RED),
+    Outcome.TIMEOUT: Look("✗", "wall-clock limit", RED),
+    Outcome.MISSING_EXPORT: Look("✗", "missing export", RED),
+    Outcome.LINK_ERROR: Look("✗", "link error", RED),
+    Outcome.INVALID_MODULE: Look("✗", "invalid module", RED),
+    Outcome.BUILD_FAILURE: Look("✗", "build failure", RED),
+    Outcome.INSTANTIATION_FAILURE: Look("✗", "instantiation failure", RED),
+    Outcome.SKIPPED: Look("⊘", "skipped", GREY),
+    Outcome.INTERNAL_ERROR: Look("!", "internal error", PURPLE),
+    Outcome.UNKNOWN: Look("?", "unknown", GREY),
 }
 
 
@@ -60,26 +101,45 @@ class Verdict(StrEnum):
     RUNNING = "running"
     INTERRUPTED = "interrupted"  # the process died mid-run; found on next start
     CANCELLED = "cancelled"
+    UNKNOWN = "unknown"  # a stored row holds a word this version does not know
+
+    @classmethod
+    def stored(cls, text: object) -> Verdict:
+        """The verdict a stored row names, or UNKNOWN."""
+        try:
+            return cls(str(text))
+        except ValueError:
+            return cls.UNKNOWN
+
+    @classmethod
+    def filters(cls) -> list[Verdict]:
+        """The verdicts a user can filter runs by (a stored run is never UNKNOWN on purpose)."""
+        return [v for v in cls if v is not cls.UNKNOWN]
+
+    @property
+    def look(self) -> Look:
+        return _VERDICT_LOOKS[self]
 
     @property
     def symbol(self) -> str:
-        return _SYMBOLS[self]
+        return self.look.symbol
 
     @property
     def label(self) -> str:
-        return self.value.replace("_", " ")
+        return self.look.words
 
     @property
     def finished(self) -> bool:
         return self not in (Verdict.RUNNING,)
 
 
-_SYMBOLS = {
-    Verdict.CORRECT: "✓",
-    Verdict.OVER_CEILING: "▲",
-    Verdict.INCORRECT: "✗",
-    Verdict.INTERNAL_ERROR: "!",
-    Verdict.RUNNING: "◌",
-    Verdict.INTERRUPTED: "⏸",
-    Verdict.CANCELLED: "⏹",
+_VERDICT_LOOKS = {
+    Verdict.CORRECT: Look("✓", "correct", GREEN),
+    Verdict.OVER_CEILING: Look("▲", "over ceiling", AMBER),
+    Verdict.INCORRECT: Look("✗", "incorrect", RED),
+    Verdict.INTERNAL_ERROR: Look("!", "internal error", PURPLE),
+    Verdict.RUNNING: Look("◌", "running", BLUE),
+    Verdict.INTERRUPTED: Look("⏸", "interrupted", GREY),
+    Verdict.CANCELLED: Look("⏹", "cancelled", GREY),
+    Verdict.UNKNOWN: Look("?", "unknown", GREY),
 }

@@ -6,6 +6,7 @@ import argparse
 
 from lattice_desktop.cli.census_text import print_census
 from lattice_desktop.cli.common import err, positive_int
+from lattice_desktop.cli.terminal import shown
 from lattice_desktop.errors import UserError
 from lattice_desktop.formatting import fuel
 from lattice_desktop.grading.grader import grade
@@ -38,7 +39,7 @@ def register(commands: argparse._SubParsersAction) -> None:
 
 def _check(args: argparse.Namespace) -> int:
     case = load_case(resolve_case_path(args.manifest))
-    print(f"{case.label}: {len(case.smoke)} smoke tests, {len(case.stress)} stress cases, "
+    print(f"{shown(case.label)}: {len(case.smoke)} smoke tests, {len(case.stress)} stress cases, "
           f"ceiling {fuel(case.sandbox.fuel_limit)}")
     folders = sorted(p for p in (case.samples_dir.iterdir() if case.samples_dir else [])
                      if (p / "submission.toml").is_file())
@@ -48,14 +49,14 @@ def _check(args: argparse.Namespace) -> int:
     for folder in folders:
         sample = load_submission(folder)
         if sample.expected_verdict is None:
-            err(f"  {folder.name}: no expected_verdict in its submission.toml; skipped")
+            err(f"  {shown(folder.name)}: no expected_verdict in its submission.toml; skipped")
             continue
         report = grade(case, sample, allow_build=args.build, workers=args.workers,
                        smoke_gate=args.smoke_gate)
         ok = report.verdict.value == sample.expected_verdict
         failures += not ok
         mark = "ok  " if ok else "FAIL"
-        print(f"  {mark} {folder.name:<12} expected {sample.expected_verdict:<13} "
+        print(f"  {mark} {shown(folder.name):<12} expected {shown(sample.expected_verdict):<13} "
               f"got {report.verdict.value:<13} stress fuel {fuel(report.stress_fuel)}")
         if not args.smoke_gate:
             stress = [r for r in report.results if not r.is_smoke]
@@ -66,7 +67,7 @@ def _check(args: argparse.Namespace) -> int:
             for r in report.results:
                 if r.outcome.value != "pass":
                     first = r.detail.splitlines()[0] if r.detail else ""
-                    print(f"         {r.name}: {r.outcome.label} {first}")
+                    print(f"         {shown(r.name)}: {r.outcome.look.text} {shown(first)}")
     print("all samples got their expected verdict" if not failures else f"{failures} sample(s) did not")
     return 0 if not failures else 1
 
@@ -80,7 +81,7 @@ def _stats(args: argparse.Namespace) -> int:
         unknown = sorted(set(args.only) - {e.name for e in entries})
         if unknown:
             raise UserError(f"{case.path}: no case named {', '.join(unknown)}")
-        entries = [e for e in entries if e.name in args.only]
+        entries = tuple(e for e in entries if e.name in args.only)
     for entry in entries:
         print_census(f"{entry.name} ({entry.kind})", entry.input_bytes(), case_dir=case.path.parent,
                      recount=args.recount)

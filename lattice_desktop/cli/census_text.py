@@ -7,6 +7,7 @@ from pathlib import Path
 
 from lattice_desktop.lattice.census import Census, census, census_of
 from lattice_desktop.lattice.scenario import parse_scenario
+from lattice_desktop.work import Step, Work
 
 
 def print_census(name: str, data: bytes, *, case_dir: Path | None = None, recount: bool = False) -> Census:
@@ -14,17 +15,18 @@ def print_census(name: str, data: bytes, *, case_dir: Path | None = None, recoun
     `recount`, else counted now (progress on a terminal's stderr)."""
     scenario = parse_scenario(data, source=name)
 
-    def progress(tick: int, ticks: int) -> None:
+    def show(step: Step) -> None:
         if sys.stderr.isatty():
-            print(f"\r{name}: tick {tick:,} of {ticks:,}", end="", file=sys.stderr, flush=True)
+            print(f"\r{name}: {step.message}", end="", file=sys.stderr, flush=True)
 
+    work = Work(show)
     if recount:
-        result = census(scenario, progress=progress)
+        result = census(scenario, work=work)
     else:
-        result = census_of(data, scenario, case_dir=case_dir, progress=progress)
+        result = census_of(data, scenario, case_dir=case_dir, work=work)
     if sys.stderr.isatty():
         print("\r\033[K", end="", file=sys.stderr, flush=True)
     print(f"{name}  {scenario.width}x{scenario.height}, {scenario.ticks:,} ticks")
     for what, value in result.rows():
-        print(f"  {what:<22} {value}")
+        print(f"  {what:<24} {value}")
     return result

@@ -6,15 +6,16 @@ import argparse
 import json
 import sys
 
-from lattice_desktop.cancel import CancelToken
 from lattice_desktop.cli.common import VERDICT_EXIT, add_db_option, err, open_storage, positive_int
 from lattice_desktop.cli.report_text import report_lines
-from lattice_desktop.grading.grader import Progress, grade
+from lattice_desktop.cli.terminal import shown
+from lattice_desktop.grading.grader import GradingStep, grade
 from lattice_desktop.grading.report_json import report_to_dict
 from lattice_desktop.manifest import load_case, load_submission
 from lattice_desktop.resources import resolve_case_path
 from lattice_desktop.services.grading import grade_and_store
 from lattice_desktop.store.field import standing
+from lattice_desktop.work import Step, Work
 
 
 def register(commands: argparse._SubParsersAction) -> None:
@@ -45,24 +46,22 @@ def run(args: argparse.Namespace) -> int:
         return 2
     base = None if args.case else submission.manifest_path.parent
     case = load_case(resolve_case_path(case_name, base=base))
-    progress = _progress_printer(quiet=args.json)
-    cancel = CancelToken()
+    work = Work(_progress_printer(quiet=args.json))
     try:
         if args.no_store:
             report = grade(case, submission, allow_build=args.build,
-                           allow_unisolated=args.allow_unisolated_build, workers=args.workers,
-                           progress=progress, cancel=cancel)
+                           allow_unisolated=args.allow_unisolated_build, workers=args.workers, work=work)
             run_id, place = None, None
         else:
             writer = open_storage(args)
             stored = grade_and_store(case, submission, writer=writer, allow_build=args.build,
                                      allow_unisolated=args.allow_unisolated_build,
-                                     workers=args.workers, progress=progress, cancel=cancel)
+                                     workers=args.workers, work=work)
             report, run_id = stored.report, stored.run_id
             place = standing(run_id)
             writer.close()
     except KeyboardInterrupt:
-        cancel.cancel()
+        work.cancel()
         raise
     if report.build is not None and report.build.isolation is not None:
         err(report.build.isolation.summary)
@@ -81,11 +80,14 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _progress_printer(*, quiet: bool):
-    def show(p: Progress) -> None:
+    def show(step: Step) -> None:
+        p = step.item
+        if not isinstance(p, GradingStep):
+            return
         if p.result is not None:
             r = p.result
-            err(f"[{p.done}/{p.total}] {r.kind:6} {r.name}: {r.outcome.label}")
+            err(f"[{p.done}/{p.total}] {shown(r.kind):6} {shown(r.name)}: {r.outcome.look.text}")
         elif p.phase != "done":
-            err(f"{p.message}…")
+            err(f"{shown(step.message)}…")
 
     return show

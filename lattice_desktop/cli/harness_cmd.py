@@ -10,6 +10,7 @@ import argparse
 import sys
 
 from lattice_desktop.cli.common import EXIT_USAGE, add_db_option, open_storage
+from lattice_desktop.cli.terminal import shown
 from lattice_desktop.errors import UserError
 from lattice_desktop.harness import HarnessResult, load_box, load_trace, score
 from lattice_desktop.harness.result import METRIC_ORDER
@@ -53,7 +54,7 @@ def _score(args: argparse.Namespace) -> int:
     try:
         result = score(load_box(args.box), load_trace(args.trace))
     except UserError as exc:
-        print(f"error: {exc}", file=sys.stderr)
+        print(f"error: {shown(exc)}", file=sys.stderr)
         return EXIT_USAGE
     print(result.to_json() if args.json else format_result(result))
     return 0
@@ -61,21 +62,21 @@ def _score(args: argparse.Namespace) -> int:
 
 def format_result(result: HarnessResult) -> str:
     """The metrics table: value ("-" when missing), evidence and the filled-in formula."""
-    lines = [f"run {result.run_id}   harness {result.harness}   model {result.model}   "
-             f"box {result.box}   stage {result.stage}", ""]
+    lines = [f"run {shown(result.run_id)}   harness {shown(result.harness)}   model {shown(result.model)}   "
+             f"box {shown(result.box)}   stage {shown(result.stage)}", ""]
     rows = [(name.capitalize(), result.metrics[name]) for name in METRIC_ORDER]
     rows.append(("Execution", result.execution))
     lines.append(f"{'metric':<11} {'value':>5}  {'evidence':<17}  formula")
     for name, metric in rows:
-        lines.append(f"{name:<11} {metric.shown:>5}  {metric.evidence:<17}  {metric.formula}")
-    notes = [f"{name}: {note}" for name, metric in rows for note in metric.notes
+        lines.append(f"{name:<11} {metric.shown:>5}  {metric.evidence:<17}  {shown(metric.formula)}")
+    notes = [f"{name}: {shown(note)}" for name, metric in rows for note in metric.notes
              if metric.measured]
     if result.loops:
         lines += ["", "loops (only the worst counts):"]
-        lines += [f"  {loop.describe()}" for loop in result.loops]
+        lines += [f"  {shown(loop.describe())}" for loop in result.loops]
     if result.tool_findings:
         lines += ["", "tool findings:"]
-        lines += [f"  line {f.line}: {f.kind}: {f.message}" for f in result.tool_findings]
+        lines += [f"  line {f.line}: {shown(f.kind)}: {shown(f.message)}" for f in result.tool_findings]
     if notes:
         lines += ["", "notes:"] + [f"  {note}" for note in notes]
     return "\n".join(lines)
@@ -87,7 +88,7 @@ def _import(args: argparse.Namespace) -> int:
     writer = open_storage(args)
     for trace in args.traces:
         run_id = writer.call(import_run, args.box, trace)
-        print(f"stored harness run {run_id}: {trace}")
+        print(f"stored harness run {run_id}: {shown(trace)}")
     writer.close()
     return 0
 
@@ -100,7 +101,7 @@ def _verify(args: argparse.Namespace) -> int:
     count = len(list_harness_runs())
     for run_id, found in problems:
         for problem in found:
-            print(f"run {run_id}: {problem}")
+            print(f"run {run_id}: {shown(problem)}")
     print(f"{count - len(problems)} of {count} stored harness runs reproduce"
           + ("" if not problems else f"; {len(problems)} do not (a scoring bug: report it)"))
     return 0 if not problems else 1
@@ -114,13 +115,13 @@ def _leaderboard(args: argparse.Namespace) -> int:
     if not boards:
         print("No harness runs stored yet — `lattice-desktop harness import TRACE --box BOX`.")
     for (stage, box), ranked in boards.items():
-        print(f"{box} · stage {stage}")
+        print(f"{shown(box)} · stage {shown(stage)}")
         print(f"  {'#':>3}  {'harness / model':<32} {'Score':>5} {'Exec':>5} {'Cost':>5} "
               f"{'Focus':>5} {'Time':>5} {'Compl':>5} {'Tools':>5}")
         for entry in ranked:
             r = entry.result
             cells = [r.metrics[n].shown for n in METRIC_ORDER]
-            print(f"  {entry.position:>3}  {r.harness + ' / ' + r.model:<32} {cells[0]:>5} "
+            print(f"  {entry.position:>3}  {shown(r.harness + ' / ' + r.model):<32} {cells[0]:>5} "
                   f"{r.execution.shown:>5} {cells[1]:>5} {cells[2]:>5} {cells[3]:>5} "
                   f"{cells[4]:>5} {cells[5]:>5}")
     return 0

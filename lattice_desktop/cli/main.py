@@ -9,6 +9,7 @@ import traceback
 from lattice_desktop import __version__
 from lattice_desktop.cli import case_cmd, grade_cmd, harness_cmd, runs_cmd, scenario_cmd
 from lattice_desktop.cli.common import EXIT_CANCELLED, EXIT_INTERNAL, EXIT_USAGE
+from lattice_desktop.cli.terminal import SafeStream
 from lattice_desktop.errors import Cancelled, UserError
 
 
@@ -28,6 +29,23 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    """Run one command with stdout and stderr escaped (a submission's text is not ours)."""
+    out, error = sys.stdout, sys.stderr
+    if out is None or error is None or isinstance(out, SafeStream):
+        return _run(argv)
+    sys.stdout, sys.stderr = SafeStream(out), SafeStream(error)
+    try:
+        return _run(argv)
+    finally:
+        for stream in (sys.stdout, sys.stderr):
+            try:
+                stream.flush()
+            except (BrokenPipeError, ValueError):  # the reader went away, or the stream closed
+                pass
+        sys.stdout, sys.stderr = out, error
+
+
+def _run(argv: list[str] | None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     if not getattr(args, "func", None):

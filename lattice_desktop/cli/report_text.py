@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from lattice_desktop.cli.terminal import shown
 from lattice_desktop.formatting import fuel, percent
 from lattice_desktop.grading.grader import CaseResult, GradeReport
 from lattice_desktop.outcomes import Outcome, Verdict
@@ -10,24 +11,24 @@ from lattice_desktop.store.field import Standing
 
 def result_rows(results: list[CaseResult]) -> list[str]:
     lines = []
-    name_width = max([len(r.name) for r in results] + [4])
+    name_width = max([len(shown(r.name)) for r in results] + [4])
     for r in results:
         over = f"+{percent(100.0 * r.overshoot / r.ceiling)}" if r.overshoot is not None else ""
         pct = percent(r.percent_of_ceiling, 0) if not r.is_smoke else ""
         cells = [
-            f"  {r.name:<{name_width}}", f"{r.outcome.label:<16}", f"{fuel(r.fuel):>12}",
+            f"  {shown(r.name):<{name_width}}", f"{r.outcome.look.text:<16}", f"{fuel(r.fuel):>12}",
             f"{pct:>6}", f"{over:>8}",
         ]
         line = "  ".join(cells).rstrip()
         detail = r.detail.splitlines()[0] if r.detail else ""
         if detail and r.outcome.value not in ("pass",):
-            line += f"   {detail}"
+            line += f"   {shown(detail)}"
         lines.append(line)
     return lines
 
 
 def verdict_line(verdict: Verdict, score: int | None, overshoot: int | None) -> str:
-    text = f"{verdict.symbol} {verdict.label}"
+    text = verdict.look.text
     if score is not None:
         text += f" · score {fuel(score)} ({score:,})"
     if overshoot is not None and verdict is Verdict.OVER_CEILING:
@@ -51,11 +52,11 @@ def failure_reason(results: list[CaseResult]) -> str:
 def report_lines(report: GradeReport, *, standing: Standing | None = None,
                  run_id: int | None = None) -> list[str]:
     case = report.case
-    head = f"{report.submission.model} · {case.label}"
+    head = f"{shown(report.submission.model)} · {shown(case.label)}"
     lines = [head + (f" · run {run_id}" if run_id else ""), ""]
     failed = report.failed_smoke
     if failed:
-        lines.append(f"Smoke test {failed[0].name} failed — stress cases skipped (counted failed)")
+        lines.append(f"Smoke test {shown(failed[0].name)} failed — stress cases skipped (counted failed)")
         lines.append("")
     smoke = [r for r in report.results if r.is_smoke]
     stress = [r for r in report.results if not r.is_smoke]
@@ -75,5 +76,5 @@ def report_lines(report: GradeReport, *, standing: Standing | None = None,
     if report.build is not None and not report.build.ok:
         lines.append("")
         lines.append("build log:")
-        lines.extend("  " + line for line in report.build.log.splitlines()[-20:])
+        lines.extend("  " + shown(line) for line in report.build.log.splitlines()[-20:])
     return lines

@@ -8,8 +8,9 @@ import sys
 
 from lattice_desktop.cli.common import add_db_option, open_storage
 from lattice_desktop.cli.report_text import result_rows, verdict_line
+from lattice_desktop.cli.terminal import shown
 from lattice_desktop.errors import UserError
-from lattice_desktop.formatting import fuel
+from lattice_desktop.formatting import fuel, moment
 from lattice_desktop.grading.report_json import result_to_dict
 from lattice_desktop.outcomes import Verdict
 from lattice_desktop.store.field import leaderboard, standing
@@ -20,7 +21,7 @@ def register(commands: argparse._SubParsersAction) -> None:
     p = commands.add_parser("runs", help="list stored runs, newest first")
     p.add_argument("--case", help="only this case name")
     p.add_argument("--model", help="only this model")
-    p.add_argument("--verdict", choices=[v.value for v in Verdict], help="only this verdict")
+    p.add_argument("--verdict", choices=[v.value for v in Verdict.filters()], help="only this verdict")
     p.add_argument("--limit", type=int, default=50)
     add_db_option(p)
     p.set_defaults(func=_runs)
@@ -52,9 +53,9 @@ def _runs(args: argparse.Namespace) -> int:
         return 0
     print(f"{'run':>5}  {'case':<22} {'model':<20} {'verdict':<14} {'score':>12}  finished")
     for r in rows:
-        when = r.finished.strftime("%Y-%m-%d %H:%M") if r.finished else "-"
-        print(f"{r.id:>5}  {r.case_label:<22} {r.model:<20} "
-              f"{r.verdict.symbol} {r.verdict.label:<12} {fuel(r.score):>12}  {when}")
+        when = moment(r.finished) if r.finished else "-"
+        print(f"{r.id:>5}  {shown(r.case_label):<22} {shown(r.model):<20} "
+              f"{r.verdict.look.text:<14} {fuel(r.score):>12}  {when}")
     return 0
 
 
@@ -75,7 +76,7 @@ def _show(args: argparse.Namespace) -> int:
         }, sys.stdout, indent=2)
         print()
         return 0
-    print(f"run {s.id} · {s.model} · {s.case_label} · wasmtime {run.wasmtime_version}")
+    print(f"run {s.id} · {shown(s.model)} · {shown(s.case_label)} · wasmtime {shown(run.wasmtime_version)}")
     smoke = [r for r in run.results if r.is_smoke]
     stress = [r for r in run.results if not r.is_smoke]
     if smoke:
@@ -87,7 +88,7 @@ def _show(args: argparse.Namespace) -> int:
     print()
     print(verdict_line(s.verdict, s.score, None))
     if place:
-        print(f"field: {place.describe()}")
+        print(f"field: {shown(place.describe())}")
     return 0
 
 
@@ -95,11 +96,11 @@ def _leaderboard(args: argparse.Namespace) -> int:
     open_storage(args)
     known = distinct_values("case_name")
     if args.case not in known:
-        raise UserError(f"no runs of a case named '{args.case}'"
-                        + (f" (cases with runs: {', '.join(known)})" if known else " (no runs yet)"))
+        listed = f" (cases with runs: {', '.join(map(shown, known))})" if known else " (no runs yet)"
+        raise UserError(f"no runs of a case named '{shown(args.case)}'" + listed)
     board = leaderboard(args.case, args.case_version, args.variant, content=args.content)
     if args.content and not board.content.startswith(args.content):
-        raise UserError(f"no runs of '{args.case}' with case content {args.content}")
+        raise UserError(f"no runs of '{shown(args.case)}' with case content {shown(args.content)}")
     if args.json:
         json.dump({
             "case": board.case_name, "version": board.version, "variant": board.variant,
@@ -110,22 +111,22 @@ def _leaderboard(args: argparse.Namespace) -> int:
         }, sys.stdout, indent=2)
         print()
         return 0
-    print(f"{board.case_name} {board.version}/{board.variant} · wasmtime {board.wasmtime_version}"
-          f" · {board.content_label}")
+    print(f"{shown(board.case_name)} {board.version}/{shown(board.variant)} "
+          f"· wasmtime {shown(board.wasmtime_version)} · {board.content_label}")
     if not board.entries and not board.over_ceiling:
         print("No runs yet for this case.")
     for e in board.entries:
-        print(f"#{e.rank:<3} {e.model:<24} {fuel(e.fuel):>12}  ×{e.ratio:<7.2f} "
-              f"{e.runs:>4} runs  {e.date:%Y-%m-%d}  (run {e.run_id})")
+        print(f"#{e.rank:<3} {shown(e.model):<24} {fuel(e.fuel):>12}  ×{e.ratio:<7.2f} "
+              f"{e.runs:>4} runs  {moment(e.date, '%Y-%m-%d')}  (run {e.run_id})")
     if board.over_ceiling:
-        print("over the ceiling (not ranked):")
+        print(f"{Verdict.OVER_CEILING.look.text} (not ranked):")
         for e in board.over_ceiling:
-            print(f"     {e.model:<24} {fuel(e.fuel):>12}  +{e.percent_over or 0:.0f}% "
-                  f"{e.runs:>4} runs  (run {e.run_id})")
+            print(f"{Verdict.OVER_CEILING.symbol:<4} {shown(e.model):<24} {fuel(e.fuel):>12}  "
+                  f"+{e.percent_over or 0:.0f}% {e.runs:>4} runs  (run {e.run_id})")
     return 0
 
 
 def _entry(e) -> dict:
     return {"rank": e.rank, "model": e.model, "run_id": e.run_id, "fuel": e.fuel,
-            "ratio": e.ratio, "runs": e.runs, "date": e.date.isoformat(),
+            "ratio": e.ratio, "runs": e.runs, "date": e.date.isoformat() if e.date else None,
             "percent_over": e.percent_over}

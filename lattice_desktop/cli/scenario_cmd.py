@@ -11,6 +11,7 @@ from pathlib import Path
 
 from lattice_desktop.cli.census_text import print_census
 from lattice_desktop.cli.common import positive_int, unit_interval
+from lattice_desktop.cli.terminal import shown
 from lattice_desktop.errors import UserError
 from lattice_desktop.lattice.generator import FEATURES, generate
 from lattice_desktop.lattice.scenario import parse_scenario
@@ -126,7 +127,7 @@ def _expect(args: argparse.Namespace) -> int:
         checksums = engine.run(data)
         target = path.with_suffix(EXPECTED_SUFFIX)
         target.write_bytes(struct.pack(f"<{len(checksums)}Q", *checksums))
-        print(f"{target}  {len(checksums)} snapshots")
+        print(f"{shown(target)}  {len(checksums)} snapshots")
     return 0
 
 
@@ -139,12 +140,12 @@ def _check(args: argparse.Namespace) -> int:
         try:
             scenario = parse_scenario(data, source=str(path))
         except UserError as exc:
-            print(f"invalid  {exc}")
+            print(f"invalid  {shown(exc)}")
             problems += 1
             continue
         expected_path = path.with_suffix(EXPECTED_SUFFIX)
         if not expected_path.is_file():
-            print(f"no expected answer  {path} (run `scenario expect`)")
+            print(f"no expected answer  {shown(path)} (run `scenario expect`)")
             problems += 1
             continue
         expected = expected_path.read_bytes()
@@ -153,9 +154,9 @@ def _check(args: argparse.Namespace) -> int:
         if want != got:
             index = next((i for i, (a, b) in enumerate(zip(want or [], got)) if a != b), None)
             where = f"first differs at snapshot {index + 1}" if index is not None else "length differs"
-            print(f"MISMATCH {path}: {where}")
+            print(f"MISMATCH {shown(path)}: {where}")
             problems += 1
         else:
-            print(f"ok       {path}  {scenario.width}x{scenario.height}, {len(got)} snapshots")
+            print(f"ok       {shown(path)}  {scenario.width}x{scenario.height}, {len(got)} snapshots")
     print(f"{len(paths) - problems} of {len(paths)} scenarios valid with matching expected answers")
     return 0 if not problems else 1

@@ -1,7 +1,7 @@
 """Grade a submission against a case: smoke tests first, then fuel on the stress cases.
 
-Plain Python: progress goes to a callback and cancellation comes from a token, so the
-CLI, the app's workers and the tests all drive the same function.
+Plain Python: progress and cancellation go through one `Work` object, so the CLI, the
+app's workers and the tests all drive the same function.
 """
 
 from __future__ import annotations
@@ -10,12 +10,11 @@ import hashlib
 import struct
 import threading
 import traceback
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
-from lattice_desktop.cancel import CancelToken
 from lattice_desktop.errors import Cancelled
 from lattice_desktop.grading.compare import Mismatch, compare, snapshot_interval
 from lattice_desktop.manifest.case import CaseEntry, CaseManifest
@@ -26,6 +25,7 @@ from lattice_desktop.sandbox.build import BuildResult, build_submission
 from lattice_desktop.sandbox.compiler import CompileError, compile_module
 from lattice_desktop.sandbox.runner import Execution, check_linkage, execute
 from lattice_desktop.sandbox.scratch import sweep_stale_scratch
+from lattice_desktop.work import Work
 
 
 @dataclass(frozen=True)
@@ -98,17 +98,14 @@ class GradeReport:
 
 
 @dataclass(frozen=True)
-class Progress:
-    """One step of grading, for a progress bar: `done` of `total` cases finished."""
+class GradingStep:
+    """What grading reports with each step of its `Work`: the phase, `done` of `total`
+    cases finished, and the case just graded."""
 
     phase: str  # build | compile | smoke | stress | done
-    message: str
     done: int
     total: int
     result: CaseResult | None = None
-
-
-ProgressCallback = Callable[[Progress], None]
 
 
 def verdict_of(results: Iterable[CaseResult]) -> Verdict:
@@ -129,31 +126,34 @@ def grade(
     allow_build: bool = False,
     allow_unisolated: bool = False,
     workers: int = 2,
-    progress: ProgressCallback | None = None,
-    cancel: CancelToken | None = None,
+    work: Work | None = None,
     smoke_gate: bool = True,
 ) -> GradeReport:
     """Build (if allowed), compile, run smoke tests, then stress cases; return the report.
 
+    Each step is reported on `work` with a `GradingStep`; cancelling it raises `Cancelled`.
     Build commands run jailed; `allow_unisolated` lets them run where no jail is possible.
+
     With `smoke_gate` off the stress cases run even after a failed smoke test: a case
     author uses it to see how many stress cases a wrong sample fails on its own.
     """
     sweep_stale_scratch()  # what a grader killed mid-build or mid-compile left behind
-    cancel = cancel or CancelToken()
-    report_progress = progress or (lambda _p: None)
+    cancel = work or Work()
     started = datetime.now(UTC)
     total = len(case.cases)
 
+    def report_progress(phase: str, message: str, done: int, result: CaseResult | None = None) -> None:
+        cancel.report(done / total, message, GradingStep(phase, done, total, result))
+
     def finish(results: list[CaseResult], digest: str | None, build: BuildResult | None,
                cached: bool = False) -> GradeReport:
-        report_progress(Progress("done", "graded", total, total))
+        report_progress("done", "graded", total)
         return GradeReport(
             case, submission, digest, build, results, verdict_of(results), started,
             datetime.now(UTC), module_from_cache=cached,
         )
 
-    report_progress(Progress("build", "building" if submission.commands else "loading module", 0, total))
+    report_progress("build", "building" if submission.commands else "loading module", 0)
     build = build_submission(
         submission, allowed=allow_build, timeout=case.sandbox.build_timeout,
         max_module_bytes=case.sandbox.max_module_bytes, cancel=cancel, allow_unisolated=allow_unisolated,
@@ -162,7 +162,7 @@ def grade(
         return finish(_all_failed(case, Outcome.BUILD_FAILURE, build.detail), None, build)
     digest = hashlib.sha256(build.module).hexdigest()
     cancel.raise_if_cancelled()
-    report_progress(Progress("compile", "compiling", 0, total))
+    report_progress("compile", "compiling", 0)
     try:
         compiled = compile_module(
             build.module, max_bytes=case.sandbox.max_module_bytes,
@@ -184,11 +184,11 @@ def grade(
         with lock:
             done[0] += 1
             count = done[0]
-        report_progress(Progress(entry.kind, entry.name, count, total, result))
+        report_progress(entry.kind, entry.name, count, result)
         return result
 
     results: list[CaseResult] = []
-    with _pool(workers) as pool:
+    with _pool(workers, cancel) as pool:
         cancel.on_cancel(lambda: engine.interrupt_all(case.sandbox.wall_clock))
         smoke = list(pool.map(run_one, case.smoke))
         results.extend(smoke)
@@ -206,7 +206,7 @@ def grade(
     return finish(results, digest, build, compiled.from_cache)
 
 
-def _grade_entry(case: CaseManifest, entry: CaseEntry, module, cancel: CancelToken) -> CaseResult:
+def _grade_entry(case: CaseManifest, entry: CaseEntry, module, cancel: Work) -> CaseResult:
     try:
         data = entry.input_bytes() if case.contract.abi == "bytes" else b""
         expected = entry.expected_bytes() if case.contract.abi == "bytes" else _pack(entry)
@@ -214,8 +214,10 @@ def _grade_entry(case: CaseManifest, entry: CaseEntry, module, cancel: CancelTok
         return _unrun(case, entry, Outcome.INTERNAL_ERROR, f"case file unreadable: {exc}")
     budget = case.budget(entry)
     try:
+        # An answer longer than the expected one plus a checksum is wrong whatever it holds:
+        # only that much is copied out of wasm (its size and digest still cover all of it).
         run = execute(module, case.contract, case.sandbox, entry, budget=budget, cancel=cancel,
-                      input_bytes=data)
+                      input_bytes=data, keep_output=len(expected) + 8)
     except Cancelled:
         raise
     except Exception:  # a bug of ours: never blamed on the submission
@@ -240,12 +242,16 @@ def _judge(case: CaseManifest, entry: CaseEntry, run: Execution, data: bytes, ex
     if run.outcome is not None:
         return CaseResult(outcome=run.outcome, detail=run.detail, **common)
     output = run.output or b""
-    digest = hashlib.sha256(output).hexdigest()
-    checksums = output if case.contract.output == "u64-list" and len(output) % 8 == 0 else None
-    same, reason, mismatch = compare(case.contract, output, expected, interval=interval)
+    size = len(output) if run.output_size is None else run.output_size
+    digest = run.output_digest or hashlib.sha256(output).hexdigest()
+    checksums = output if case.contract.output == "u64-list" and size % 8 == 0 else None
+    same, reason, mismatch = compare(case.contract, output, expected, interval=interval, size=size)
     if not same:
+        # Keep what Results and Diff show (every expected snapshot and one past), not the
+        # whole answer: a 16 MiB wrong answer per case must not grow the database by as much.
+        kept = None if checksums is None else checksums[: len(expected) + 8]
         return CaseResult(outcome=Outcome.WRONG_ANSWER, detail=reason, output_digest=digest,
-                          checksums=checksums, mismatch=mismatch, **common)
+                          checksums=kept, mismatch=mismatch, **common)
     fuel = run.fuel or 0
     if entry.is_smoke or fuel <= ceiling:
         return CaseResult(outcome=Outcome.PASS, output_digest=digest, checksums=checksums, **common)
@@ -283,14 +289,17 @@ class _pool:
     creates its threads lazily, so the size stays set for the pool's lifetime.
     """
 
-    def __init__(self, workers: int) -> None:
+    def __init__(self, workers: int, cancel: Work) -> None:
         self.workers = max(1, workers)
+        self.cancel = cancel
 
     def __enter__(self) -> ThreadPoolExecutor:
         self._previous = threading.stack_size(engine.WORKER_STACK)
         self._executor = ThreadPoolExecutor(self.workers, "grade")
         return self._executor
 
-    def __exit__(self, *exc: object) -> None:
+    def __exit__(self, kind: type[BaseException] | None, *exc: object) -> None:
+        if kind is not None:  # Ctrl+C or an error: stop the running cases before waiting for them
+            self.cancel.cancel()
         self._executor.shutdown(wait=True, cancel_futures=True)
         threading.stack_size(self._previous)

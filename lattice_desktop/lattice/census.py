@@ -21,6 +21,7 @@ import platformdirs
 from lattice_desktop.lattice.rules import _ASSEMBLER, _BELT, Factory
 from lattice_desktop.lattice.scenario import parse_scenario
 from lattice_desktop.lattice.world import BELT_DIRS, Entity, Scenario
+from lattice_desktop.work import Work
 
 
 @dataclass(frozen=True)
@@ -58,8 +59,8 @@ class Census:
             ("rings", f"{self.rings:,}: {self.rotating_rings:,} rotating, {self.jammed_rings:,} jammed"),
             ("sources", f"{self.sources:,} ({self.active_sources:,} active)"),
             ("sinks", f"{self.sinks:,}, {self.absorbed:,} items absorbed"),
-            ("assemblers", f"{self.assemblers:,}, {self.crafts:,} crafts completed, "
-                           f"{self.handed_on:,} items passed assembler to assembler"),
+            ("assemblers", f"{self.assemblers:,}, {self.crafts:,} crafts completed"),
+            ("assembler to assembler", f"{self.handed_on:,} items passed"),
             ("items moved per tick", f"{self.moves_per_tick:,.0f}"),
         ]
 
@@ -118,17 +119,17 @@ class _CountingFactory(Factory):
         super()._craft()
 
 
-def census(scenario: Scenario, *, progress: Callable[[int, int], None] | None = None) -> Census:
-    """Run `scenario` with the reference rules and count what happened.
-
-    `progress(tick, ticks)` is called now and then; raise `Cancelled` in it to stop.
-    """
+def census(scenario: Scenario, *, work: Work | None = None) -> Census:
+    """Run `scenario` with the reference rules and count what happened, reporting the
+    ticks done on `work` now and then; cancelling it raises `Cancelled`."""
+    work = work or Work()
     factory = _CountingFactory(scenario)
     every = max(1, scenario.ticks // 100)
     while factory.tick < scenario.ticks:
+        work.raise_if_cancelled()
         factory.step()
-        if progress is not None and (factory.tick % every == 0 or factory.tick == scenario.ticks):
-            progress(factory.tick, scenario.ticks)
+        if factory.tick % every == 0 or factory.tick == scenario.ticks:
+            work.report(factory.tick / scenario.ticks, f"tick {factory.tick:,} of {scenario.ticks:,}")
     grid, w = scenario.grid, scenario.width
     belts = [c for c in range(scenario.cells) if grid[c] in BELT_DIRS]
     turns = 0
@@ -195,12 +196,12 @@ def stored_census(data: bytes, *, case_dir: Path | None = None) -> Census | None
 
 
 def census_of(data: bytes, scenario: Scenario, *, case_dir: Path | None = None,
-              progress: Callable[[int, int], None] | None = None) -> Census:
+              work: Work | None = None) -> Census:
     """The stored census, else a fresh one, cached for next time (a damaged cache is redone)."""
     found = stored_census(data, case_dir=case_dir)
     if found is not None:
         return found
-    result = census(scenario, progress=progress)
+    result = census(scenario, work=work)
     path = _cache_dir() / f"{scenario_digest(data)}.json"
     try:
         path.parent.mkdir(parents=True, exist_ok=True)

@@ -21,11 +21,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from lattice_desktop.errors import Cancelled
 from lattice_desktop.lattice.records import RecordDiff, as_pairs, diff_pairs
+from lattice_desktop.work import Work
 
 Records = Mapping[int, int] | np.ndarray  # or (n, 2) uint64 (key, value) pairs
-CancelCheck = Callable[[], bool]
 
 _HEADER_LINE = re.compile(rb"^[ \t]*(ticks|snapshot)[ \t]+\S+[ \t]*\r?$", re.MULTILINE)
 
@@ -68,13 +67,13 @@ def first_difference(expected: Sequence[int], got: Sequence[int]) -> int | None:
 
 
 def bisect_first(agrees: int, differs: int, same_at: Callable[[int], bool],
-                 cancel: CancelCheck | None = None) -> int:
+                 work: Work | None = None) -> int:
     """The first tick in (agrees, differs] where `same_at` is false, given it is true at
     `agrees` and false at `differs` (a transition, the first one when states stay apart)."""
     low, high = agrees, differs
     while high - low > 1:
-        if cancel is not None and cancel():
-            raise Cancelled()
+        if work is not None:
+            work.raise_if_cancelled()
         middle = (low + high) // 2
         if same_at(middle):
             low = middle
@@ -88,24 +87,24 @@ def find_divergence(data: bytes, *, agrees: int, differs: int,
                     submission_checksums: Callable[[bytes], Sequence[int]],
                     reference_records: Callable[[int], Records],
                     submission_records: Callable[[int], Records],
-                    cancel: CancelCheck | None = None,
-                    progress: Callable[[str], None] | None = None) -> Divergence:
+                    work: Work | None = None) -> Divergence:
     """The first tick in (agrees, differs] where the submission's records differ from the
-    reference's; `agrees` is 0 or a tick whose snapshot matched, `differs` one that did not."""
+    reference's; `agrees` is 0 or a tick whose snapshot matched, `differs` one that did not.
+    `work` is checked between runs and told what is being compared."""
     if not 0 <= agrees < differs:
         raise ValueError(f"no ticks between {agrees} and {differs}")
 
-    def check() -> None:
-        if cancel is not None and cancel():
-            raise Cancelled()
+    work = work or Work()
 
-    def say(text: str) -> None:
-        if progress is not None:
-            progress(text)
+    def check() -> None:
+        work.raise_if_cancelled()
+
+    def say(text: str, fraction: float) -> None:
+        work.report(fraction, text)
 
     runs = 0
     probe = rewrite_run(data, ticks=differs, snapshot=1)
-    say(f"comparing checksums tick by tick up to tick {differs:,}…")
+    say(f"comparing checksums tick by tick up to tick {differs:,}…", 0.0)
     expected = list(reference_checksums(probe))
     check()
     got, runs = list(submission_checksums(probe)), runs + 1
@@ -113,18 +112,18 @@ def find_divergence(data: bytes, *, agrees: int, differs: int,
     index = first_difference(expected[agrees:differs], got[agrees:differs])
     if index is not None:
         tick = agrees + index + 1
-        say(f"confirming with the records at tick {tick:,}…")
+        say(f"confirming with the records at tick {tick:,}…", 0.6)
         diffs, runs = diff_pairs(reference_records(tick), submission_records(tick)), runs + 1
         if diffs:
             return Divergence(tick, tick - 1, tuple(diffs), runs, "per-tick checksums")
-    say("bisecting the records between the snapshots…")
+    say("bisecting the records between the snapshots…", 0.6)
 
     def same_at(tick: int) -> bool:
         nonlocal runs
-        say(f"bisecting: records at tick {tick:,}…")
+        say(f"bisecting: records at tick {tick:,}…", 0.7)
         runs += 1
         return np.array_equal(as_pairs(reference_records(tick)), as_pairs(submission_records(tick)))
 
-    tick = bisect_first(agrees, differs, same_at, cancel)
+    tick = bisect_first(agrees, differs, same_at, work)
     diffs, runs = diff_pairs(reference_records(tick), submission_records(tick)), runs + 1
     return Divergence(tick, tick - 1, tuple(diffs), runs, "bisecting records")

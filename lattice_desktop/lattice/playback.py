@@ -11,11 +11,12 @@ the background walk, never inside a user's seek, and kept on disk for the next s
 or a replaying engine that can keep no keyframes.
 
 Plain Python, no Qt: the app calls it from worker threads. One lock serialises the
-live simulation; `cancel` lets a newer seek supersede a stale one between chunks, and
-`preview` shows a long seek's way there (the states it passes) so the screen never waits
-for the whole run to be simulated. `prepare` — the background walk — yields to any
-waiting seek between 50 ms chunks and carries on from wherever the last seek left the
-simulation, so the stretch the user is looking at gets its keyframes first.
+live simulation. Each call may take a `Work`: cancelling it (a newer seek superseding a
+stale one) stops the call between chunks, and a long seek reports the states it passes
+as its steps' items, so the screen never waits for the whole run to be simulated.
+`prepare` — the background walk — yields to any waiting seek between 50 ms chunks and
+carries on from wherever the last seek left the simulation, so the stretch the user is
+looking at gets its keyframes first.
 """
 
 from __future__ import annotations
@@ -24,12 +25,10 @@ import bisect
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
 
-from lattice_desktop.errors import Cancelled
 from lattice_desktop.lattice import keyframe_cache
 from lattice_desktop.lattice.scenario import parse_scenario
 from lattice_desktop.lattice.simulators import (
@@ -42,10 +41,10 @@ from lattice_desktop.lattice.simulators import (
 from lattice_desktop.lattice.view import FactoryState, layout
 from lattice_desktop.lattice.wasm_engine import WasmEngine
 from lattice_desktop.resources import CASES
+from lattice_desktop.work import Work
 
 REFERENCE_WASM = CASES / "lattice" / "submissions" / "reference" / "engine.wasm"
 
-CancelCheck = Callable[[], bool]
 PREVIEW_SECONDS = 0.4  # a long seek shows the state it has reached this often
 
 
@@ -105,20 +104,15 @@ class Playback:
     def keyframe_ticks(self) -> list[int]:
         return list(self._ticks)
 
-    def state_at(self, tick: int, cancel: CancelCheck | None = None,
-                 preview: Callable[[FactoryState], None] | None = None) -> FactoryState:
-        """The factory after `tick` ticks (0 = the start). Raises `Cancelled` when
-        `cancel()` turns true before the state is reached. On a long way there,
-        `preview(state)` gets the states passed, about every `PREVIEW_SECONDS`."""
+    def state_at(self, tick: int, work: Work | None = None) -> FactoryState:
+        """The factory after `tick` ticks (0 = the start). Raises `Cancelled` when `work`
+        is cancelled before the state is reached. On a long way there, `work` gets a step
+        about every `PREVIEW_SECONDS` whose item is the state passed."""
         tick = max(0, min(int(tick), self.ticks))
         cached = self._states.get(tick)
         if cached is not None:
             return cached
-        on_the_way = None
-        if preview is not None:
-            def on_the_way(at: int, pairs: np.ndarray) -> None:
-                preview(state_from_records(self.scenario, pairs, tick=at, grid=self.grid))
-        records = self.records_at(tick, cancel, on_the_way)
+        records = self._records(tick, work, previews=True)
         state = state_from_records(self.scenario, records, tick=tick, grid=self.grid)
         with self._waiting_lock:
             self._states[tick] = state
@@ -126,11 +120,12 @@ class Playback:
                 self._states.popitem(last=False)
         return state
 
-    def records_at(self, tick: int, cancel: CancelCheck | None = None,
-                   preview: Callable[[int, np.ndarray], None] | None = None) -> np.ndarray:
-        """The §8 records after `tick`, as (n, 2) u64 (key, value) pairs; `preview(tick,
-        records)` as in `state_at`."""
-        tick = max(0, min(int(tick), self.ticks))
+    def records_at(self, tick: int, work: Work | None = None) -> np.ndarray:
+        """The §8 records after `tick`, as (n, 2) u64 (key, value) pairs; `work` as in
+        `state_at`, its steps without states."""
+        return self._records(max(0, min(int(tick), self.ticks)), work, previews=False)
+
+    def _records(self, tick: int, work: Work | None, *, previews: bool) -> np.ndarray:
         with self._waiting_lock:
             self._waiting += 1
         try:
@@ -140,7 +135,7 @@ class Playback:
                 self._waiting -= 1
         try:
             self._seek(tick)
-            self._advance(tick, cancel, preview=preview)
+            self._advance(tick, work, previews=previews)
             return np.array(self.sim.records(), copy=True)
         finally:
             self._lock.release()
@@ -153,30 +148,27 @@ class Playback:
         start = self.sim.tick if key <= self.sim.tick <= tick else key
         return (tick - start) * self._per_tick
 
-    def prepare(self, cancel: CancelCheck | None = None,
-                progress: Callable[[float], None] | None = None) -> None:
+    def prepare(self, work: Work | None = None) -> None:
         """Walk the whole run once, saving keyframes, then pack them; seeks go first
         between chunks. Raw keyframes past a quarter of the memory budget are packed
-        on the way (here, off the seek's path)."""
+        on the way (here, off the seek's path). `work` gets the share covered."""
         if not self.sim.keeps_keyframes:
             return
+        work = work or Work()
         while self._frontier < self.ticks:
             while self._waiting > 0:
                 time.sleep(0.002)
-            if cancel is not None and cancel():
-                raise Cancelled()
+            work.raise_if_cancelled()
             with self._lock:
                 if self._waiting == 0:
                     self._seek(self._frontier)
                     self._advance(self.ticks, None, seconds=0.05)
             if self._raw_bytes() > self.max_keyframe_bytes // 4:
-                self.pack_keyframes(cancel, keep_newest=1)
-            if progress is not None:
-                progress(self.prepared)
-        self.pack_keyframes(cancel)
+                self.pack_keyframes(work, keep_newest=1)
+            work.report(self.prepared, "caching keyframes")
+        self.pack_keyframes(work)
         self._save_to_disk()
-        if progress is not None:
-            progress(self.prepared)
+        work.report(self.prepared, "keyframes cached")
 
     # --- keyframes on disk ----------------------------------------------------------------
 
@@ -207,15 +199,15 @@ class Playback:
             except OSError:
                 pass  # a cache is an optimisation: a full or read-only disk only costs speed
 
-    def pack_keyframes(self, cancel: CancelCheck | None = None, keep_newest: int = 0) -> None:
+    def pack_keyframes(self, work: Work | None = None, keep_newest: int = 0) -> None:
         """Compress raw keyframes, oldest first (outside the simulation's lock)."""
         while True:
             with self._lock:
                 raw = [t for t in self._ticks if getattr(self._keyframes.get(t), "packed", True) is False]
             if len(raw) <= keep_newest:
                 return
-            if cancel is not None and cancel():
-                raise Cancelled()
+            if work is not None:
+                work.raise_if_cancelled()
             tick = raw[0]
             keyframe = self._keyframes.get(tick)
             if keyframe is None:
@@ -238,9 +230,10 @@ class Playback:
             self.sim.load(self._keyframes[key])
             self._stepped = 0.0
 
-    def _advance(self, tick: int, cancel: CancelCheck | None, *, seconds: float | None = None,
-                 preview: Callable[[int, np.ndarray], None] | None = None) -> None:
-        """Step to `tick` (or for about `seconds`), saving keyframes past the frontier."""
+    def _advance(self, tick: int, work: Work | None, *, seconds: float | None = None,
+                 previews: bool = False) -> None:
+        """Step to `tick` (or for about `seconds`), saving keyframes past the frontier;
+        now and then `work` gets how far it is (with the state there, if `previews`)."""
         if not self.sim.keeps_keyframes:
             self.sim.step(tick - self.sim.tick)
             return
@@ -249,12 +242,16 @@ class Playback:
         # A long way: show where it starts at once, then what it passes now and then.
         shown = started_at - PREVIEW_SECONDS \
             if (tick - self.sim.tick) * self._per_tick > PREVIEW_SECONDS else started_at
+        start = self.sim.tick
         while self.sim.tick < tick:
-            if cancel is not None and cancel():
-                raise Cancelled()
-            if preview is not None and time.perf_counter() - shown >= PREVIEW_SECONDS:
-                preview(self.sim.tick, np.array(self.sim.records(), copy=True))
-                shown = time.perf_counter()
+            if work is not None:
+                work.raise_if_cancelled()
+                if time.perf_counter() - shown >= PREVIEW_SECONDS:
+                    at = self.sim.tick
+                    state = state_from_records(self.scenario, np.array(self.sim.records(), copy=True),
+                                               tick=at, grid=self.grid) if previews else None
+                    work.report((at - start) / (tick - start), f"simulating to tick {tick:,}", state)
+                    shown = time.perf_counter()
             if until is not None and time.perf_counter() > until:
                 return
             # Steps of about 20 ms at most, so cancelling and keyframes stay timely.
@@ -304,7 +301,7 @@ def _keyframe_bytes(keyframe: object) -> int:
     return 16
 
 
-def prewarm(case_path: str | Path, cancel: CancelCheck | None = None) -> int:
+def prewarm(case_path: str | Path, work: Work | None = None) -> int:
     """Walk every stress scenario of a Lattice case once with its fastest proven engine, largest
     first, so their keyframes are on disk before anyone scrubs them. Returns how many
     scenarios were walked (those already cached are skipped)."""
@@ -314,15 +311,17 @@ def prewarm(case_path: str | Path, cancel: CancelCheck | None = None) -> int:
     case = load_case(case_path)
     if case.family != "lattice-v1":
         return 0
+    work = work or Work()
     walked = 0
-    for entry in sorted(case.stress, key=lambda e: -e.size):
-        if cancel is not None and cancel():
-            raise Cancelled()
+    entries = sorted(case.stress, key=lambda e: -e.size)
+    for index, entry in enumerate(entries):
+        work.raise_if_cancelled()
         proven = proven_engine(case, entry.input_bytes(), entry.expected_bytes())
         if proven is None:
-            return walked
+            break
         playback = Playback(entry.input_bytes(), proven.engine)
         if playback.prepared < 1.0:
-            playback.prepare(cancel)
+            playback.prepare(work.part(index / len(entries), (index + 1) / len(entries)))
             walked += 1
+    work.report(1.0, f"{walked} scenario{'s' if walked != 1 else ''} walked")
     return walked

@@ -8,8 +8,6 @@ source's buffer and an assembler's output sit at position h*4 + 3, so every exit
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 from lattice_desktop.lattice.checksum import (
     assembler_buffer_key,
     assembler_key,
@@ -20,6 +18,7 @@ from lattice_desktop.lattice.checksum import (
     source_item_key,
 )
 from lattice_desktop.lattice.world import BELT_DIRS, Dir, Entity, Scenario
+from lattice_desktop.work import Work
 
 # What an exit's target is (§3).
 _NEVER, _SINK, _ASSEMBLER, _BELT = 0, 1, 2, 3
@@ -333,16 +332,17 @@ class Factory:
         return checksum_from_records(self.records(), self.tick)
 
 
-def simulate(scenario: Scenario, *, progress: Callable[[int, int], None] | None = None) -> list[int]:
+def simulate(scenario: Scenario, *, work: Work | None = None) -> list[int]:
     """Run the whole scenario and return its floor(T / S) snapshot checksums (§4 phase 4).
 
-    `progress(tick, ticks)` is called after each snapshot; raise `Cancelled` in it to stop.
+    `work` is told the share of ticks done after each snapshot, and checked for cancel.
     """
     factory = Factory(scenario)
     out = []
     for _ in range(scenario.snapshots):
         factory.run_to(factory.tick + scenario.snapshot)
         out.append(factory.checksum())
-        if progress is not None:
-            progress(factory.tick, scenario.ticks)
+        if work is not None:
+            work.raise_if_cancelled()
+            work.report(factory.tick / max(1, scenario.ticks), f"tick {factory.tick:,}")
     return out

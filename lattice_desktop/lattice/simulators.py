@@ -239,7 +239,7 @@ class WasmSimulator:
     def records(self) -> np.ndarray:
         rearm(self.store, self.limits)
         try:
-            data = read_packed(self.store, self.memory, int(self._records_now(self.store)), self.limits)
+            data = read_packed(self.store, self.memory, int(self._records_now(self.store)), self.limits).data
         except Refused as refused:
             raise EngineError(f"lattice_records_now: {refused.detail}") from None
         if len(data) % 16:

@@ -19,7 +19,6 @@ from dataclasses import dataclass
 import numpy as np
 import wasmtime
 
-from lattice_desktop.cancel import CancelToken
 from lattice_desktop.errors import Location, UserError
 from lattice_desktop.lattice import answer_cache
 from lattice_desktop.lattice.records import check_placement, decode_pairs, decode_records
@@ -30,6 +29,7 @@ from lattice_desktop.sandbox.build import load_shipped_module
 from lattice_desktop.sandbox.compiler import CompileError, compile_module
 from lattice_desktop.sandbox.guest import BytesExports, Limits, import_problem
 from lattice_desktop.sandbox.runner import call_bytes
+from lattice_desktop.work import Work
 
 RECORDS_EXPORT = "lattice_records"
 
@@ -77,7 +77,7 @@ def open_submission(submission_path: str, case: CaseManifest, entry_name: str) -
 
 
 def submission_records(sub: SubmissionRecords, scenario: bytes, tick: int,
-                       cancel: CancelToken | None = None) -> dict[int, int]:
+                       cancel: Work | None = None) -> dict[int, int]:
     """The submission's records after `tick`; `UserError` when it traps or returns junk."""
     where = Location(f"{sub.name}: {sub.exports.entry}", key=f"tick {tick}")
     data = _answer(sub, sub.exports, scenario, (tick,), where, cancel)
@@ -85,7 +85,7 @@ def submission_records(sub: SubmissionRecords, scenario: bytes, tick: int,
 
 
 def submission_pairs(sub: SubmissionRecords, scenario: Scenario, data: bytes, tick: int,
-                     cancel: CancelToken | None = None) -> np.ndarray:
+                     cancel: Work | None = None) -> np.ndarray:
     """The submission's records after `tick` as sorted (n, 2) uint64 pairs, checked like
     `decode_records` and placed on cells of the right kind (`RecordsError` otherwise)."""
     where = Location(f"{sub.name}: {sub.exports.entry}", key=f"tick {tick}")
@@ -94,7 +94,7 @@ def submission_pairs(sub: SubmissionRecords, scenario: Scenario, data: bytes, ti
     return pairs
 
 
-def submission_checksums(sub: SubmissionRecords, data: bytes, cancel: CancelToken | None = None) -> list[int]:
+def submission_checksums(sub: SubmissionRecords, data: bytes, cancel: Work | None = None) -> list[int]:
     """The submission's snapshot checksums (the contract's entry) on `data`."""
     where = Location(f"{sub.name}: {sub.run_exports.entry}")
     output = _answer(sub, sub.run_exports, data, (), where, cancel)
@@ -104,7 +104,7 @@ def submission_checksums(sub: SubmissionRecords, data: bytes, cancel: CancelToke
 
 
 def _answer(sub: SubmissionRecords, names: BytesExports, data: bytes, extra: tuple[int, ...],
-            where: Location, cancel: CancelToken | None) -> bytes:
+            where: Location, cancel: Work | None) -> bytes:
     """One sandboxed call's output, or the same call's from an earlier session."""
     cached = answer_cache.answer_path(sub.digest, f"{names} {sub.limits}", data, extra)
     output = answer_cache.load(cached)

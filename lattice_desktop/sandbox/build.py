@@ -22,11 +22,11 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from lattice_desktop.cancel import CancelToken
 from lattice_desktop.errors import Cancelled, UserError
 from lattice_desktop.manifest.submission import Submission
 from lattice_desktop.sandbox.isolation import MARKER, Isolation, isolation, jail_command, kill_marked
 from lattice_desktop.sandbox.scratch import scratch_prefix
+from lattice_desktop.work import Work
 
 LOG_LIMIT = 256 * 1024
 COPY_LIMIT = 1024 * 1024 * 1024  # bytes of submission folder copied into the scratch folder
@@ -61,7 +61,7 @@ def build_submission(
     allowed: bool,
     timeout: float,
     max_module_bytes: int,
-    cancel: CancelToken | None = None,
+    cancel: Work | None = None,
     allow_unisolated: bool = False,
 ) -> BuildResult:
     """Build in a scratch copy and return the module bytes, or why there are none.
@@ -81,7 +81,7 @@ def build_submission(
             "(--build on the command line, or confirm in the app). Commands:\n  "
             + "\n  ".join(submission.commands)
         )
-    cancel = cancel or CancelToken()
+    cancel = cancel or Work()
     started = time.monotonic()
     jail = isolation()
     if not jail.available and not allow_unisolated:
@@ -212,7 +212,7 @@ def _run(
     cwd: Path,
     env: dict[str, str],
     timeout: float,
-    cancel: CancelToken,
+    cancel: Work,
     *,
     jail: Isolation | None = None,
     scratch_root: Path | None = None,
@@ -246,18 +246,20 @@ def _run(
     reader.start()
     deadline = time.monotonic() + timeout
     reason = None
-    while process.poll() is None:
-        if cancel.cancelled:
-            reason = "cancelled"
-            break
-        if time.monotonic() > deadline:
-            reason = f"build time limit of {timeout:.0f} s reached; the build was stopped"
-            break
-        time.sleep(0.02)
-    _kill_group(process.pid)
-    process.wait()
-    if MARKER in env:
-        kill_marked(env[MARKER])  # left running in another session, or holding the pipe
+    try:
+        while process.poll() is None:
+            if cancel.cancelled:
+                reason = "cancelled"
+                break
+            if time.monotonic() > deadline:
+                reason = f"build time limit of {timeout:.0f} s reached; the build was stopped"
+                break
+            time.sleep(0.02)
+    finally:  # Ctrl+C included: nothing of the build outlives this call
+        _kill_group(process.pid)
+        process.wait()
+        if MARKER in env:
+            kill_marked(env[MARKER])  # left running in another session, or holding the pipe
     reader.join(timeout=2)
     if process.stdout is not None:
         process.stdout.close()

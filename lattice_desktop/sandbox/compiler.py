@@ -16,10 +16,10 @@ from pathlib import Path
 import platformdirs
 import wasmtime
 
-from lattice_desktop.cancel import CancelToken
 from lattice_desktop.errors import Cancelled
 from lattice_desktop.sandbox.engine import WASMTIME_VERSION, shared_engine
 from lattice_desktop.sandbox.scratch import scratch_prefix
+from lattice_desktop.work import Work
 
 # The compile child's heap (RLIMIT_DATA): a base for Python and wasmtime, plus room that
 # grows with the module (Cranelift needs tens of bytes per byte of code), capped.
@@ -58,7 +58,7 @@ def compile_memory_limit(size: int) -> int:
 
 
 def compile_module(
-    wasm: bytes, *, max_bytes: int, timeout: float, cancel: CancelToken | None = None
+    wasm: bytes, *, max_bytes: int, timeout: float, cancel: Work | None = None
 ) -> CompiledModule:
     """A compiled module for these bytes, from memory, disk cache, or a child compiler.
 
@@ -82,14 +82,14 @@ def compile_module(
             path.unlink(missing_ok=True)  # stale or damaged: compile again
             from_cache = False
     if not from_cache:
-        _compile_in_child(wasm, path, timeout, cancel or CancelToken())
+        _compile_in_child(wasm, path, timeout, cancel or Work())
         module = wasmtime.Module.deserialize_file(shared_engine(), str(path))
     with _lock:
         _memory_cache[digest] = module
     return CompiledModule(module, digest, len(wasm), from_cache)
 
 
-def _compile_in_child(wasm: bytes, target: Path, timeout: float, cancel: CancelToken) -> None:
+def _compile_in_child(wasm: bytes, target: Path, timeout: float, cancel: Work) -> None:
     target.parent.mkdir(parents=True, exist_ok=True)
     memory = compile_memory_limit(len(wasm))
     with tempfile.TemporaryDirectory(prefix=scratch_prefix("compile")) as scratch:
@@ -128,7 +128,7 @@ def _compile_in_child(wasm: bytes, target: Path, timeout: float, cancel: CancelT
         )
 
 
-def _wait(child: subprocess.Popen, timeout: float, cancel: CancelToken) -> str | None:
+def _wait(child: subprocess.Popen, timeout: float, cancel: Work) -> str | None:
     """Wait for the compile child; kill it (and anything it started) on timeout or cancel."""
     deadline = time.monotonic() + timeout
     reason = None
@@ -138,19 +138,28 @@ def _wait(child: subprocess.Popen, timeout: float, cancel: CancelToken) -> str |
             break
         except subprocess.TimeoutExpired:
             pass
+        except BaseException:  # Ctrl+C: the child goes with us
+            reason = "interrupted"
+            _kill(child)
+            raise
         if cancel.cancelled:
             reason = "cancelled"
         elif time.monotonic() > deadline:
             reason = "timeout"
         if reason:
             break
-    if reason:  # still running and not yet reaped, so its process group is still ours
-        try:
-            os.killpg(child.pid, signal.SIGKILL)
-        except (ProcessLookupError, PermissionError):
-            pass
-        child.wait()
+    if reason:
+        _kill(child)
     return reason
+
+
+def _kill(child: subprocess.Popen) -> None:
+    """Kill the compile child and its group (not yet reaped, so the group is still ours)."""
+    try:
+        os.killpg(child.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+    child.wait()
 
 
 def _first_line(text: str) -> str:

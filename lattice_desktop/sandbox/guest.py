@@ -8,6 +8,7 @@ table elements, the epoch backstop, the import policy, the output size — holds
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass
 
 import wasmtime
@@ -19,6 +20,7 @@ from lattice_desktop.sandbox.engine import seconds_to_epochs, shared_engine, unm
 TABLE_ELEMENT_LIMIT = 1_000_000
 _PAGE = 65536
 _U64 = 0xFFFF_FFFF_FFFF_FFFF
+_CHUNK = 1 << 20  # bytes hashed at a time from a long output
 
 
 @dataclass(frozen=True)
@@ -30,7 +32,7 @@ class Limits:
     wall_clock: float
     max_output_bytes: int
     table_elements: int = TABLE_ELEMENT_LIMIT
-    ceiling: int = 0  # the case's fuel ceiling, to word a run out of fuel (0: none)
+    ceiling: int | None = None  # the case's fuel limit, when `fuel` stretches it by a runway
 
     @classmethod
     def of(cls, sandbox: Sandbox, *, fuel: int) -> Limits:
@@ -46,6 +48,20 @@ class BytesExports:
     entry: str
     memory: str = "memory"
     alloc: str = "alloc"
+
+
+@dataclass(frozen=True)
+class PackedOutput:
+    """What a packed call returned: its first `keep` bytes (all of them when not capped),
+    its full size and the SHA-256 of all of it (read from wasm memory in chunks)."""
+
+    data: bytes
+    size: int
+    digest: str
+
+    @classmethod
+    def of(cls, data: bytes) -> PackedOutput:
+        return cls(data, len(data), hashlib.sha256(data).hexdigest())
 
 
 class Refused(Exception):
@@ -121,8 +137,9 @@ def export_problem(module: wasmtime.Module, names: BytesExports, params: int) ->
 
 
 def call_packed(store: wasmtime.Store, instance: wasmtime.Instance, names: BytesExports, data: bytes,
-                extra: tuple[int, ...], limits: Limits) -> bytes:
-    """Copy `data` in through `alloc`, call the entry, and read back the packed output.
+                extra: tuple[int, ...], limits: Limits, *, keep: int | None = None) -> PackedOutput:
+    """Copy `data` in through `alloc`, call the entry, and read back the packed output
+    (its first `keep` bytes when given: a caller that needs no more never copies more).
 
     Traps and wasmtime errors propagate to the caller, which classifies them; a broken
     calling convention raises `Refused`.
@@ -140,11 +157,12 @@ def call_packed(store: wasmtime.Store, instance: wasmtime.Instance, names: Bytes
     if data:
         memory.write(store, data, ptr)
     packed = exports[names.entry](store, ptr, len(data), *extra)
-    return read_packed(store, memory, packed, limits)
+    return read_packed(store, memory, packed, limits, keep=keep)
 
 
-def read_packed(store: wasmtime.Store, memory: wasmtime.Memory, packed: int, limits: Limits) -> bytes:
-    """The bytes a (ptr << 32 | len) result points at, refused when too long or out of memory."""
+def read_packed(store: wasmtime.Store, memory: wasmtime.Memory, packed: int, limits: Limits, *,
+                keep: int | None = None) -> PackedOutput:
+    """The output a (ptr << 32 | len) result points at, refused when too long or out of memory."""
     packed &= _U64
     out_ptr, out_len = packed >> 32, packed & 0xFFFF_FFFF
     size = memory.data_len(store)
@@ -154,4 +172,9 @@ def read_packed(store: wasmtime.Store, memory: wasmtime.Memory, packed: int, lim
     if out_ptr + out_len > size:
         raise Refused(Outcome.WRONG_ANSWER,
                       f"output 0x{out_ptr:x}+{out_len:,} lies outside memory ({size:,} bytes)")
-    return bytes(memory.read(store, out_ptr, out_ptr + out_len)) if out_len else b""
+    if keep is None or out_len <= keep:
+        return PackedOutput.of(bytes(memory.read(store, out_ptr, out_ptr + out_len)) if out_len else b"")
+    digest = hashlib.sha256()
+    for start in range(out_ptr, out_ptr + out_len, _CHUNK):
+        digest.update(memory.read(store, start, min(start + _CHUNK, out_ptr + out_len)))
+    return PackedOutput(bytes(memory.read(store, out_ptr, out_ptr + keep)), out_len, digest.hexdigest())

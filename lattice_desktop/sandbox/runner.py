@@ -13,13 +13,13 @@ from dataclasses import dataclass, field
 
 import wasmtime
 
-from lattice_desktop.cancel import CancelToken
 from lattice_desktop.errors import Cancelled
 from lattice_desktop.manifest.case import CaseEntry, Contract, Sandbox
 from lattice_desktop.outcomes import Outcome
 from lattice_desktop.sandbox.guest import (
     BytesExports,
     Limits,
+    PackedOutput,
     Refused,
     call_packed,
     export_problem,
@@ -28,6 +28,7 @@ from lattice_desktop.sandbox.guest import (
     limited_store,
 )
 from lattice_desktop.sandbox.native_stack import on_deep_stack
+from lattice_desktop.work import Work
 
 SPURIOUS_INTERRUPT_RETRIES = 5
 _PAGE = 65536
@@ -38,12 +39,14 @@ class Execution:
     """How one call ended. `outcome` is None when the entry returned `output`."""
 
     outcome: Outcome | None
-    output: bytes | None = None
+    output: bytes | None = None  # all of it, or its first `keep_output` bytes
     fuel: int | None = None
     detail: str = ""
     trap_code: str | None = None
     frames: tuple[str, ...] = field(default_factory=tuple)
     wall_time: float = 0.0
+    output_size: int | None = None  # the whole output's length, even when `output` is cut
+    output_digest: str | None = None  # SHA-256 of the whole output
 
 
 def check_linkage(module: wasmtime.Module, contract: Contract) -> tuple[Outcome, str] | None:
@@ -96,17 +99,21 @@ def execute(
     case: CaseEntry,
     *,
     budget: int,
-    cancel: CancelToken | None = None,
+    cancel: Work | None = None,
     input_bytes: bytes | None = None,
+    keep_output: int | None = None,
 ) -> Execution:
-    """Run `case` once in a fresh store with `budget` fuel; retry only spurious interrupts."""
+    """Run `case` once in a fresh store with `budget` fuel; retry only spurious interrupts.
+
+    `keep_output` caps the bytes of output copied out of wasm (size and digest cover all).
+    """
     limits = Limits.of(sandbox, fuel=budget)
     if contract.abi == "scalar":
         return _guarded(lambda: _scalar_once(module, contract.entry, case.scalar_args, limits),
                         limits, cancel)
     data = case.input_bytes() if input_bytes is None else input_bytes
     names = BytesExports(contract.entry, contract.memory, contract.alloc)
-    return call_bytes(module, names, data, limits=limits, cancel=cancel)
+    return call_bytes(module, names, data, limits=limits, cancel=cancel, keep_output=keep_output)
 
 
 def call_bytes(
@@ -116,7 +123,8 @@ def call_bytes(
     *,
     limits: Limits,
     extra: tuple[int, ...] = (),
-    cancel: CancelToken | None = None,
+    cancel: Work | None = None,
+    keep_output: int | None = None,
 ) -> Execution:
     """The packed bytes call of `names.entry(ptr, len, *extra)` under `limits`, judged.
 
@@ -128,11 +136,11 @@ def call_bytes(
     problem = export_problem(module, names, 2 + len(extra))
     if problem is not None:
         return Execution(Outcome.MISSING_EXPORT, detail=problem)
-    return _guarded(lambda: _bytes_once(module, names, data, extra, limits), limits, cancel)
+    return _guarded(lambda: _bytes_once(module, names, data, extra, limits, keep_output), limits, cancel)
 
 
-def _guarded(once: Callable[[], Execution], limits: Limits, cancel: CancelToken | None) -> Execution:
-    cancel = cancel or CancelToken()
+def _guarded(once: Callable[[], Execution], limits: Limits, cancel: Work | None) -> Execution:
+    cancel = cancel or Work()
     for _ in range(SPURIOUS_INTERRUPT_RETRIES):
         cancel.raise_if_cancelled()
         started = time.perf_counter()
@@ -151,23 +159,23 @@ def _guarded(once: Callable[[], Execution], limits: Limits, cancel: CancelToken 
 def _with_time(result: Execution, elapsed: float) -> Execution:
     return Execution(
         result.outcome, result.output, result.fuel, result.detail, result.trap_code,
-        result.frames, elapsed,
+        result.frames, elapsed, result.output_size, result.output_digest,
     )
 
 
 def _scalar_once(module: wasmtime.Module, entry: str, args: tuple[int, ...], limits: Limits) -> Execution:
-    def run(store: wasmtime.Store, instance: wasmtime.Instance) -> bytes:
+    def run(store: wasmtime.Store, instance: wasmtime.Instance) -> PackedOutput:
         value = instance.exports(store)[entry](store, *args)
         values = value if isinstance(value, list) else [value]
-        return struct.pack(f"<{len(values)}q", *(_signed64(v) for v in values))
+        return PackedOutput.of(struct.pack(f"<{len(values)}q", *(_signed64(v) for v in values)))
 
     return _once(module, limits, run, memory_name=None)
 
 
 def _bytes_once(module: wasmtime.Module, names: BytesExports, data: bytes, extra: tuple[int, ...],
-                limits: Limits) -> Execution:
-    def run(store: wasmtime.Store, instance: wasmtime.Instance) -> bytes:
-        return call_packed(store, instance, names, data, extra, limits)
+                limits: Limits, keep: int | None) -> Execution:
+    def run(store: wasmtime.Store, instance: wasmtime.Instance) -> PackedOutput:
+        return call_packed(store, instance, names, data, extra, limits, keep=keep)
 
     return _once(module, limits, run, memory_name=names.memory)
 
@@ -175,7 +183,7 @@ def _bytes_once(module: wasmtime.Module, names: BytesExports, data: bytes, extra
 def _once(
     module: wasmtime.Module,
     limits: Limits,
-    run: Callable[[wasmtime.Store, wasmtime.Instance], bytes],
+    run: Callable[[wasmtime.Store, wasmtime.Instance], PackedOutput],
     *,
     memory_name: str | None,
 ) -> Execution:
@@ -207,7 +215,8 @@ def _once(
             output = run(store, instance)
         except Refused as refused:
             return Execution(refused.outcome, fuel=used(), detail=refused.detail)
-        return Execution(None, output=output, fuel=used())
+        return Execution(None, output=output.data, fuel=used(), output_size=output.size,
+                         output_digest=output.digest)
     except wasmtime.Trap as trap:
         return _classify_trap(trap, store, memory, limits)
     except wasmtime.WasmtimeError as exc:
@@ -219,8 +228,6 @@ def _once(
 
 def runway_exhausted(budget: int, ceiling: int) -> str:
     """Why a run stopped for fuel: how far past the ceiling it was allowed to go."""
-    if ceiling <= 0:
-        return f"ran out of fuel after {budget:,}"
     if budget <= ceiling:
         return f"ran out of fuel at the ceiling ({budget:,} fuel; this case has no runway)"
     return f"exhausted the runway at {budget / ceiling:.3g}× the ceiling ({budget:,} fuel)"
@@ -239,12 +246,16 @@ def _classify_trap(
     if code == wasmtime.TrapCode.OUT_OF_FUEL:
         return Execution(
             Outcome.OUT_OF_FUEL, fuel=limits.fuel, trap_code="out_of_fuel", frames=frames,
-            detail=f"{runway_exhausted(limits.fuel, limits.ceiling)}: no answer to judge{where}",
+            detail=f"{runway_exhausted(limits.fuel, limits.ceiling or limits.fuel)}: "
+            f"no answer to judge{where}",
         )
     if code == wasmtime.TrapCode.INTERRUPT:
+        # wasmtime does not write back the fuel an interrupted call burned (it reports what
+        # was left at the call's start), so no figure is better than a false one.
         return Execution(
-            Outcome.TIMEOUT, fuel=fuel, trap_code="interrupt", frames=frames,
-            detail=f"stopped by the {limits.wall_clock:g} s wall-clock backstop{where}",
+            Outcome.TIMEOUT, fuel=None, trap_code="interrupt", frames=frames,
+            detail=f"stopped by the {limits.wall_clock:g} s wall-clock backstop{where}; "
+            "fuel not measured (wasmtime reports none for an interrupted call)",
         )
     name = code.name.lower() if code is not None else _uncoded_trap_name(trap)
     if memory is not None and _near_limit(memory.data_len(store), limits.memory_bytes):

@@ -6,11 +6,10 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from lattice_desktop.cancel import CancelToken
-from lattice_desktop.grading.grader import ProgressCallback
 from lattice_desktop.manifest import Submission, load_case, load_submission
 from lattice_desktop.services.grading import StoredGrade, grade_and_store
 from lattice_desktop.store.writer import Writer
+from lattice_desktop.work import Work
 
 
 @dataclass(frozen=True)
@@ -51,9 +50,8 @@ def demo_jobs(case_path: Path) -> list[GradeJob]:
     return sample_jobs(case.path, case.samples_dir)
 
 
-def run_job(job: GradeJob, writer: Writer, cancel: CancelToken, *,
-            report: ProgressCallback | None = None) -> StoredGrade:
+def run_job(job: GradeJob, writer: Writer, *, work: Work | None = None) -> StoredGrade:
     """The worker side: read the case (hashing its inputs can take a while), grade, store."""
     case = load_case(job.case_path)
     return grade_and_store(case, job.submission, writer=writer, allow_build=job.allow_build,
-                           allow_unisolated=job.allow_unisolated, progress=report, cancel=cancel)
+                           allow_unisolated=job.allow_unisolated, work=work)

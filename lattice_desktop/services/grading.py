@@ -3,20 +3,21 @@
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
 import platformdirs
 
-from lattice_desktop.cancel import CancelToken
 from lattice_desktop.errors import Cancelled, StorageError, UserError
-from lattice_desktop.grading.grader import GradeReport, ProgressCallback, grade
+from lattice_desktop.grading.grader import GradeReport, grade
 from lattice_desktop.grading.report_json import report_to_dict
 from lattice_desktop.manifest.case import CaseManifest
 from lattice_desktop.manifest.submission import Submission
 from lattice_desktop.outcomes import Verdict
 from lattice_desktop.store import runs
 from lattice_desktop.store.writer import Writer
+from lattice_desktop.work import Work
 
 
 @dataclass(frozen=True)
@@ -33,8 +34,7 @@ def grade_and_store(
     allow_build: bool = False,
     allow_unisolated: bool = False,
     workers: int = 2,
-    progress: ProgressCallback | None = None,
-    cancel: CancelToken | None = None,
+    work: Work | None = None,
 ) -> StoredGrade:
     """Record the run as running, grade it, then store every result with the verdict at once.
 
@@ -44,9 +44,8 @@ def grade_and_store(
     run_id = writer.call(runs.begin_run, case, submission)
     try:
         report = grade(case, submission, allow_build=allow_build, allow_unisolated=allow_unisolated,
-                       workers=workers,
-                       progress=progress, cancel=cancel)
-    except Cancelled:
+                       workers=workers, work=work)
+    except (Cancelled, KeyboardInterrupt):  # Cancel in the app, Ctrl+C in a terminal
         writer.call(runs.end_run_without_results, run_id, Verdict.CANCELLED)
         raise
     except UserError:
@@ -75,7 +74,9 @@ def keep_unstored_report(run_id: int, report: GradeReport) -> Path:
     folder = unstored_reports_dir()
     folder.mkdir(parents=True, exist_ok=True)
     stamp = report.finished.strftime("%Y%m%dT%H%M%S")
-    path = folder / f"run-{run_id}-{report.submission.model}-{stamp}.json"
+    # The model name is the submission's text: keep only characters safe in one file name.
+    model = re.sub(r"[^A-Za-z0-9._-]+", "_", report.submission.model)[:64] or "model"
+    path = folder / f"run-{run_id}-{model}-{stamp}.json"
     data = report_to_dict(report)
     data["run_id"] = run_id
     path.write_text(json.dumps(data, indent=2))

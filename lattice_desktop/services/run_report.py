@@ -11,7 +11,7 @@ from lattice_desktop.store.pages import RunPage
 def report_text(page: RunPage) -> str:
     run, s = page.run, page.run.summary
     lines = [f"{s.submission} · {s.case_label} · {s.model} · run {s.id}",
-             f"{s.verdict.symbol} {s.verdict.label}"
+             s.verdict.look.text
              + (f" · score {grouped(s.score)} fuel" if s.score is not None else "")]
     if page.standing is not None:
         lines.append(f"standing {page.standing.describe()}")
@@ -23,7 +23,7 @@ def report_text(page: RunPage) -> str:
             continue
         lines += ["", title]
         for r in rows:
-            cells = [r.name, r.behaviour if smoke else f"size {grouped(r.size)}", r.outcome.label,
+            cells = [r.name, r.behaviour if smoke else f"size {grouped(r.size)}", r.outcome.look.text,
                      f"{grouped(r.fuel)} fuel"]
             if not smoke and r.percent_of_ceiling is not None:
                 cells.append(f"{r.percent_of_ceiling:.1f}% of ceiling")

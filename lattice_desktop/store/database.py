@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import errno
 import os
 import sqlite3
+from contextlib import closing
 from pathlib import Path
 
 import platformdirs
@@ -34,7 +36,8 @@ def describe(target: str) -> str:
 def open_database(
     target: str | Path | None = None, *, recover: bool = True, busy_timeout: float = 10.0
 ) -> Database:
-    """Open (creating and migrating as needed) and bind every table to it."""
+    """Open (creating and migrating as needed); threads not bound to a database (see
+    store/base.py) use this one from now on."""
     target = str(target or default_location())
     try:
         if "://" in target:
@@ -49,6 +52,12 @@ def open_database(
             read_only = read_only_reason(path)
             if read_only:
                 raise StorageError(read_only, Location(target))
+            foreign = foreign_tables(path)
+            if foreign:
+                raise StorageError(
+                    f"this SQLite file belongs to another program (tables {', '.join(foreign[:5])}"
+                    f"{'…' if len(foreign) > 5 else ''}); it was left unchanged — choose another "
+                    "file with --db", Location(target))
             path.parent.mkdir(parents=True, exist_ok=True)
             db = SqliteDatabase(
                 str(path),
@@ -57,15 +66,18 @@ def open_database(
             )
         db_proxy.initialize(db)
         db.connect(reuse_if_open=True)
-        migrate(db)
-        if recover:
-            from lattice_desktop.store.runs import recover_interrupted
+        with db_proxy.bound(db):
+            migrate(db)
+            if recover:
+                from lattice_desktop.store.runs import recover_interrupted
 
-            recover_interrupted()
-    except StorageError:
+                recover_interrupted()
+    except StorageError as exc:
+        if exc.location.file is None:
+            raise StorageError(exc.message, Location(describe(target))) from None
         raise
     except (DatabaseError, sqlite3.Error, OSError) as exc:
-        raise StorageError(explain(exc), Location(describe(target))) from None
+        raise StorageError(explain(exc, target), Location(describe(target))) from None
     return db
 
 
@@ -94,9 +106,44 @@ def read_only_reason(path: Path) -> str | None:
     return None
 
 
-def explain(exc: BaseException) -> str:
+def foreign_tables(path: Path) -> list[str]:
+    """The tables of an existing SQLite file that holds tables but is not one of ours (no
+    schema_version), read without writing a byte: opening it as ours would add our tables and
+    switch it to WAL."""
+    if not path.is_file() or path.stat().st_size == 0:
+        return []
+    try:
+        with closing(sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)) as db:
+            names = [row[0] for row in db.execute(
+                "select name from sqlite_master where type = 'table' and name not like 'sqlite_%'")]
+    except sqlite3.Error:
+        return []  # not a database, or locked: opening it says which
+    return [] if not names or "schema_version" in names else sorted(names)
+
+
+def disk_full(exc: BaseException, target: str | None = None) -> bool:
+    """Whether a database error (or one it masks, like a failed rollback) means the disk is full."""
+    seen: BaseException | None = exc
+    while seen is not None:
+        if "full" in str(seen).lower() or getattr(seen, "errno", None) == errno.ENOSPC:
+            return True
+        seen = seen.__cause__ or seen.__context__
+    text = str(exc).lower()
+    if target and "://" not in target and ("disk i/o" in text or "cannot rollback" in text):
+        folder = Path(target.removeprefix("file:").split("?")[0]).resolve().parent
+        try:
+            space = os.statvfs(folder)
+        except OSError:
+            return False
+        return space.f_bavail * space.f_frsize < 1024 * 1024
+    return False
+
+
+def explain(exc: BaseException, target: str | None = None) -> str:
     text = str(exc)
     lowered = text.lower()
+    if disk_full(exc, target):
+        return "the disk holding the database is full; free some space and try again"
     if "locked" in lowered or "busy" in lowered:
         return "the database is locked by another program; close it and try again"
     if "readonly" in lowered or "read-only" in lowered or "permission" in lowered:

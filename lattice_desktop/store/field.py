@@ -16,6 +16,7 @@ from peewee import fn
 
 from lattice_desktop.outcomes import Verdict
 from lattice_desktop.store.schema import Run
+from lattice_desktop.store.stored_values import stored_number, stored_time
 
 
 @dataclass(frozen=True)
@@ -36,7 +37,7 @@ class BoardEntry:
     fuel: int
     ratio: float  # fuel / the leader's fuel
     runs: int
-    date: datetime
+    date: datetime | None  # None: the stored time could not be read
     percent_over: float | None = None
 
 
@@ -79,14 +80,14 @@ def same_field(run: Run):
 def standing(run_id: int) -> Standing | None:
     """Rank and percentile of a correct run among the per-model bests; None otherwise."""
     run = Run.get_or_none(Run.id == run_id)
-    if run is None or run.verdict != Verdict.CORRECT.value or run.score is None:
+    if run is None or run.verdict != Verdict.CORRECT.value or stored_number(run.score) is None:
         return None
     others = (
         Run.select(Run.model, fn.MIN(Run.score).alias("best"))
         .where(same_field(run) & (Run.verdict == Verdict.CORRECT.value) & (Run.model != run.model))
         .group_by(Run.model)
     )
-    bests = [row.best for row in others]
+    bests = [row.best for row in others if stored_number(row.best) is not None]
     field = len(bests) + 1
     better = sum(1 for b in bests if b < run.score)
     at_least_as_good = sum(1 for b in bests if b >= run.score) + 1
@@ -102,10 +103,10 @@ def leaderboard(
     Unnamed parts of the scope come from the newest run; `content` may be a hash prefix.
     """
     named = Run.case_name == case_name
-    if content:
-        named &= Run.case_hash.startswith(content)
-    if version is not None:  # the newest run of the version asked for names the content
-        named &= Run.case_version == version
+    for column, wanted in ((Run.case_version, version), (Run.case_variant, variant),
+                           (Run.wasmtime_version, wasmtime_version), (Run.case_hash, content)):
+        if wanted is not None and wanted != "":
+            named &= column.startswith(wanted) if column is Run.case_hash else column == wanted
     latest = Run.select(Run.case_version, Run.case_variant, Run.wasmtime_version, Run.case_hash) \
         .where(named).order_by(Run.id.desc()).first()
     if latest is not None:
@@ -149,7 +150,7 @@ def leaderboard(
                        entries, over_entries, content or "", others)
 
 
-def _best_per_model(where, column) -> list[tuple[int, str, int, datetime, float | None]]:
+def _best_per_model(where, column) -> list[tuple[int, str, int, datetime | None, float | None]]:
     """Each model's lowest `column` run (earliest on a tie), best first.
 
     Two index-friendly steps rather than a window over every row: the minimum per model
@@ -169,10 +170,5 @@ def _best_per_model(where, column) -> list[tuple[int, str, int, datetime, float 
         .order_by(column, fn.MIN(Run.id))
         .tuples()
     )
-    return [(r[0], r[1], r[2], _as_datetime(r[3]), r[4]) for r in rows]
-
-
-def _as_datetime(value: object) -> datetime:
-    if isinstance(value, datetime):
-        return value
-    return datetime.fromisoformat(str(value))
+    return [(r[0], r[1], r[2], stored_time(r[3]), stored_number(r[4])) for r in rows
+            if stored_number(r[2]) is not None]  # a figure another program mangled ranks nowhere

@@ -15,6 +15,7 @@ from peewee import fn
 from lattice_desktop.outcomes import Outcome, Verdict
 from lattice_desktop.store.field import same_field
 from lattice_desktop.store.schema import CaseResultRow, Run, SubmissionRecord
+from lattice_desktop.store.stored_values import stored_number, stored_time
 
 CORRECT = (Outcome.PASS.value, Outcome.OVER_CEILING.value)
 
@@ -36,10 +37,10 @@ class Comparable:
     submission: str
     verdict: Verdict
     score: int | None
-    started: datetime
+    started: datetime | None
 
     def describe(self) -> str:
-        return f"#{self.run_id} {self.model} · {self.submission} · {self.verdict.symbol} {self.verdict.label}"
+        return f"#{self.run_id} {self.model} · {self.submission} · {self.verdict.look.text}"
 
 
 def field_best_per_case(run_id: int) -> dict[str, CaseBest]:
@@ -84,6 +85,7 @@ def comparable_runs(run_id: int, *, limit: int = 500) -> list[Comparable]:
         .limit(limit)
     )
     return [
-        Comparable(r.id, r.model, r.submission.name, Verdict(r.verdict), r.score, r.started)
+        Comparable(r.id, r.model, r.submission.name, Verdict.stored(r.verdict), stored_number(r.score),
+                   stored_time(r.started))
         for r in query
     ]

@@ -12,13 +12,14 @@ from lattice_desktop.harness.ranking import Ranked, leaderboard
 from lattice_desktop.harness.result import verify
 from lattice_desktop.harness.trace import MAX_TRACE_BYTES
 from lattice_desktop.store.harness_tables import HarnessRun
+from lattice_desktop.store.stored_values import stored_time
 from lattice_desktop.textfile import read_text
 
 
 @dataclass(frozen=True)
 class StoredHarnessRun:
     id: int
-    imported: datetime
+    imported: datetime | None  # None: the stored time could not be read
     result: HarnessResult
     box_source: str
     trace_source: str
@@ -52,7 +53,7 @@ def import_run(box_path: str | Path, trace_path: str | Path) -> int:
 
 
 def _stored(row: HarnessRun) -> StoredHarnessRun:
-    return StoredHarnessRun(row.id, row.imported, HarnessResult.from_json(row.result_json),
+    return StoredHarnessRun(row.id, stored_time(row.imported), HarnessResult.from_json(row.result_json),
                             row.box_source, row.trace_source)
 
 

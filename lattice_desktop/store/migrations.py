@@ -43,8 +43,15 @@ LATEST = MIGRATIONS[-1][0]
 def current_version(db: Database) -> int:
     if not db.table_exists(SchemaVersion._meta.table_name):
         return 0
-    row = SchemaVersion.select().order_by(SchemaVersion.version.desc()).first()
-    return row.version if row else 0
+    rows = SchemaVersion.select(SchemaVersion.version).tuples()
+    versions = [value for (value,) in rows]
+    if not all(isinstance(value, int) and not isinstance(value, bool) for value in versions):
+        shown = ", ".join(repr(value)[:40] for value in versions)
+        raise StorageError(
+            f"the database's schema_version holds {shown}, not a version number; it was "
+            "changed by another program — restore it from a backup or choose another file with --db"
+        )
+    return max(versions, default=0)
 
 
 def migrate(db: Database, *, target: int = LATEST) -> int:

@@ -99,7 +99,7 @@ class HarnessPage:
     """Everything the run header and the harness Results view show for one harness run."""
 
     id: int
-    imported: datetime
+    imported: datetime | None
     result: object  # lattice_desktop.harness.HarnessResult
     box_source: str
     trace_source: str

@@ -9,6 +9,7 @@ from lattice_desktop.grading.compare import Mismatch
 from lattice_desktop.grading.grader import CaseResult
 from lattice_desktop.outcomes import Outcome, Verdict
 from lattice_desktop.store.schema import BuildLog, CaseRecord, CaseResultRow, Run, SubmissionRecord
+from lattice_desktop.store.stored_values import stored_number, stored_time
 
 
 @dataclass(frozen=True)
@@ -23,7 +24,7 @@ class RunSummary:
     score: int | None
     stress_fuel: int | None
     max_percent_over: float | None
-    started: datetime
+    started: datetime | None  # None: the stored time could not be read
     finished: datetime | None
 
     @property
@@ -55,8 +56,10 @@ def _summary(run: Run, submission_name: str) -> RunSummary:
     return RunSummary(
         id=run.id, case_name=run.case_name, case_version=run.case_version,
         case_variant=run.case_variant, model=run.model, submission=submission_name,
-        verdict=Verdict(run.verdict), score=run.score, stress_fuel=run.stress_fuel,
-        max_percent_over=run.max_percent_over, started=run.started, finished=run.finished,
+        verdict=Verdict.stored(run.verdict), score=stored_number(run.score),
+        stress_fuel=stored_number(run.stress_fuel),
+        max_percent_over=stored_number(run.max_percent_over), started=stored_time(run.started),
+        finished=stored_time(run.finished),
     )
 
 
@@ -90,16 +93,20 @@ def list_runs(
         query = query.where(
             Run.case_name ** like | Run.model ** like | SubmissionRecord.name ** like
         )
-    started, finished = Run.started, Run.finished
+    read_time = _time_reader(Run.started)
     return [
         RunSummary(
             id=row[0], case_name=row[1], case_version=row[2], case_variant=row[3], model=row[4],
-            submission=row[5], verdict=Verdict(row[6]), score=row[7], stress_fuel=row[8],
-            max_percent_over=row[9], started=started.python_value(row[10]),
-            finished=finished.python_value(row[11]),
+            submission=row[5], verdict=Verdict.stored(row[6]), score=stored_number(row[7]),
+            stress_fuel=stored_number(row[8]), max_percent_over=stored_number(row[9]),
+            started=read_time(row[10]), finished=read_time(row[11]),
         )
         for row in query.tuples()
     ]
+
+
+def _time_reader(field):
+    return lambda value: stored_time(field.python_value(value))
 
 
 def load_run(run_id: int) -> StoredRun | None:
@@ -143,7 +150,8 @@ def _result(row: CaseResultRow) -> CaseResult:
         )
     return CaseResult(
         name=row.name, kind=row.kind, behaviour=row.behaviour, size=row.size,
-        outcome=Outcome(row.outcome), ceiling=row.ceiling, budget=row.budget, fuel=row.fuel,
+        outcome=Outcome.stored(row.outcome), ceiling=row.ceiling, budget=row.budget,
+        fuel=stored_number(row.fuel),
         detail=row.detail, trap_code=row.trap_code,
         frames=tuple(f for f in row.frames.split("\n") if f),
         output_digest=row.output_digest, checksums=bytes(row.checksums) if row.checksums else None,

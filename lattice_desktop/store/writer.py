@@ -13,14 +13,19 @@ from typing import TypeVar
 from peewee import Database, DatabaseError
 
 from lattice_desktop.errors import Location, StorageError
+from lattice_desktop.store.base import db_proxy
 
 T = TypeVar("T")
 
 
 class Writer:
+    """The writer of one database: its thread stays bound to `db`, whichever database the
+    process opens later."""
+
     def __init__(self, db: Database) -> None:
         self.db = db
-        self._executor = ThreadPoolExecutor(1, "db-writer")
+        self._executor = ThreadPoolExecutor(1, "db-writer", initializer=db_proxy.bind_thread,
+                                            initargs=(db,))
 
     def submit(self, fn: Callable[..., T], *args: object) -> Future[T]:
         """Run `fn(*args)` on the writer thread inside one transaction."""
@@ -36,7 +41,7 @@ class Writer:
             with self.db.atomic():
                 return fn(*args)
         except DatabaseError as exc:  # locked, read-only, disk full: the user can act on it
-            raise StorageError(explain(exc), Location(str(self.db.database))) from None
+            raise StorageError(explain(exc, str(self.db.database)), Location(str(self.db.database))) from None
 
     def close(self) -> None:
         self._executor.shutdown(wait=True)

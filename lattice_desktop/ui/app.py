@@ -24,9 +24,19 @@ def build_parser() -> argparse.ArgumentParser:
     commands.add_parser("demo", help="open the app and grade the bundled demo samples")
     shots = commands.add_parser("screenshots", help="save one PNG per tab (grades the demo if needed)")
     shots.add_argument("outdir", type=Path)
+    shots.add_argument("--size", type=window_size, default=(1500, 920), metavar="WxH",
+                       help="window size of the pictures (default 1500x920; e.g. 1366x768)")
     for sub in (open_cmd, shots):
         sub.add_argument("--db", metavar="PATH_OR_URL", dest="sub_db", help="as above")
     return parser
+
+
+def window_size(text: str) -> tuple[int, int]:
+    """An argparse type: `1366x768` as (1366, 768)."""
+    width, _, height = text.lower().partition("x")
+    if not (width.isdigit() and height.isdigit() and int(width) >= 320 and int(height) >= 240):
+        raise argparse.ArgumentTypeError(f"{text!r} is not a size like 1366x768 (at least 320x240)")
+    return int(width), int(height)
 
 
 def make_application(argv: list[str] | None = None) -> QApplication:
@@ -49,7 +59,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "screenshots":
         from lattice_desktop.ui.screenshots import save_screenshots
 
-        saved = save_screenshots(args.outdir, db)
+        saved = save_screenshots(args.outdir, db, size=args.size)
         for path in saved:
             print(path)
         return 0

@@ -12,6 +12,7 @@ from PySide6.QtCore import QModelIndex, QPersistentModelIndex, QRectF, QSize, Qt
 from PySide6.QtGui import QColor, QPainter, QPen
 from PySide6.QtWidgets import QStyle, QStyledItemDelegate, QStyleOptionViewItem
 
+from lattice_desktop.outcomes import Look
 from lattice_desktop.ui import theme
 
 CHIP_ROLE = Qt.ItemDataRole.UserRole + 1  # Chip
@@ -32,6 +33,11 @@ class Chip:
     @property
     def text(self) -> str:
         return f"{self.symbol} {self.label}"
+
+    @classmethod
+    def of(cls, look: Look) -> Chip:
+        """The chip of an outcome's or a verdict's one look (lattice_desktop/outcomes.py)."""
+        return cls(look.symbol, look.words, QColor(look.colour))
 
 
 @dataclass(frozen=True)

@@ -202,6 +202,7 @@ class FactoryTab(DivergenceNavigation, QWidget):
             query.forget()
         self.run, self.case = run, case
         self.playback, self.snapshots, self._submission = None, None, None
+        self.stop_search()
         self.divergence, self._search_from, self._auto_diff = None, None, False
         self._search_queued = None
         self.bar.first_tick.setEnabled(False)
@@ -218,8 +219,7 @@ class FactoryTab(DivergenceNavigation, QWidget):
             return
         self.stack.setCurrentIndex(1)
         for r in lattice:
-            glyph = "✓" if r.outcome.correct else "✗"
-            self.case_box.addItem(f"{glyph} {r.name}", r.name)
+            self.case_box.addItem(f"{r.outcome.symbol} {r.name}", r.name)
         wrong = next((i for i, r in enumerate(lattice) if r.mismatch is not None), 0)
         self.case_box.setCurrentIndex(wrong)
         self._want_divergence = True
@@ -270,6 +270,7 @@ class FactoryTab(DivergenceNavigation, QWidget):
         """Stop background work (the main window calls this when closing)."""
         self._stop_playing()
         self.loader.stop()
+        self.stop_search()
         self.census.clear_scenario()
 
     # --- opening a scenario ---------------------------------------------------------------
@@ -282,6 +283,7 @@ class FactoryTab(DivergenceNavigation, QWidget):
     def _open(self, name: str) -> None:
         result = next(r for r in self.run.results if r.name == name)
         self.loader.stop()
+        self.stop_search()
         self._opening = name
         self.engine_label.setText(f"opening {name}…")
         self._open_query.request(open_case, self.run, self.case, result)

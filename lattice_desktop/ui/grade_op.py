@@ -7,12 +7,11 @@ from collections import deque
 
 from PySide6.QtCore import QObject, Signal, Slot
 
-from lattice_desktop.cancel import CancelToken
-from lattice_desktop.grading.grader import Progress
 from lattice_desktop.services.grade_jobs import GradeJob, run_job
 from lattice_desktop.services.grading import StoredGrade
 from lattice_desktop.store.writer import Writer
 from lattice_desktop.ui import tasks
+from lattice_desktop.work import Step, Work
 
 
 class GradeOp(QObject):
@@ -21,7 +20,7 @@ class GradeOp(QObject):
 
     job_started = Signal(object)  # GradeJob
     run_created = Signal()  # the run exists in the database, marked running
-    progress = Signal(object)  # Progress
+    progress = Signal(object)  # Step, its item a GradingStep
     graded = Signal(object)  # StoredGrade
     failed = Signal(str, str)  # message, traceback ("" for a user error)
     cancelled = Signal()
@@ -31,7 +30,7 @@ class GradeOp(QObject):
         super().__init__(parent)
         self.writer = writer
         self._queue: deque[GradeJob] = deque()
-        self._token: CancelToken | None = None
+        self._work: Work | None = None
         self._first_progress = False
         self.current: GradeJob | None = None
 
@@ -46,8 +45,8 @@ class GradeOp(QObject):
 
     def cancel(self) -> None:
         self._queue.clear()
-        if self._token is not None:
-            self._token.cancel()
+        if self._work is not None:
+            self._work.cancel()
 
     def _next(self) -> None:
         if not self._queue:
@@ -56,9 +55,9 @@ class GradeOp(QObject):
             return
         job = self._queue.popleft()
         self.current = job
-        self._token = CancelToken()
         self._first_progress = True
-        task = tasks.Task(run_job, job, self.writer, self._token, progress=True)
+        task = tasks.Task(run_job, job, self.writer, work=True)
+        self._work = task.work
         task.signals.progress.connect(self._on_progress)
         task.signals.done.connect(self._on_done)
         task.signals.failed.connect(self._on_failed)
@@ -67,7 +66,7 @@ class GradeOp(QObject):
         tasks.start(task)
 
     @Slot(object)
-    def _on_progress(self, step: Progress) -> None:
+    def _on_progress(self, step: Step) -> None:
         if self._first_progress:
             self._first_progress = False
             self.run_created.emit()
@@ -92,5 +91,5 @@ class GradeOp(QObject):
         self._next()
 
     def _finish(self) -> None:
-        self._token = None
+        self._work = None
         self.current = None

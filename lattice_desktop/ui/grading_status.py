@@ -6,9 +6,10 @@ from __future__ import annotations
 from PySide6.QtCore import Slot
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QProgressBar, QPushButton, QWidget
 
-from lattice_desktop.grading.grader import Progress
+from lattice_desktop.grading.grader import GradingStep
 from lattice_desktop.services.grade_jobs import GradeJob
 from lattice_desktop.ui.grade_op import GradeOp
+from lattice_desktop.work import Step
 
 
 class GradingStatus(QWidget):
@@ -46,15 +47,15 @@ class GradingStatus(QWidget):
         self.show()
 
     @Slot(object)
-    def on_progress(self, step: Progress) -> None:
+    def on_progress(self, step: Step) -> None:
         job = self.op.current
         name = job.label if job else ""
-        if step.result is not None:
-            r = step.result
-            mark = "✓" if r.outcome.correct else "✗"
-            self.label.setText(f"{name}: {r.kind} {r.name} {mark} {r.outcome.label}")
+        grading = step.item if isinstance(step.item, GradingStep) else None
+        if grading is not None and grading.result is not None:
+            r = grading.result
+            self.label.setText(f"{name}: {r.kind} {r.name} {r.outcome.look.text}")
         else:
             self.label.setText(f"{name}: {step.message}…")
-        if step.phase in ("smoke", "stress", "done") or step.done:
-            self.bar.setRange(0, max(1, step.total))
-            self.bar.setValue(step.done)
+        if grading is not None and (grading.phase in ("smoke", "stress", "done") or grading.done):
+            self.bar.setRange(0, max(1, grading.total))
+            self.bar.setValue(grading.done)

@@ -20,6 +20,7 @@ from lattice_desktop.ui.dialogs import Recent, choose_harness_box, choose_harnes
 from lattice_desktop.ui.harness_ops import HarnessOps, check_message
 from lattice_desktop.ui.harness_results import HarnessResultsTab
 from lattice_desktop.ui.latest_query import LatestQuery
+from lattice_desktop.work import Step
 
 NO_FACTORY = ("Harness runs have no factory — a harness run is scored from its recorded "
               "trace, not by replaying a Lattice scenario.\n\nIts metrics, loops and tool-call "
@@ -59,6 +60,7 @@ class HarnessSide(QObject):
         self.ops.imported.connect(self._on_imported)
         self.ops.checked.connect(self._on_checked)
         self.ops.failed.connect(self.failed)
+        self.ops.progress.connect(self._on_import_step)
         self._page_query = LatestQuery(self._on_page, self)
         self._page_query.failed.connect(self.failed)
         self._show_results_next = False
@@ -125,6 +127,10 @@ class HarnessSide(QObject):
         box, traces = bundled_examples()
         if box.is_file() and traces:
             self.ops.import_runs(box, traces, open_newest=False)
+
+    @Slot(object)
+    def _on_import_step(self, step: Step) -> None:
+        self.status.emit(f"Harness import: {step.message}…", 0)
 
     @Slot(object, bool)
     def _on_imported(self, outcome: ImportOutcome, open_newest: bool) -> None:

@@ -6,7 +6,8 @@ from __future__ import annotations
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
 from PySide6.QtGui import QFont
 
-from lattice_desktop.formatting import fuel, grouped
+from lattice_desktop.formatting import fuel, grouped, moment
+from lattice_desktop.outcomes import Verdict
 from lattice_desktop.store.field import BoardEntry, Leaderboard
 from lattice_desktop.store.pages import HarnessBoardRow as HarnessRow
 from lattice_desktop.ui import theme
@@ -105,7 +106,7 @@ class FuelBoardModel(_BoardModel):
             return self._display(e, col, over)
         if role == COPY_ROLE:
             return (str(e.rank) if not over else "over", e.model, str(e.fuel), f"{e.ratio:.6f}",
-                    str(e.runs), e.date.isoformat())[col]
+                    str(e.runs), e.date.isoformat() if e.date else "")[col]
         if role == BAR_ROLE and col == 2 and not over:
             return Bar(e.fuel / self._max_fuel, theme.accent(), self._display(e, col, over))
         if role == Qt.ItemDataRole.ToolTipRole:
@@ -127,7 +128,7 @@ class FuelBoardModel(_BoardModel):
     @staticmethod
     def _display(e: BoardEntry, col: int, over: bool) -> str:
         if col == 0:
-            return "▲" if over else f"#{e.rank}"
+            return Verdict.OVER_CEILING.symbol if over else f"#{e.rank}"
         if col == 1:
             return e.model
         if col == 2:
@@ -138,7 +139,7 @@ class FuelBoardModel(_BoardModel):
             return "" if over and not e.ratio else f"× {e.ratio:.2f}"
         if col == 4:
             return str(e.runs)
-        return e.date.astimezone().strftime("%Y-%m-%d %H:%M")
+        return moment(e.date, local=True)
 
     @staticmethod
     def _tooltip(e: BoardEntry, col: int, over: bool) -> str:

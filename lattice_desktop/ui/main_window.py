@@ -5,12 +5,11 @@ GUI thread, every write goes through the one Writer. Harness runs open through
 
 from __future__ import annotations
 
-import threading
 from dataclasses import replace
 from pathlib import Path
 
 from PySide6.QtCore import QSettings, QUrl, Signal, Slot
-from PySide6.QtGui import QAction, QCloseEvent, QDragEnterEvent, QDropEvent, QKeySequence
+from PySide6.QtGui import QAction, QCloseEvent, QDragEnterEvent, QDropEvent, QGuiApplication, QKeySequence
 from PySide6.QtWidgets import (
     QLabel,
     QMainWindow,
@@ -54,6 +53,7 @@ from lattice_desktop.ui.message_bar import MessageBar
 from lattice_desktop.ui.results_tab import ResultsTab
 from lattice_desktop.ui.run_header import RunHeader
 from lattice_desktop.ui.runs_panel import RunsPanel
+from lattice_desktop.work import Work
 
 RESULTS, FACTORY, FUEL, LEADERBOARD = range(4)
 
@@ -66,7 +66,8 @@ class MainWindow(QMainWindow):
         super().__init__()
         self.setWindowTitle("Lattice Desktop")
         self.setAcceptDrops(True)
-        self.resize(1400, 860)
+        screen = QGuiApplication.primaryScreen().availableGeometry()  # never start past the screen
+        self.resize(min(1400, screen.width()), min(860, screen.height()))
         self.db_target = str(db_target or default_location())
         self.db = open_database(self.db_target)
         self.writer = Writer(self.db)
@@ -75,7 +76,7 @@ class MainWindow(QMainWindow):
         self.recent_submissions = Recent("submissions", self.settings)
         self.demo_case = demo if demo is not None else demo_case()
         self._prewarm_pending = False
-        self._closing = threading.Event()
+        self._background = Work()  # prewarm: cancelled when the window closes
         self.auto_demo = auto_demo
         self.case_path: Path | None = self._initial_case()
         self.page: RunPage | None = None
@@ -400,7 +401,7 @@ class MainWindow(QMainWindow):
     def _on_graded(self, stored: StoredGrade) -> None:
         report = stored.report
         self.statusBar().showMessage(
-            f"Graded {report.submission.name}: {report.verdict.symbol} {report.verdict.label}", 8000)
+            f"Graded {report.submission.name}: {report.verdict.look.text}", 8000)
         if self._open_after_grade:
             self._show_results_next = True
             self.runs_panel.select_run(stored.run_id, notify=False)
@@ -487,13 +488,17 @@ class MainWindow(QMainWindow):
     def _start_prewarm(self) -> None:
         """After the demo is graded: walk its stress scenarios in the background so the
         Factory tab can show any tick of them at once (keyframes are kept on disk)."""
-        task = tasks.Task(prewarm, self.demo_case, self._closing.is_set)
+        task = tasks.Task(prewarm, self.demo_case, self._background)
         task.signals.failed.connect(self.report_failure)
         tasks.start(task)
 
     def closeEvent(self, event: QCloseEvent) -> None:
-        self._closing.set()
+        """Stop every background job (grading, the keyframe walks, seeks) before waiting
+        for the pool, so the window closes at once and no worker outlives its signals."""
+        self._background.cancel()
         self.grading.cancel()
+        self.harness.ops.cancel()
+        self.factory_tab.shutdown()
         tasks.pool().waitForDone(30_000)
         self.writer.close()
         super().closeEvent(event)

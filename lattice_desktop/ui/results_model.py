@@ -21,7 +21,7 @@ NUMERIC = {"Size", "Fuel", "Overshoot"}
 
 
 def outcome_chip(outcome: Outcome) -> Chip:
-    return Chip(theme.outcome_symbol(outcome), outcome.label, theme.outcome_colour(outcome))
+    return Chip.of(outcome.look)
 
 
 def percent_bar(r: CaseResult) -> Bar | None:
@@ -103,7 +103,7 @@ class ResultsModel(QAbstractTableModel):
         if name == "Size":
             return grouped(r.size)
         if name == "Outcome":
-            return f"{theme.outcome_symbol(r.outcome)} {r.outcome.label}"
+            return r.outcome.look.text
         if name == "Fuel":
             return fuel(r.fuel)
         if name == "% of ceiling":
@@ -162,4 +162,6 @@ _OUTCOME_HELP = {
     Outcome.OUT_OF_FUEL: "Exhausted the runway: still running at the end of its fuel, so there is "
                          "no answer to judge (not a wrong answer); a faster engine may pass",
     Outcome.INTERNAL_ERROR: "A bug in Lattice Desktop, not in the submission",
+    Outcome.UNKNOWN: "The stored outcome is not one this version knows (a newer version or "
+                     "another program wrote it)",
 }

@@ -3,14 +3,52 @@ and where it stands in the field; for a harness run, its Score, Execution and ra
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt
-from PySide6.QtGui import QColor, QFont
+from PySide6.QtCore import QSize, Qt
+from PySide6.QtGui import QColor, QFont, QResizeEvent
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QVBoxLayout, QWidget
 
-from lattice_desktop.formatting import fuel, grouped
+from lattice_desktop.formatting import fuel, grouped, moment
 from lattice_desktop.outcomes import Verdict
 from lattice_desktop.store.pages import HarnessPage, RunPage
 from lattice_desktop.ui import theme
+
+
+class ElidedLabel(QLabel):
+    """One line of plain text that shortens with "…" (the whole text in its tooltip) rather
+    than widening the window: a submission's name can be as long as it likes."""
+
+    MIN_WIDTH = 120
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self._full = ""
+        self.setTextFormat(Qt.TextFormat.PlainText)
+
+    def setText(self, text: str) -> None:  # noqa: N802 (Qt's name)
+        self._full = text
+        self.updateGeometry()
+        self._elide()
+
+    def text(self) -> str:
+        return self._full
+
+    def sizeHint(self) -> QSize:  # noqa: N802
+        margins = self.contentsMargins()
+        width = self.fontMetrics().horizontalAdvance(self._full) + margins.left() + margins.right() + 2
+        return QSize(width, super().sizeHint().height())
+
+    def minimumSizeHint(self) -> QSize:  # noqa: N802
+        return QSize(min(self.MIN_WIDTH, self.sizeHint().width()), super().minimumSizeHint().height())
+
+    def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802
+        super().resizeEvent(event)
+        self._elide()
+
+    def _elide(self) -> None:
+        room = self.contentsRect().width()
+        shown = self.fontMetrics().elidedText(self._full, Qt.TextElideMode.ElideRight, room)
+        super().setText(shown)
+        self.setToolTip(self._full if shown != self._full else "")
 
 
 class ChipLabel(QLabel):
@@ -22,7 +60,7 @@ class ChipLabel(QLabel):
             self.setStyleSheet("")
             return
         colour = theme.verdict_colour(verdict)
-        self.setText(f"{verdict.symbol} {verdict.label}")
+        self.setText(verdict.look.text)
         self.setStyleSheet(
             f"QLabel {{ background: {theme.tint(colour, 60).name(QColor.NameFormat.HexArgb)};"
             f" border: 1px solid {colour.name()}; border-radius: 10px; padding: 2px 10px; }}"
@@ -33,7 +71,7 @@ class RunHeader(QFrame):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setFrameShape(QFrame.Shape.StyledPanel)
-        self.title = QLabel()
+        self.title = ElidedLabel()
         title_font = QFont(self.title.font())
         title_font.setPointSizeF(title_font.pointSizeF() * 1.25)
         title_font.setBold(True)
@@ -49,6 +87,8 @@ class RunHeader(QFrame):
         self.subtitle = QLabel()
         self.subtitle.setEnabled(False)  # the palette's quieter text
         self.subtitle.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        for label in (self.standing, self.subtitle):  # a submission's text: `<h1>` in a name
+            label.setTextFormat(Qt.TextFormat.PlainText)  # must not become markup
 
         top = QHBoxLayout()
         top.addWidget(self.title)
@@ -93,7 +133,7 @@ class RunHeader(QFrame):
         else:
             self.standing.setText("not ranked (only correct runs are)")
             self.standing.setToolTip("")
-        when = s.started.astimezone().strftime("%Y-%m-%d %H:%M")
+        when = moment(s.started, local=True)
         self.subtitle.setText(f"run #{s.id} · {when} · wasmtime {page.run.wasmtime_version}")
 
     def show_message(self, title: str, subtitle: str) -> None:
@@ -120,6 +160,6 @@ class RunHeader(QFrame):
         else:
             self.standing.setText(f"not ranked — run #{page.best_id} is this harness and model's best")
             self.standing.setToolTip("A board lists one run per harness and model: its best")
-        when = page.imported.astimezone().strftime("%Y-%m-%d %H:%M")
+        when = moment(page.imported, local=True)
         self.subtitle.setText(f"harness run {r.run_id} · #{page.id} · imported {when} · "
                               f"scorer version {r.scorer_version}")

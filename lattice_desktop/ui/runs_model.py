@@ -16,7 +16,7 @@ from PySide6.QtCore import (
 )
 from PySide6.QtGui import QFont
 
-from lattice_desktop.formatting import fuel, grouped
+from lattice_desktop.formatting import fuel, grouped, moment
 from lattice_desktop.outcomes import Verdict
 from lattice_desktop.store.pages import StoredHarnessRun
 from lattice_desktop.store.queries import RunSummary
@@ -32,7 +32,7 @@ HARNESS_ROLE = Qt.ItemDataRole.UserRole + 20  # a harness run's stored id
 
 
 def verdict_chip(verdict: Verdict) -> Chip:
-    return Chip(verdict.symbol, verdict.label, theme.verdict_colour(verdict))
+    return Chip.of(verdict.look)
 
 
 @dataclass(eq=False)
@@ -204,7 +204,7 @@ def _harness_data(h: StoredHarnessRun, label: str, col: int, role: int):
     if role == Qt.ItemDataRole.ToolTipRole:
         return "\n".join([f"{r.harness} / {r.model} · box {r.box} · stage {r.stage}",
                           f"run {r.run_id} (stored #{h.id})", score.formula, execution.formula,
-                          f"imported {h.imported.astimezone():%Y-%m-%d %H:%M:%S}"])
+                          f"imported {moment(h.imported, '%Y-%m-%d %H:%M:%S', local=True)}"])
     if role == Qt.ItemDataRole.TextAlignmentRole and col == SCORE_COLUMN:
         return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
     if role == Qt.ItemDataRole.ForegroundRole and col in (VERDICT_COLUMN, SCORE_COLUMN):
@@ -237,8 +237,11 @@ def _harness_group_data(node: _Node, runs: list[StoredHarnessRun], col: int, rol
     return None
 
 
-def _short_date(run: RunSummary | datetime) -> str:
-    when = (run if isinstance(run, datetime) else run.started).astimezone()
+def _short_date(run: RunSummary | datetime | None) -> str:
+    when = run.started if isinstance(run, RunSummary) else run
+    if when is None:
+        return moment(None)
+    when = when.astimezone()
     if when.date() == when.now().astimezone().date():
         return when.strftime("%H:%M")
     return when.strftime("%d %b %H:%M")
@@ -254,12 +257,12 @@ def _score_text(run: RunSummary) -> str:
 
 def _tooltip(run: RunSummary) -> str:
     lines = [f"{run.submission} · {run.case_label} · {run.model}",
-             f"{run.verdict.symbol} {run.verdict.label}"]
+             run.verdict.look.text]
     if run.score is not None:
         lines.append(f"score {grouped(run.score)} fuel")
     elif run.stress_fuel is not None:
         lines.append(f"stress fuel {grouped(run.stress_fuel)} (not a score)")
-    lines.append(f"started {run.started.astimezone():%Y-%m-%d %H:%M:%S}")
+    lines.append(f"started {moment(run.started, '%Y-%m-%d %H:%M:%S', local=True)}")
     return "\n".join(lines)
 
 

@@ -49,8 +49,8 @@ class RunsPanel(QWidget):
             picker.setToolTip(f"Show only runs of this {tip.lower()}")
         self.case_picker.setToolTip("Show only runs of this case, or of this harness box and stage")
         self.verdict_picker.addItem(f"Verdict: {ANY}", None)
-        for verdict in Verdict:
-            self.verdict_picker.addItem(f"{verdict.symbol} {verdict.label}", verdict.value)
+        for verdict in Verdict.filters():
+            self.verdict_picker.addItem(verdict.look.text, verdict.value)
         self.verdict_picker.addItem("◇ harness runs", HARNESS_KIND)
         self._fill_pickers()
         for picker in (self.case_picker, self.model_picker, self.verdict_picker):

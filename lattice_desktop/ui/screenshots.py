@@ -53,6 +53,18 @@ def import_bundled_harness(window: MainWindow) -> None:
     wait_until(lambda: not window._runs_query.busy)
 
 
+def open_largest_scenario(window: MainWindow) -> bool:
+    """Open the open run's last (largest) scenario in the Factory tab, as a user choosing it."""
+    tab = window.factory_tab
+    last = tab.case_box.count() - 1
+    if last <= tab.case_box.currentIndex():
+        return False
+    tab.case_box.setCurrentIndex(last)
+    tab.case_box.activated.emit(last)
+    wait_until(lambda: not tab.engine_label.text().startswith("opening"))
+    return True
+
+
 def pick(summaries: list[RunSummary], submission: str) -> RunSummary | None:
     return next((s for s in summaries if s.submission == submission), None)
 
@@ -100,6 +112,8 @@ def capture(window: MainWindow, outdir: Path) -> list[Path]:
     window.tabs.setCurrentIndex(FACTORY)
     window.factory_tab.go_to_first_divergence()
     shot(FACTORY, "factory")
+    if open_largest_scenario(window):
+        shot(FACTORY, "factory_largest")
     scale = pick(summaries, "scale_bug")
     if scale is not None:
         factory = window.factory_tab
@@ -123,10 +137,10 @@ def capture(window: MainWindow, outdir: Path) -> list[Path]:
     return saved
 
 
-def save_screenshots(outdir: Path, db: str | None) -> list[Path]:
+def save_screenshots(outdir: Path, db: str | None, *, size: tuple[int, int] = (1500, 920)) -> list[Path]:
     window = MainWindow(db, auto_demo=False)
     try:
-        window.resize(1500, 920)
+        window.resize(*size)
         window.show()
         wait_until(lambda: window._runs_loaded)
         demo_graded = any(s.case_name == "lattice" for s in window.runs_panel.model.summaries)

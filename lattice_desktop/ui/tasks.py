@@ -1,10 +1,12 @@
 """Long work off the GUI thread: a function runs on a pool thread, its result or its
 error comes back through a signal to an object living on the GUI thread.
 
-    task = Task(fn, arg, progress=True)        # fn(arg, report=callable) if progress
+    task = Task(fn, arg, work=True)            # fn(arg, work=task.work) if work
     task.signals.done.connect(self.on_done)    # slot on a GUI-thread object, not a lambda
     task.signals.failed.connect(self.on_error) # (message, traceback text)
+    task.signals.progress.connect(self.on_step)  # each `Step` the work reports
     tasks.start(task)
+    task.work.cancel()                         # the function raises Cancelled between chunks
 
 A `Task` is a QRunnable and not a QObject, so its signals live on a separate QObject
 created by the caller (on the GUI thread). The pool deletes a finished runnable on its
@@ -21,6 +23,7 @@ from typing import Any
 from PySide6.QtCore import QCoreApplication, QObject, QRunnable, QThreadPool, Signal, Slot
 
 from lattice_desktop.errors import Cancelled, UserError
+from lattice_desktop.work import Work
 
 WORKER_STACK = 16 * 1024 * 1024  # wasm runs on the worker's native stack
 
@@ -29,18 +32,19 @@ class TaskSignals(QObject):
     done = Signal(object)  # the function's return value
     failed = Signal(str, str)  # message, traceback ("" for a user error)
     cancelled = Signal()
-    progress = Signal(object)  # whatever the function reports
+    progress = Signal(object)  # a `Step` the function's work reported
     finished = Signal()  # always last, whatever the outcome
 
 
 class Task(QRunnable):
-    def __init__(self, fn: Callable[..., Any], *args: Any, progress: bool = False,
-                 **kwargs: Any) -> None:
+    def __init__(self, fn: Callable[..., Any], *args: Any, work: bool = False, **kwargs: Any) -> None:
         super().__init__()
         self.fn, self.args, self.kwargs = fn, args, kwargs
         self.signals = TaskSignals()
-        if progress:
-            self.kwargs["report"] = self.signals.progress.emit
+        self.work: Work | None = None
+        if work:
+            self.work = Work(self.signals.progress.emit)
+            self.kwargs["work"] = self.work
         self.setAutoDelete(True)
 
     def run(self) -> None:

@@ -9,55 +9,25 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor, QFont, QFontDatabase, QGuiApplication, QPalette
 from PySide6.QtWidgets import QApplication
 
+from lattice_desktop import outcomes
 from lattice_desktop.outcomes import Outcome, Verdict
 
 ACCENT = QColor("#2f6fde")
 ACCENT_DARK = QColor("#5b93f0")
 
-# Okabe–Ito: distinguishable with the common colour-vision deficiencies.
-GREEN = QColor("#009E73")
-AMBER = QColor("#E69F00")
-RED = QColor("#D55E00")
-BLUE = QColor("#0072B2")
-PURPLE = QColor("#CC79A7")
-GREY = QColor("#8a8f98")
-
-VERDICT_COLOURS = {
-    Verdict.CORRECT: GREEN,
-    Verdict.OVER_CEILING: AMBER,
-    Verdict.INCORRECT: RED,
-    Verdict.INTERNAL_ERROR: PURPLE,
-    Verdict.RUNNING: BLUE,
-    Verdict.INTERRUPTED: GREY,
-    Verdict.CANCELLED: GREY,
-}
-
-OUTCOME_SYMBOLS = {
-    Outcome.PASS: "✓",
-    Outcome.OVER_CEILING: "▲",
-    Outcome.SKIPPED: "–",
-    Outcome.INTERNAL_ERROR: "!",
-}
+# The colours that carry meaning are the core's (lattice_desktop/outcomes.py), so the CLI and every
+# view agree; here they only become QColors.
+GREEN, AMBER, RED, BLUE, PURPLE, GREY = (
+    QColor(c) for c in (outcomes.GREEN, outcomes.AMBER, outcomes.RED, outcomes.BLUE,
+                        outcomes.PURPLE, outcomes.GREY))
 
 
 def verdict_colour(verdict: Verdict) -> QColor:
-    return VERDICT_COLOURS[verdict]
-
-
-def outcome_symbol(outcome: Outcome) -> str:
-    return OUTCOME_SYMBOLS.get(outcome, "✗")
+    return QColor(verdict.look.colour)
 
 
 def outcome_colour(outcome: Outcome) -> QColor:
-    if outcome is Outcome.PASS:
-        return GREEN
-    if outcome is Outcome.OVER_CEILING:
-        return AMBER
-    if outcome is Outcome.SKIPPED:
-        return GREY
-    if outcome is Outcome.INTERNAL_ERROR:
-        return PURPLE
-    return RED
+    return QColor(outcome.look.colour)
 
 
 def is_dark() -> bool:

@@ -286,3 +286,14 @@ def test_fuel_is_identical_on_every_run_and_thread_count(tmp_path, workers):
 
 def test_wat_helper_is_valid():
     wasmtime.wat2wasm(SLOW_ECHO)
+
+
+def test_every_outcome_and_verdict_has_one_look_with_a_symbol_words_and_a_colour():
+    import re
+
+    for state in [*Outcome, *Verdict]:
+        look = state.look
+        assert look.symbol and look.words and re.fullmatch(r"#[0-9A-F]{6}", look.colour)
+        assert look.text == f"{look.symbol} {look.words}" == f"{state.symbol} {state.label}"
+    assert Outcome.stored("no such outcome") is Outcome.UNKNOWN and Outcome.stored("trap") is Outcome.TRAP
+    assert Verdict.stored(None) is Verdict.UNKNOWN and Verdict.UNKNOWN not in Verdict.filters()

@@ -7,7 +7,6 @@ gets a database of its own.
 from __future__ import annotations
 
 import os
-import uuid
 
 import pytest
 
@@ -30,23 +29,6 @@ pytestmark = [
     pytest.mark.postgres,
     pytest.mark.skipif(not SERVER, reason="set LATTICE_TEST_POSTGRES_URL to a PostgreSQL server"),
 ]
-
-
-@pytest.fixture
-def pg_url():
-    import psycopg2
-
-    name = f"lattice_test_{uuid.uuid4().hex[:10]}"
-    admin = psycopg2.connect(SERVER)
-    admin.autocommit = True
-    admin.cursor().execute(f"CREATE DATABASE {name}")
-    url = SERVER.rsplit("/", 1)[0] + "/" + name
-    yield url
-    db = Run._meta.database
-    if not db.is_closed():
-        db.close()
-    admin.cursor().execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
-    admin.close()
 
 
 def test_grade_store_and_read_back(tmp_path, pg_url):

@@ -83,3 +83,13 @@ def test_exhausting_the_runway_is_its_own_reason(tmp_path, four_times, capsys):
     assert "runway exhausted" in out and "wrong answer" not in out
     assert "why: stress-128 exhausted the runway at 2× the ceiling (5,200,000,000 fuel), " \
            "before giving an answer" in out
+
+
+def test_the_runway_rule_covers_four_times_the_hardest_need_and_shrinks_with_size():
+    from lattice_desktop.lattice.case_builder import runways_for
+
+    reference = [4 * 10**8, 3 * 10**9, 5 * 10**10]
+    runways = runways_for(reference, ceiling=10**9)
+    assert runways[-1] * 10**9 >= 4 * max(reference)
+    assert runways == sorted(runways, reverse=True) and len(set(runways)) == 3
+    assert runways_for([10**6], ceiling=10**9) == [1.0]  # never below 1

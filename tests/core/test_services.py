@@ -8,7 +8,6 @@ import shutil
 import numpy as np
 import pytest
 
-from lattice_desktop.cancel import CancelToken
 from lattice_desktop.errors import Cancelled
 from lattice_desktop.grading.compare import Mismatch
 from lattice_desktop.grading.fuel_growth import describe_slope, fit_slope
@@ -24,6 +23,7 @@ from lattice_desktop.store.harness_runs import list_harness_runs
 from lattice_desktop.store.pages import load_run_page
 from lattice_desktop.store.queries import list_runs
 from lattice_desktop.store.writer import Writer
+from lattice_desktop.work import Step, Work
 from tests.core.wat_cases import ECHO, ECHO_CASES, write_case, write_submission
 
 
@@ -68,7 +68,7 @@ def test_a_snapshot_divergence_reads_at_a_glance():
 def test_a_job_grades_stores_and_copies_as_text(tmp_path, writer):
     case = write_case(tmp_path / "case", ECHO_CASES)
     sub = load_submission(write_submission(tmp_path / "echo", ECHO))
-    stored = run_job(GradeJob(case, sub), writer, CancelToken())
+    stored = run_job(GradeJob(case, sub), writer)
     assert stored.report.verdict is Verdict.CORRECT
     page = load_run_page(stored.run_id)
     text = report_text(page)
@@ -76,16 +76,16 @@ def test_a_job_grades_stores_and_copies_as_text(tmp_path, writer):
     assert lines[0] == f"echo · echo 1/standard · model-a · run {stored.run_id}"
     assert lines[1].startswith("✓ correct · score ")
     assert "Smoke tests (correctness only)" in lines and "Stress cases (fuel)" in lines
-    assert any(line.startswith("  hello · echoes a short input · pass · ") for line in lines)
+    assert any(line.startswith("  hello · echoes a short input · ✓ pass · ") for line in lines)
 
 
 def test_a_cancelled_job_is_kept_as_cancelled(tmp_path, writer):
     case = write_case(tmp_path / "case", ECHO_CASES)
     sub = load_submission(write_submission(tmp_path / "echo", ECHO))
-    token = CancelToken()
-    token.cancel()
+    work = Work()
+    work.cancel()
     with pytest.raises(Cancelled):
-        run_job(GradeJob(case, sub), writer, token)
+        run_job(GradeJob(case, sub), writer, work=work)
     assert [r.verdict for r in list_runs()] == [Verdict.CANCELLED]
 
 
@@ -105,7 +105,11 @@ def test_importing_traces_stores_the_good_and_names_the_bad(tmp_path, writer):
     box, traces = bundled_examples()
     bad = tmp_path / "bad.jsonl"
     bad.write_text('{"not": "a trace"\n')
-    outcome = import_traces(writer, box, [traces[0], bad, traces[1]])
+    steps: list[Step] = []
+    outcome = import_traces(writer, box, [traces[0], bad, traces[1]], work=Work(steps.append))
+    assert [(s.fraction, s.message) for s in steps] == [
+        (0.0, f"importing {traces[0].name} (1 of 3)"), (1 / 3, "importing bad.jsonl (2 of 3)"),
+        (2 / 3, f"importing {traces[1].name} (3 of 3)"), (1.0, "imported 2 of 3")]
     assert len(outcome.stored) == 2
     assert len(outcome.errors) == 1 and outcome.errors[0].startswith(str(bad))
     assert sorted(r.id for r in list_harness_runs()) == sorted(outcome.stored)
@@ -118,3 +122,16 @@ def test_a_bad_box_stores_nothing(tmp_path, writer):
     outcome = import_traces(writer, box, traces[:2])
     assert outcome.stored == [] and len(outcome.errors) == 1 and str(box) in outcome.errors[0]
     assert list_harness_runs() == []
+
+
+def test_a_cancelled_import_stops_between_traces_and_keeps_what_it_stored(writer):
+    box, traces = bundled_examples()
+
+    def cancel_after_the_first(step: Step) -> None:
+        if step.fraction > 0:
+            work.cancel()
+
+    work = Work(cancel_after_the_first)
+    with pytest.raises(Cancelled):
+        import_traces(writer, box, traces[:3], work=work)
+    assert len(list_harness_runs()) == 2  # the second was being stored when Cancel came

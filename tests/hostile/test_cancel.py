@@ -10,7 +10,6 @@ import traceback
 
 import pytest
 
-from lattice_desktop.cancel import CancelToken
 from lattice_desktop.errors import Cancelled
 from lattice_desktop.grading import grader
 from lattice_desktop.manifest import load_case, load_submission
@@ -20,6 +19,7 @@ from lattice_desktop.store import runs as store_runs
 from lattice_desktop.store.database import open_database
 from lattice_desktop.store.queries import list_runs, load_run
 from lattice_desktop.store.writer import Writer
+from lattice_desktop.work import Work
 from tests.core.wat_cases import ECHO, ECHO_CASES, SLOW_ECHO, write_case, write_submission
 from tests.hostile.processes import scratch_folders, wait_for_no_descendants
 from tests.hostile.test_builds import build_folder
@@ -38,18 +38,17 @@ def writer(tmp_path):
 
 def cancel_in_phase(case, submission, writer, phase: str, *, allow_build=False, after: float = 0.4):
     """Run grade_and_store; cancel from another thread `after` s into `phase`."""
-    token = CancelToken()
     timers: list[threading.Timer] = []
 
-    def progress(p):
-        if p.phase == phase and not timers:
-            timers.append(threading.Timer(after, token.cancel))
+    def progress(step):
+        if step.item.phase == phase and not timers:
+            timers.append(threading.Timer(after, work.cancel))
             timers[0].start()
 
+    work = Work(progress)
     started = time.monotonic()
     with pytest.raises(Cancelled):
-        grade_and_store(case, submission, writer=writer, allow_build=allow_build, progress=progress,
-                        cancel=token)
+        grade_and_store(case, submission, writer=writer, allow_build=allow_build, work=work)
     return time.monotonic() - started
 
 
@@ -95,16 +94,16 @@ def test_cancel_during_the_compile(tmp_path, writer, private_tmp):
 
 def test_cancel_while_storing_is_too_late_and_stores_the_whole_run(tmp_path, writer, monkeypatch):
     case = load_case(write_case(tmp_path / "case", ECHO_CASES))
-    token = CancelToken()
+    work = Work()
     finish = store_runs.finish_run
 
     def cancelled_mid_write(run_id, report):
-        token.cancel()
+        work.cancel()
         finish(run_id, report)
 
     monkeypatch.setattr(store_runs, "finish_run", cancelled_mid_write)
     stored = grade_and_store(case, load_submission(write_submission(tmp_path / "sub", ECHO)),
-                             writer=writer, cancel=token)
+                             writer=writer, work=work)
     [run] = list_runs()
     assert run.verdict is Verdict.CORRECT
     assert load_run(run.id).results == stored.report.results  # all of it, never half

@@ -25,6 +25,7 @@ from lattice_desktop.store.database import open_database
 from lattice_desktop.store.queries import list_runs, load_run
 from lattice_desktop.store.schema import Run
 from lattice_desktop.store.writer import Writer
+from lattice_desktop.work import Work
 from tests.core.test_store import KILLED_GRADER
 from tests.core.wat_cases import ECHO, ECHO_CASES, SLOW_ECHO, write_case, write_submission
 from tests.hostile.test_builds import build_folder, processes_running
@@ -131,14 +132,14 @@ def test_a_database_locked_while_grading_is_a_clear_error_and_loses_nothing(tmp_
     case = load_case(write_case(tmp_path / "case", ECHO_CASES))
     other = sqlite3.connect(db_path)
 
-    def lock_when_grading(progress):
-        if progress.phase == "done" and not other.in_transaction:
+    def lock_when_grading(step):
+        if step.item.phase == "done" and not other.in_transaction:
             other.execute("BEGIN EXCLUSIVE")
 
     try:
         with pytest.raises(StorageError, match="locked by another program"):
             grade_and_store(case, load_submission(write_submission(tmp_path / "sub", ECHO)),
-                            writer=writer, progress=lock_when_grading)
+                            writer=writer, work=Work(lock_when_grading))
     finally:
         other.rollback()
         other.close()
@@ -282,3 +283,19 @@ def test_a_report_the_database_refuses_is_kept_on_disk(tmp_path, monkeypatch):
     assert str(kept) in str(info.value)
     data = json.loads(kept.read_text())
     assert data["verdict"] == "correct" and [r["name"] for r in data["results"]] == ["hello", "longer"]
+
+
+def test_a_kept_report_stays_in_its_folder_whatever_the_model_name(tmp_path, monkeypatch):
+    """The model name is the submission's text: a path in it never leads the kept report elsewhere."""
+    from lattice_desktop.grading.grader import grade
+    from lattice_desktop.manifest import load_case, load_submission
+    from lattice_desktop.services import grading as session
+    from tests.core.wat_cases import ECHO, ECHO_CASES, write_case, write_submission
+
+    monkeypatch.setattr(session, "unstored_reports_dir", lambda: tmp_path / "kept")
+    case = load_case(write_case(tmp_path / "case", ECHO_CASES))
+    report = grade(case, load_submission(write_submission(tmp_path / "sub", ECHO, model="../../escape/me")))
+    kept = session.keep_unstored_report(7, report)
+    assert kept.parent == tmp_path / "kept"
+    assert kept.name.startswith("run-7-.._.._escape_me-")
+    assert not (tmp_path / "escape").exists()

@@ -11,6 +11,7 @@ from lattice_desktop.lattice.scenario import parse_scenario
 from lattice_desktop.lattice.wasm_engine import WasmEngine
 from lattice_desktop.manifest import load_case
 from lattice_desktop.resources import demo_case
+from lattice_desktop.work import Work
 
 SUBMISSIONS = build_engines.SUBMISSIONS_DIR
 REFERENCE = WasmEngine(SUBMISSIONS / "reference" / "engine.wasm")
@@ -51,8 +52,10 @@ def test_first_difference_and_bisect():
     probes = []
     assert bisect_first(0, 100, lambda t: probes.append(t) or t < departs) == departs
     assert len(probes) <= 7
+    cancelled = Work()
+    cancelled.cancel()
     with pytest.raises(Cancelled):
-        bisect_first(0, 100, lambda t: True, cancel=lambda: True)
+        bisect_first(0, 100, lambda t: True, cancelled)
 
 
 def test_buggy_side_load_departs_at_the_first_wrong_tick():

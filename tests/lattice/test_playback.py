@@ -22,10 +22,17 @@ from lattice_desktop.lattice.simulators import (
 )
 from lattice_desktop.lattice.view import FactoryState
 from lattice_desktop.lattice.wasm_engine import WasmEngine
+from lattice_desktop.work import Step, Work
 
 REPO = Path(__file__).resolve().parents[2]
 SMOKE = REPO / "resources" / "cases" / "lattice" / "smoke"
 ENGINES = REPO / "resources" / "engines"
+
+def cancelled() -> Work:
+    work = Work()
+    work.cancel()
+    return work
+
 
 def same_state(a: FactoryState, b: FactoryState) -> bool:
     return (
@@ -114,7 +121,7 @@ def test_a_newer_request_cancels_the_stale_one():
     _, data = scenarios()[-1]
     playback = Playback(data, None, keyframe_every=5)
     with pytest.raises(Cancelled):
-        playback.state_at(100, cancel=lambda: True)
+        playback.state_at(100, cancelled())
     assert same_state(playback.state_at(60), from_scratch(data, 60))
 
 
@@ -144,9 +151,12 @@ def test_a_long_seek_previews_the_states_it_passes(monkeypatch):
     monkeypatch.setattr(playback_module, "PREVIEW_SECONDS", 0.0)
     _, data = scenarios()[-1]
     playback = Playback(data, None, keyframe_every=1000)
-    seen: list[FactoryState] = []
-    final = playback.state_at(90, preview=seen.append)
+    steps: list[Step] = []
+    final = playback.state_at(90, Work(steps.append))
+    seen = [step.item for step in steps]
     assert seen and [s.tick for s in seen] == sorted(s.tick for s in seen)
+    assert [step.fraction for step in steps] == [s.tick / 90 for s in seen]
+    assert steps[-1].message == "simulating to tick 90"
     assert all(s.tick < 90 for s in seen)
     for state in seen[:: max(1, len(seen) // 5)]:
         assert same_state(state, from_scratch(data, state.tick))
@@ -188,11 +198,16 @@ def test_prewarm_walks_each_stress_scenario_once(tmp_path, monkeypatch):
         '[contract]\nabi = "bytes"\nentry = "lattice_run"\noutput = "u64-list"\n'
         "[sandbox]\nfuel_limit = 1000\n" + "\n".join(entries)
     )
-    assert prewarm(folder / "case.toml") == 2
+    steps: list[Step] = []
+    assert prewarm(folder / "case.toml", Work(steps.append)) == 2
+    fractions = [step.fraction for step in steps]
+    assert fractions == sorted(fractions) and 0.0 < fractions[0] and fractions[-1] == 1.0
+    assert {step.message for step in steps[:-1]} <= {"caching keyframes", "keyframes cached"}
+    assert steps[-1].message == "2 scenarios walked"
     assert prewarm(folder / "case.toml") == 0  # already on disk
     data = (folder / "s1.lat").read_bytes()
     warm = Playback(data, WasmEngine(REFERENCE_WASM))
     assert warm.prepared == 1.0
     assert same_state(warm.state_at(45), from_scratch(data, 45))
     with pytest.raises(Cancelled):
-        prewarm(folder / "case.toml", cancel=lambda: True)
+        prewarm(folder / "case.toml", cancelled())

@@ -42,9 +42,12 @@ def test_progress_reports_each_case(qtbot, window, toy_case):
     steps = []
     window.grading.progress.connect(steps.append)
     grade_and_wait(qtbot, window, toy_case.submission("echo"))
-    finished = [s.result.name for s in steps if s.result is not None]
+    finished = [s.item.result.name for s in steps if s.item.result is not None]
     assert finished == ["hello", "big"]
-    assert steps[-1].phase == "done" and steps[-1].done == steps[-1].total == 2
+    assert [s.fraction for s in steps] == sorted(s.fraction for s in steps)  # never goes back
+    last = steps[-1]
+    assert last.item.phase == "done" and last.item.done == last.item.total == 2
+    assert (last.fraction, last.message) == (1.0, "graded")
 
 
 def test_cancel_stops_running_wasm_and_leaves_no_results(qtbot, window, tmp_path):
@@ -176,7 +179,11 @@ def test_the_bundled_demo_grades_from_the_window(qtbot, make_window):
     window = make_window(demo=BUNDLED)
     with qtbot.waitSignal(window.grading.idle, timeout=30 * 60_000):
         window.grade_demo()
-    qtbot.waitUntil(lambda: len(window.runs_panel.model.summaries) >= 4, timeout=10_000)
+    def all_four_stored() -> bool:
+        summaries = window.runs_panel.model.summaries
+        return len(summaries) >= 4 and all(s.verdict.finished for s in summaries)
+
+    qtbot.waitUntil(all_four_stored, timeout=10_000)
     verdicts = {s.submission: s.verdict for s in window.runs_panel.model.summaries}
     lines = next(s for s in window.runs_panel.model.summaries if s.submission == "lines")
     failing = [(r.name, r.outcome, r.detail) for r in load_run(lines.id).results if not r.outcome.passed]

@@ -33,7 +33,7 @@ def test_a_failed_smoke_test_comes_first_with_its_behaviour(qtbot, graded, windo
                                                              "✗ wrong answer"]
     assert smoke.index(0, smoke.column("Outcome")).data(CHIP_ROLE).label == "wrong answer"
     stress = tab.stress_model
-    assert stress.index(0, stress.column("Outcome")).data() == "– skipped"
+    assert stress.index(0, stress.column("Outcome")).data() == "⊘ skipped"
     assert "counted failed" in stress.index(0, stress.column("Detail")).data()
 
 
@@ -111,3 +111,19 @@ def test_the_page_loader_reads_the_case_again(graded, db_path, toy_case):
     toy_case.case_path.unlink()
     missing = load_run_page(graded["echo"])
     assert missing.case is None and "case.toml" in missing.case_problem
+
+
+def test_an_exhausted_runway_is_its_own_reason_not_a_wrong_answer(qtbot):
+    from lattice_desktop.sandbox.runner import runway_exhausted
+
+    result = CaseResult(
+        name="stress-512", kind="stress", behaviour="", size=512 * 512, outcome=Outcome.OUT_OF_FUEL,
+        ceiling=2_600_000_000, budget=208_000_000_000, fuel=208_000_000_000,
+        detail=f"{runway_exhausted(208_000_000_000, 2_600_000_000)}: no answer to judge")
+    model = ResultsModel(smoke=False)
+    model.set_results([result])
+    outcome = model.index(0, model.column("Outcome"))
+    assert "runway exhausted" in outcome.data() and "wrong" not in outcome.data()
+    assert "not a wrong answer" in outcome.data(3)  # ToolTipRole
+    detail = model.index(0, model.column("Detail")).data()
+    assert detail.startswith("exhausted the runway at 80× the ceiling (208,000,000,000 fuel)")

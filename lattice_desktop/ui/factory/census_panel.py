@@ -11,11 +11,11 @@ from pathlib import Path
 from PySide6.QtCore import Qt, Slot
 from PySide6.QtWidgets import QLabel
 
-from lattice_desktop.errors import Cancelled
 from lattice_desktop.lattice.census import Census, census_of, stored_census
 from lattice_desktop.lattice.scenario import Scenario
 from lattice_desktop.ui import tasks
 from lattice_desktop.ui.tasks import Task
+from lattice_desktop.work import Work
 
 
 class CensusPanel(QLabel):
@@ -30,9 +30,11 @@ class CensusPanel(QLabel):
                         "with the reference rules")
         self.census: Census | None = None
         self._wanted: bytes | None = None
+        self._counting: Work | None = None  # the count under way
 
     def show_scenario(self, data: bytes, scenario: Scenario, case_dir: Path | None) -> None:
         """Show the census of `data` now if it is stored, else count it in the background."""
+        self._stop_counting()
         self._wanted = data
         found = stored_census(data, case_dir=case_dir)
         if found is not None:
@@ -40,21 +42,22 @@ class CensusPanel(QLabel):
             return
         self.census = None
         self.setText("<b>Census</b><br>counting what this scenario's run exercises…")
-        task = Task(_count, data, scenario, case_dir, self._still_wanted(data))
+        task = Task(_count, data, scenario, case_dir, work=True)
         task.signals.done.connect(self._counted)
         task.signals.failed.connect(self._failed)
+        self._counting = task.work
         tasks.start(task)
 
     def clear_scenario(self) -> None:
+        self._stop_counting()
         self._wanted, self.census = None, None
         self.clear()
 
-    def _still_wanted(self, data: bytes):
-        def progress(_tick: int, _ticks: int) -> None:
-            if self._wanted is not data:  # another scenario is open: stop counting this one
-                raise Cancelled()
-
-        return progress
+    def _stop_counting(self) -> None:
+        """Another scenario is open (or none): stop counting the last one."""
+        if self._counting is not None:
+            self._counting.cancel()
+        self._counting = None
 
     @Slot(object)
     def _counted(self, counted: tuple[bytes, Census]) -> None:
@@ -71,7 +74,8 @@ class CensusPanel(QLabel):
         self.census = result
         rows = "".join(f"<tr><td>{what}</td><td>&nbsp;{value}</td></tr>" for what, value in result.rows())
         self.setText(f"<b>Census</b> over {result.ticks:,} ticks<table>{rows}</table>")
+        self.setMinimumHeight(self.sizeHint().height())  # every row in view, never cut off
 
 
-def _count(data: bytes, scenario: Scenario, case_dir: Path | None, progress) -> tuple[bytes, Census]:
-    return data, census_of(data, scenario, case_dir=case_dir, progress=progress)
+def _count(data: bytes, scenario: Scenario, case_dir: Path | None, *, work: Work) -> tuple[bytes, Census]:
+    return data, census_of(data, scenario, case_dir=case_dir, work=work)

@@ -25,6 +25,7 @@ class DivergenceNavigation:
         self._focus_pending = False  # zoom to the first differing cell when the next diff arrives
         self._search_from: int | None = None  # the divergent snapshot's tick the search started at
         self._search_queued: tuple[int, int] | None = None  # (agrees, differs) to search once shown
+        self._search_work = None  # the running search's Work, to cancel it
 
     def _build_divergence(self) -> None:
         """The bar over the map and the minimap in its corner (after the canvas exists)."""
@@ -104,23 +105,31 @@ class DivergenceNavigation:
             return
         agrees, differs = self._search_queued
         self._search_queued = None
-        task = Task(search_divergence, self._submission, self.playback, agrees, differs,
-                    lambda playback=self.playback: playback is self.playback, progress=True)
+        self.stop_search()
+        task = Task(search_divergence, self._submission, self.playback, agrees, differs, work=True)
+        self._search_work = task.work
         task.signals.progress.connect(self._search_progress)
         task.signals.done.connect(self._search_done)
         task.signals.failed.connect(self._search_failed)
         tasks.start(task)
 
+    def stop_search(self) -> None:
+        """Cancel a search still running (another run or scenario is being opened)."""
+        if self._search_work is not None:
+            self._search_work.cancel()
+            self._search_work = None
+
     @Slot(object)
-    def _search_progress(self, text: str) -> None:
-        if self.divergence is None and self._search_from is not None:
-            self.bar.status.setText(f"Looking for the first wrong tick: {text}")
+    def _search_progress(self, step) -> None:
+        if self.divergence is None and self._search_from is not None and step.message:
+            self.bar.status.setText(f"Looking for the first wrong tick: {step.message}")
 
     @Slot(object)
     def _search_done(self, result) -> None:
         playback, found = result
         if playback is not self.playback:
             return
+        self._search_work = None
         self.divergence = found
         width = playback.scenario.width
         first = found.cells[0] if found.cells else 0

@@ -1,9 +1,14 @@
-"""The legend under the canvas: every item type of the scenario by name, then entities."""
+"""The legend under the canvas: every item type of the scenario by name, then entities.
+
+One word-wrapped label, so a scenario with many or long item names wraps onto more lines
+instead of forcing the window wider than the screen."""
 
 from __future__ import annotations
 
-from PySide6.QtGui import QColor, QPixmap
-from PySide6.QtWidgets import QHBoxLayout, QLabel, QWidget
+import html
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QLabel, QSizePolicy
 
 from lattice_desktop.lattice.scenario import Scenario
 from lattice_desktop.ui.factory import palette as pal
@@ -21,48 +26,34 @@ def item_types(scenario: Scenario) -> list[int]:
     return sorted(types)
 
 
-def _swatch(colour: str) -> QLabel:
-    pixmap = QPixmap(11, 11)
-    pixmap.fill(QColor(colour))
-    label = QLabel()
-    label.setPixmap(pixmap)
-    return label
+def _entry(colour: str, text: str) -> str:
+    """A swatch and its name, held together: the line may break only between entries. The
+    swatch sits on a grey ground so that a near-white item shows on a light window too."""
+    name = html.escape(text).replace(" ", "&nbsp;")
+    return f"<span style='color:{colour}; background:#6B6F78'>■</span>&nbsp;{name}"
 
 
-class Legend(QWidget):
+class Legend(QLabel):
     def __init__(self, parent=None) -> None:
         super().__init__(parent)
-        self._layout = QHBoxLayout(self)
-        self._layout.setContentsMargins(6, 2, 6, 2)
-        self._layout.setSpacing(4)
+        self.setTextFormat(Qt.TextFormat.RichText)
+        self.setWordWrap(True)
+        self.setContentsMargins(6, 2, 6, 2)
+        self.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
 
     def set_scenario(self, scenario: Scenario | None) -> None:
-        while self._layout.count():
-            item = self._layout.takeAt(0)
-            if item.widget() is not None:
-                item.widget().deleteLater()
         if scenario is None:
+            self.clear()
+            self.setToolTip("")
             return
         types = item_types(scenario)
-        for t in types[:MAX_ITEMS]:
-            self._entry(pal.item_hex(t), scenario.items.get(t, f"item {t}"), f"item type {t}")
+        names = {t: scenario.items.get(t, f"item {t}") for t in types}
+        entries = [_entry(pal.item_hex(t), names[t]) for t in types[:MAX_ITEMS]]
         if len(types) > MAX_ITEMS:
-            more = QLabel(f"+{len(types) - MAX_ITEMS} more")
-            more.setToolTip(", ".join(scenario.items.get(t, f"item {t}") for t in types[MAX_ITEMS:]))
-            self._layout.addWidget(more)
-        self._layout.addSpacing(16)
+            entries.append(f"+{len(types) - MAX_ITEMS}&nbsp;more")
         lut = pal.LUT
         for name, code in pal.ENTITY_LEGEND:
             r, g, b = (int(v) for v in lut[code, :3])
-            self._entry(f"#{r:02X}{g:02X}{b:02X}", name, None)
-        self._layout.addStretch(1)
-
-    def _entry(self, colour: str, text: str, tip: str | None) -> None:
-        swatch = _swatch(colour)
-        label = QLabel(text)
-        if tip:
-            swatch.setToolTip(tip)
-            label.setToolTip(tip)
-        self._layout.addWidget(swatch)
-        self._layout.addWidget(label)
-        self._layout.addSpacing(8)
+            entries.append(_entry(f"#{r:02X}{g:02X}{b:02X}", name))
+        self.setText("&nbsp;&nbsp; ".join(entries))
+        self.setToolTip("\n".join(f"{names[t]}: item type {t}" for t in types))

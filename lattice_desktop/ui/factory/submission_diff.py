@@ -17,6 +17,7 @@ from lattice_desktop.lattice.submission_records import (
     submission_pairs,
 )
 from lattice_desktop.lattice.view import FactoryState
+from lattice_desktop.work import Work
 
 
 @dataclass(frozen=True)
@@ -35,9 +36,10 @@ def submission_diff(sub: SubmissionRecords, playback: Playback, tick: int) -> Su
     return SubmissionDiff(tick, state, diffs)
 
 
-def search_divergence(sub: SubmissionRecords, playback: Playback, agrees: int, differs: int, alive,
-                      report) -> tuple[Playback, Divergence]:
-    """The first tick in (agrees, differs] where the submission departs from the reference."""
+def search_divergence(sub: SubmissionRecords, playback: Playback, agrees: int, differs: int,
+                      work: Work) -> tuple[Playback, Divergence]:
+    """The first tick in (agrees, differs] where the submission departs from the reference;
+    cancelling `work` stops it between runs and interrupts a run of the submission."""
     engine = playback.engine
 
     def reference_checksums(data: bytes) -> list[int]:
@@ -48,8 +50,9 @@ def search_divergence(sub: SubmissionRecords, playback: Playback, agrees: int, d
 
     found = find_divergence(
         playback.data, agrees=agrees, differs=differs, reference_checksums=reference_checksums,
-        submission_checksums=lambda data: submission_checksums(sub, data),
+        submission_checksums=lambda data: submission_checksums(sub, data, cancel=work),
         reference_records=reference_records,
-        submission_records=lambda tick: submission_pairs(sub, playback.scenario, playback.data, tick),
-        cancel=lambda: not alive(), progress=report)
+        submission_records=lambda tick: submission_pairs(sub, playback.scenario, playback.data, tick,
+                                                         cancel=work),
+        work=work)
     return playback, found

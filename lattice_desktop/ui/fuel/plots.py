@@ -18,19 +18,12 @@ from lattice_desktop.store.fuel_queries import CaseBest
 from lattice_desktop.ui.fuel.axes import CategoryAxis, SILogAxis
 from lattice_desktop.ui.fuel.hover import HoverTips
 
-PASS, OVER, WRONG, GREY = "#2FA36B", "#E8A317", "#E5484D", "#8A8F98"
 FIELD, COMPARE = "#56B4E9", "#CC79A7"
 
 
 def outcome_style(outcome: Outcome) -> tuple[str, str]:
-    """(colour, words) for an outcome; the words keep colour from being the only cue."""
-    if outcome is Outcome.PASS:
-        return PASS, "✓ pass"
-    if outcome is Outcome.OVER_CEILING:
-        return OVER, "▲ over ceiling"
-    if outcome is Outcome.SKIPPED:
-        return GREY, "◌ skipped"
-    return WRONG, "✗ " + outcome.label
+    """(colour, symbol and words) for an outcome: its one look, shared with every view."""
+    return outcome.look.colour, outcome.look.text
 
 
 def _pen(colour: str, style: Qt.PenStyle = Qt.PenStyle.SolidLine, width: float = 1.5) -> QPen:
@@ -63,8 +56,12 @@ class FuelBars(pg.PlotWidget):
         self.compare_bars = pg.BarGraphItem(x=[], height=[], width=0.25, y0=0)
         self.addItem(self.bars)
         self.addItem(self.compare_bars)
-        self.ceiling = pg.InfiniteLine(angle=0, pen=_pen("#B0B4BC", Qt.PenStyle.DashLine),
-                                       label="ceiling", labelOpts={"position": 0.985, "color": "#8A8F98"})
+        # Labelled at the left end, text to the right of its anchor and above the line: inside
+        # the plot at any width (at the right end it was cut off), clear of the tallest bars.
+        self.ceiling = pg.InfiniteLine(angle=0, pen=_pen("#B0B4BC", Qt.PenStyle.DashLine), label="ceiling",
+                                       labelOpts={"position": 0.0, "anchors": [(0, 1), (0, 1)],
+                                                  "color": "#8A8F98"})
+        self.ceiling.setZValue(10)
         self.addItem(self.ceiling)
         self.runway = pg.PlotDataItem(pen=_pen("#B0B4BC", Qt.PenStyle.DotLine), connect="pairs")
         self.addItem(self.runway)
