@@ -7,13 +7,18 @@ Storage-backed subcommands (import, verify, leaderboard) are added to the parser
 from __future__ import annotations
 
 import argparse
+import json
 import sys
+from pathlib import Path
 
 from lattice_desktop.cli.common import EXIT_USAGE, add_db_option, open_storage
 from lattice_desktop.cli.terminal import shown
 from lattice_desktop.errors import UserError
-from lattice_desktop.harness import HarnessResult, load_box, load_trace, score
+from lattice_desktop.harness import HarnessResult, load_box, parse_trace, score
+from lattice_desktop.harness.inspect_log import is_inspect_log
+from lattice_desktop.harness.provenance import provenance_lines
 from lattice_desktop.harness.result import METRIC_ORDER
+from lattice_desktop.harness.run_files import runs_in_file
 
 
 def register(commands: argparse._SubParsersAction) -> argparse._SubParsersAction:
@@ -22,14 +27,19 @@ def register(commands: argparse._SubParsersAction) -> argparse._SubParsersAction
     sub = harness.add_subparsers(dest="harness_command", metavar="SUBCOMMAND")
     harness.set_defaults(func=lambda _args: _usage(harness))
 
-    p = sub.add_parser("score", help="score one run trace against its box")
-    p.add_argument("trace", metavar="TRACE", help="run trace (JSON Lines)")
+    p = sub.add_parser("score", help="score one run trace (or each sample of an Inspect AI "
+                                     "log) against its box")
+    p.add_argument("trace", metavar="TRACE",
+                   help="run trace (JSON Lines) or Inspect AI log (.eval, .json)")
     p.add_argument("--box", required=True, metavar="BOX", help="box definition (TOML)")
-    p.add_argument("--json", action="store_true", help="print the whole result as JSON")
+    p.add_argument("--json", action="store_true",
+                   help="print the whole result as JSON (a list, one per sample, for an "
+                        "Inspect AI log)")
     p.set_defaults(func=_score)
 
     p = sub.add_parser("import", help="score runs and store them with their inputs")
-    p.add_argument("traces", nargs="+", metavar="TRACE")
+    p.add_argument("traces", nargs="+", metavar="TRACE",
+                   help="run traces (JSON Lines) or Inspect AI logs (.eval, .json)")
     p.add_argument("--box", required=True, metavar="BOX")
     add_db_option(p)
     p.set_defaults(func=_import)
@@ -52,11 +62,18 @@ def _usage(parser: argparse.ArgumentParser) -> int:
 
 def _score(args: argparse.Namespace) -> int:
     try:
-        result = score(load_box(args.box), load_trace(args.trace))
+        box = load_box(args.box)
+        runs = runs_in_file(box, Path(args.trace))
+        results = [score(box, parse_trace(text, source=source)) for source, text in runs]
     except UserError as exc:
         print(f"error: {shown(exc)}", file=sys.stderr)
         return EXIT_USAGE
-    print(result.to_json() if args.json else format_result(result))
+    if args.json:
+        dicts = [r.to_dict() for r in results]
+        print(json.dumps(dicts if is_inspect_log(args.trace) else dicts[0], indent=2,
+                         ensure_ascii=False))
+    else:
+        print("\n\n".join(format_result(r) for r in results))
     return 0
 
 
@@ -79,18 +96,24 @@ def format_result(result: HarnessResult) -> str:
         lines += [f"  line {f.line}: {shown(f.kind)}: {shown(f.message)}" for f in result.tool_findings]
     if notes:
         lines += ["", "notes:"] + [f"  {note}" for note in notes]
+    provenance = provenance_lines(result)
+    if provenance:
+        lines += ["", "inputs shown for recomputation:"]
+        lines += [f"  {shown(line)}" for line in provenance]
     return "\n".join(lines)
 
 
 def _import(args: argparse.Namespace) -> int:
-    from lattice_desktop.store.harness_runs import import_run
+    from lattice_desktop.services.harness_import import import_traces
 
     writer = open_storage(args)
-    for trace in args.traces:
-        run_id = writer.call(import_run, args.box, trace)
-        print(f"stored harness run {run_id}: {shown(trace)}")
+    outcome = import_traces(writer, Path(args.box), [Path(t) for t in args.traces])
     writer.close()
-    return 0
+    for run_id in outcome.stored:
+        print(f"stored harness run {run_id}")
+    for error in outcome.errors:
+        print(f"error: {shown(error)}", file=sys.stderr)
+    return EXIT_USAGE if outcome.errors else 0
 
 
 def _verify(args: argparse.Namespace) -> int:
@@ -115,13 +138,15 @@ def _leaderboard(args: argparse.Namespace) -> int:
     if not boards:
         print("No harness runs stored yet — `lattice-desktop harness import TRACE --box BOX`.")
     for (stage, box), ranked in boards.items():
+        names = {id(e): shown(f"{e.result.harness} / {e.result.model}") for e in ranked}
+        width = max(32, *(len(name) for name in names.values()))
         print(f"{shown(box)} · stage {shown(stage)}")
-        print(f"  {'#':>3}  {'harness / model':<32} {'Score':>5} {'Exec':>5} {'Cost':>5} "
+        print(f"  {'#':>3}  {'harness / model':<{width}} {'Score':>5} {'Exec':>5} {'Cost':>5} "
               f"{'Focus':>5} {'Time':>5} {'Compl':>5} {'Tools':>5}")
         for entry in ranked:
             r = entry.result
             cells = [r.metrics[n].shown for n in METRIC_ORDER]
-            print(f"  {entry.position:>3}  {shown(r.harness + ' / ' + r.model):<32} {cells[0]:>5} "
+            print(f"  {entry.position:>3}  {names[id(entry)]:<{width}} {cells[0]:>5} "
                   f"{r.execution.shown:>5} {cells[1]:>5} {cells[2]:>5} {cells[3]:>5} "
                   f"{cells[4]:>5} {cells[5]:>5}")
     return 0

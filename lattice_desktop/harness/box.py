@@ -17,6 +17,7 @@ from jsonschema import Draft202012Validator
 from jsonschema.exceptions import SchemaError
 
 from lattice_desktop.errors import Location, UserError
+from lattice_desktop.harness.inspect_mapping import InspectMapping, parse_mapping
 from lattice_desktop.harness.toml_lines import line_of
 from lattice_desktop.manifest.toml_source import deepest_line
 from lattice_desktop.textfile import read_text
@@ -74,16 +75,25 @@ class Box:
     tools: tuple[Tool, ...]
     execution_weights: dict[str, float]
     source: str = "<box>"
+    inspect: InspectMapping | None = None
+    """How Inspect AI logs map onto this box (the optional `[inspect]` table)."""
+    _tools: dict[str, Tool] = field(init=False, repr=False, compare=False)
+    _objectives: dict[str, Objective] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        # Looked up once per call of a long trace: a dict, not a scan of the tuple.
+        object.__setattr__(self, "_tools", {t.name: t for t in self.tools})
+        object.__setattr__(self, "_objectives", {o.id: o for o in self.objectives})
 
     @property
     def total_weight(self) -> float:
         return sum(o.weight for o in self.objectives)
 
     def tool(self, name: str) -> Tool | None:
-        return next((t for t in self.tools if t.name == name), None)
+        return self._tools.get(name)
 
     def objective(self, objective_id: str) -> Objective | None:
-        return next((o for o in self.objectives if o.id == objective_id), None)
+        return self._objectives.get(objective_id)
 
 
 class _Reader:
@@ -139,6 +149,10 @@ class _Reader:
         if not isinstance(value, bool):
             raise self.error(f"{key!r} must be true or false, not {value!r}", key)
         return value
+
+    def sub(self, section: str, data: dict[str, Any], index: int | None = None) -> _Reader:
+        """A reader for a nested table, reporting errors under its own section."""
+        return _Reader(self.text, self.source, data, section, index)
 
     def table(self, key: str) -> dict[str, Any]:
         value = self.data.get(key)
@@ -221,7 +235,7 @@ def parse_box(text: str, *, source: str = "<box>") -> Box:
                         Location(source, deepest_line(text))) from None
     top = _Reader(text, source, data)
     top.check_keys({"format", "id", "name", "deadline_seconds", "stage", "objectives",
-                    "tools", "execution_weights"})
+                    "tools", "execution_weights", "inspect"})
     if data.get("format", BOX_FORMAT_VERSION) != BOX_FORMAT_VERSION:
         raise top.error(f"unsupported box format {data['format']!r} "
                         f"(this version reads format {BOX_FORMAT_VERSION})", "format")
@@ -255,6 +269,8 @@ def parse_box(text: str, *, source: str = "<box>") -> Box:
         tools=tuple(tools),
         execution_weights=_weights(top),
         source=source,
+        inspect=(parse_mapping(top.sub("inspect", top.table("inspect")),
+                               {o.id for o in objectives}) if "inspect" in data else None),
     )
 
 

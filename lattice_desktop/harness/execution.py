@@ -1,10 +1,13 @@
 """Execution = weighted mean of the measured metrics; missing ones are dropped from both
-the numerator and the denominator, never counted as 0."""
+the numerator and the denominator, never counted as 0. Computed exactly from the
+metrics' exact values, which the formula shows."""
 
 from __future__ import annotations
 
+from fractions import Fraction
+
 from lattice_desktop.harness.box import EXECUTION_METRICS, Box
-from lattice_desktop.harness.metric import PARTIAL, RECORDED, Metric, missing, num, res
+from lattice_desktop.harness.metric import PARTIAL, RECORDED, Metric, exact, missing, num, res
 
 
 def execution_metric(box: Box, metrics: dict[str, Metric]) -> Metric:
@@ -16,11 +19,13 @@ def execution_metric(box: Box, metrics: dict[str, Metric]) -> Metric:
               "dropped": dropped}
     if total_weight == 0:
         return missing("Execution", "no weighted metric was measured", inputs)
-    value = sum(weights[m] * metrics[m].value for m in measured) / total_weight
-    top = " + ".join(f"{num(weights[m])} x {num(metrics[m].value)}" for m in measured)
+    values = {m: metrics[m].exact_value or Fraction(0) for m in measured}
+    value = (sum((exact(weights[m]) * values[m] for m in measured), Fraction(0))
+             / sum(exact(weights[m]) for m in measured))
+    top = " + ".join(f"{num(weights[m])} x {num(values[m])}" for m in measured)
     bottom = " + ".join(num(weights[m]) for m in measured)
     formula = f"Execution = ({top}) / ({bottom}) = {res(value)}"
-    notes = ()
+    notes: tuple[str, ...] = ()
     if dropped:
         formula += f" ({', '.join(m.capitalize() for m in dropped)} not measured: dropped)"
         notes = (f"{', '.join(dropped)} missing: left out of numerator and denominator",)

@@ -10,11 +10,12 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import asdict, dataclass
+from fractions import Fraction
 from typing import Any
 
-from lattice_desktop.harness.box import Box
-from lattice_desktop.harness.metric import RECORDED, Metric, missing, num, res
-from lattice_desktop.harness.trace import ToolCall, Trace
+from lattice_desktop.harness.history import CallIndex
+from lattice_desktop.harness.metric import RECORDED, Metric, exact, missing, num, res
+from lattice_desktop.harness.trace import ToolCall
 
 MAX_PERIOD = 5
 """Longest cycle of calls looked for."""
@@ -68,71 +69,57 @@ def _temporary_failure(call: ToolCall) -> bool:
     return call.status is None or call.status in (408, 429) or 500 <= call.status <= 599
 
 
-def _target(box: Box, call: ToolCall) -> Any:
-    tool = box.tool(call.tool)
-    if tool is None or tool.target is None or not isinstance(call.arguments, dict):
-        return None
-    return call.arguments.get(tool.target)
-
-
-def changed_between(box: Box, calls: list[ToolCall], before: int, after: int) -> bool:
-    """Did a modifying call between the two touch what `calls[after]` reads?
-
-    When either side declares no target, any modifying call counts: better to miss a
-    loop than to flag a legitimate reread.
-    """
-    wanted = _target(box, calls[after])
-    for call in calls[before + 1:after]:
-        tool = box.tool(call.tool)
-        if tool is not None and tool.modifies:
-            touched = _target(box, call)
-            if wanted is None or touched is None or touched == wanted:
-                return True
-    return False
-
-
-def exemption(box: Box, calls: list[ToolCall], before: int, after: int) -> str | None:
-    """Why repeating `calls[before]` as `calls[after]` is legitimate, or None."""
-    previous = calls[before]
+def exemption(index: CallIndex, before: int, after: int) -> str | None:
+    """Why repeating call `before` as call `after` is legitimate, or None."""
+    previous = index.calls[before]
     if previous.job_running:
         return "polling a running job"
     if _temporary_failure(previous):
         return "retrying a temporary failure"
-    if changed_between(box, calls, before, after):
+    if index.changed_between(before, after):
         return "repeating after a modification"
     return None
 
 
-def _primitive(block: list[tuple[str, str]]) -> bool:
+def _primitive(block: list[int]) -> bool:
     p = len(block)
     return not any(p % d == 0 and block == block[:d] * (p // d) for d in range(1, p))
 
 
-def find_loops(box: Box, calls: list[ToolCall]) -> tuple[list[Loop], Counter[str]]:
-    """Every loop of MIN_LOOP or more repetitions, and the exemptions that applied."""
-    keys = [c.key for c in calls]
+def _runs(positions: list[int]) -> list[tuple[int, int]]:
+    """Maximal runs of consecutive positions, as (first, one past the last)."""
+    runs: list[tuple[int, int]] = []
+    for j in positions:
+        if runs and runs[-1][1] == j:
+            runs[-1] = (runs[-1][0], j + 1)
+        else:
+            runs.append((j, j + 1))
+    return runs
+
+
+def find_loops(index: CallIndex) -> tuple[list[Loop], Counter[str]]:
+    """Every loop of MIN_LOOP or more repetitions, and the exemptions that applied.
+
+    For each period p, position j matches when call j repeats call j - p and no
+    exemption applies; a run of matches is a loop of (run length / p + 1) repetitions
+    of its first p calls, unless those calls are themselves a shorter cycle.
+    """
+    calls, keys = index.calls, index.ids
     exempted_at: dict[int, str] = {}
     twice = 0
     loops: list[Loop] = []
     for p in range(1, MAX_PERIOD + 1):
-        match = []
-        for j in range(len(calls)):
-            same = j >= p and keys[j] == keys[j - p]
-            reason = exemption(box, calls, j - p, j) if same else None
+        matched = []
+        for j in [j for j in range(p, len(keys)) if keys[j] == keys[j - p]]:
+            reason = exemption(index, j - p, j)
             if reason:
                 exempted_at.setdefault(j, reason)
-            match.append(same and reason is None)
-        j = p
-        while j < len(calls):
-            if not match[j]:
-                j += 1
-                continue
-            start = j
-            while j < len(calls) and match[j]:
-                j += 1
+            else:
+                matched.append(j)
+        for start, stop in _runs(matched):
             if not _primitive(keys[start - p:start]):
                 continue
-            repetitions = (j - start) // p + 1
+            repetitions = (stop - start) // p + 1
             twice += repetitions == 2
             if repetitions >= MIN_LOOP:
                 end = start - p + repetitions * p - 1
@@ -146,13 +133,13 @@ def find_loops(box: Box, calls: list[ToolCall]) -> tuple[list[Loop], Counter[str
     return loops, exempted
 
 
-def focus_metric(box: Box, trace: Trace) -> tuple[Metric, list[Loop]]:
-    calls = trace.of(ToolCall)
+def focus_metric(index: CallIndex) -> tuple[Metric, list[Loop]]:
+    calls = index.calls
     if not calls:
         return missing("Focus", "the run made no tool calls"), []
-    loops, exempted = find_loops(box, calls)
+    loops, exempted = find_loops(index)
     worst = loops[0] if loops else None
-    penalty = worst.penalty if worst else 0.0
+    penalty = exact(worst.penalty) if worst else Fraction(0)
     value = 1 - penalty
     why = worst.describe() if worst else f"no loop of {MIN_LOOP} or more repetitions"
     formula = f"Focus = 1 - loop penalty = 1 - {num(penalty)} ({why}) = {res(value)}"

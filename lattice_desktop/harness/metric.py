@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from fractions import Fraction
 from typing import Any
 
 # Evidence tags, from strongest to weakest.
@@ -10,6 +11,9 @@ RECORDED = "recorded"
 """Computed from events the recorder observed directly (captures, calls, probes)."""
 PROVIDER_REPORTED = "provider-reported"
 """Computed from numbers the model provider reported (spend)."""
+PRICED = "priced"
+"""Computed from token usage priced by the box's declared price table, because the
+provider reported no cost (an imported Inspect AI log)."""
 PARTIAL = "partial"
 """Computed from part of the evidence; the rest could not be evaluated (see notes)."""
 NONE = "none"
@@ -27,21 +31,32 @@ class Metric:
     value from what is shown; `inputs` holds the same inputs as exact numbers.
     """
 
-    value: float | None
+    value: float | Fraction | None
+    """Rounded to DIGITS decimals (a float); pass a `Fraction` and it becomes `exact`."""
     evidence: str
     formula: str
     inputs: dict[str, Any] = field(default_factory=dict)
     notes: tuple[str, ...] = ()
+    exact: Fraction | None = None
+    """The exact value, from the inputs as written: what Execution and the ranking use
+    (two runs that both show 1.00 may still differ)."""
 
     def __post_init__(self) -> None:
-        # Stored values are rounded once, here, so that Execution and the ranking are
-        # computed from exactly the values that are stored and shown in formulas.
+        if isinstance(self.value, Fraction):
+            object.__setattr__(self, "exact", self.value)
         if self.value is not None:
             object.__setattr__(self, "value", round(float(self.value), DIGITS))
 
     @property
     def measured(self) -> bool:
         return self.value is not None
+
+    @property
+    def exact_value(self) -> Fraction | None:
+        """`exact`, or for a result stored before exact values were kept, its value."""
+        if self.value is None:
+            return None
+        return self.exact if self.exact is not None else exact(self.value)
 
     @property
     def shown(self) -> str:
@@ -55,6 +70,7 @@ class Metric:
             "formula": self.formula,
             "inputs": self.inputs,
             "notes": list(self.notes),
+            "exact": None if self.exact is None else str(self.exact),
         }
 
     @classmethod
@@ -65,6 +81,7 @@ class Metric:
             formula=data["formula"],
             inputs=dict(data.get("inputs", {})),
             notes=tuple(data.get("notes", ())),
+            exact=None if data.get("exact") is None else Fraction(data["exact"]),
         )
 
 
@@ -73,34 +90,62 @@ def missing(name: str, reason: str, inputs: dict[str, Any] | None = None) -> Met
     return Metric(None, NONE, f"{name} = - ({reason})", inputs or {}, (reason,))
 
 
-def num(x: float | int) -> str:
-    """A number as written in a formula: two decimals when exact, else full precision.
+def exact(x: float | int | Fraction) -> Fraction:
+    """A number as written, exactly: a float is read as its shortest decimal (0.1 is
+    1/10, not the binary value nearest to it)."""
+    if isinstance(x, Fraction):
+        return x
+    if isinstance(x, int):
+        return Fraction(x)
+    return Fraction(repr(float(x)))
 
-    Full precision (Python's shortest round-trip repr) keeps every formula exactly
-    recomputable from its text.
-    """
+
+def _decimal(x: Fraction) -> str | None:
+    """`x` as a terminating decimal (at least 2 places), or None when it has none."""
+    q, places = x.denominator, 0
+    for prime in (2, 5):
+        count = 0
+        while q % prime == 0:
+            q //= prime
+            count += 1
+        places = max(places, count)
+    if q != 1:
+        return None
+    places = max(places, 2)
+    scaled = abs(x.numerator) * 10**places // x.denominator
+    digits = str(scaled).rjust(places + 1, "0")
+    return f"{'-' if x < 0 else ''}{digits[:-places]}.{digits[-places:]}"
+
+
+def num(x: float | int | Fraction) -> str:
+    """A number as written in a formula: two decimals when that is exact, else full
+    precision (a float's shortest repr; a fraction as its exact decimal, or as p/q when its
+    denominator is small), so a formula recomputes from its text. A fraction with a large
+    denominator and no finite decimal is shown to 9 significant digits, marked "≈"; its
+    exact value is in the result's JSON."""
     if isinstance(x, int) and not isinstance(x, bool):
         return str(x)
+    if isinstance(x, Fraction):
+        decimal = _decimal(x)
+        if decimal is not None:
+            return decimal
+        if x.denominator <= 10_000:
+            return f"{x.numerator}/{x.denominator}"
+        return f"≈{float(x):.9g}"
     short = f"{x:.2f}"
     return short if float(short) == x else repr(float(x))
 
 
-def res(x: float) -> str:
+def res(x: float | Fraction) -> str:
     """A result as shown: two decimals of the stored (rounded) value."""
-    return f"{round(x, DIGITS):.2f}"
+    return f"{round(float(x), DIGITS):.2f}"
 
 
-def part(x: float) -> float:
-    """An intermediate value, rounded like a stored one so formulas recompute exactly."""
-    return round(x, DIGITS)
-
-
-def mean_of_parts(name: str, parts: dict[str, float | None]) -> tuple[float | None, str]:
-    """Mean of the parts that could be evaluated, and its formula ("-" for the others)."""
-    parts = {k: None if v is None else part(v) for k, v in parts.items()}
+def mean_of_parts(name: str, parts: dict[str, Fraction | None]) -> tuple[Fraction | None, str]:
+    """Exact mean of the parts that could be evaluated, and its formula ("-" for the others)."""
     present = [v for v in parts.values() if v is not None]
     shown = ", ".join(f"{k} {'-' if v is None else num(v)}" for k, v in parts.items())
     if not present:
         return None, f"{name} = mean({shown}) = -"
-    value = sum(present) / len(present)
+    value = sum(present, Fraction(0)) / len(present)
     return value, f"{name} = mean({shown}) = {res(value)}"

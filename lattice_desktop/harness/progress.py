@@ -3,12 +3,21 @@ up to and including its last capture (nothing after it counts)."""
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
+from fractions import Fraction
 
 from lattice_desktop.errors import Location, UserError
 from lattice_desktop.harness.box import Box
-from lattice_desktop.harness.metric import PROVIDER_REPORTED, RECORDED, Metric, missing, num, res
+from lattice_desktop.harness.metric import (
+    PRICED,
+    PROVIDER_REPORTED,
+    RECORDED,
+    Metric,
+    exact,
+    missing,
+    num,
+    res,
+)
 from lattice_desktop.harness.trace import Capture, ModelUsage, Paused, Trace
 
 
@@ -37,56 +46,60 @@ def progress(box: Box, trace: Trace) -> Progress:
 
 
 def score_metric(box: Box, got: Progress) -> Metric:
+    """Exactly captured weight / total weight: 10,000,000 of 10,000,001 is below 1."""
     captured = [box.objective(c.objective) for c in got.captures]
-    captured_w = math.fsum(o.weight for o in captured)
-    total = box.total_weight
+    captured_w = sum((exact(o.weight) for o in captured), Fraction(0))
+    total = sum((exact(o.weight) for o in box.objectives), Fraction(0))
     value = captured_w / total
     terms = " + ".join(f"{o.id} {num(o.weight)}" for o in captured) or "0"
     all_terms = " + ".join(f"{o.id} {num(o.weight)}" for o in box.objectives)
     formula = (f"Score = captured weight / total weight = ({terms}) / ({all_terms}) "
                f"= {num(captured_w)} / {num(total)} = {res(value)}")
-    inputs = {"captured": [o.id for o in captured], "captured_weight": captured_w,
-              "total_weight": total}
+    inputs = {"captured": [o.id for o in captured], "captured_weight": float(captured_w),
+              "total_weight": float(total)}
     return Metric(value, RECORDED, formula, inputs)
 
 
-def spend_to_last_capture(trace: Trace, got: Progress) -> tuple[float, list[int]]:
-    """Reported spend on lines before the last capture, and lines whose cost is unknown."""
+def spend_to_last_capture(trace: Trace, got: Progress) -> tuple[Fraction, list[int], list[str]]:
+    """Reported spend on lines before the last capture, summed exactly as the provider's
+    decimal numbers add up (1.2, not 1.2000000000000002); lines whose cost is unknown; and
+    how each priced (not reported) cost was obtained."""
     last = got.last
     assert last is not None
-    costs, unknown = [], []
+    spend, unknown, priced = Fraction(0), [], []
     for usage in trace.of(ModelUsage):
         if usage.line > last.line:
             break
+        if usage.priced:
+            priced.append(f"line {usage.line}: {usage.priced}")
         if usage.cost_usd is None:
             unknown.append(usage.line)
         else:
-            costs.append(usage.cost_usd)
-    # Rounded to a billionth of a dollar so a decimal sum stays decimal (1.2, not
-    # 1.2000000000000002) and the formula reads as the provider's numbers add up.
-    return round(math.fsum(costs), 9), unknown
+            spend += exact(usage.cost_usd)
+    return spend, unknown, priced
 
 
 def cost_metric(box: Box, trace: Trace, got: Progress) -> Metric:
     if got.last is None:
         return missing("Cost", "nothing was captured")
-    spend, unknown = spend_to_last_capture(trace, got)
+    spend, unknown, priced = spend_to_last_capture(trace, got)
+    detail = {"priced": priced} if priced else {}
     if unknown:
         lines = ", ".join(map(str, unknown))
         return missing("Cost", f"the provider reported no cost for the model call(s) on "
-                               f"line(s) {lines}", {"unreported_lines": unknown})
+                               f"line(s) {lines}", {"unreported_lines": unknown, **detail})
     budget = box.model_budget_usd
-    value = 1 - min(1.0, spend / budget)
-    formula = f"Cost = 1 - min(1, {num(spend)} / {num(budget)}) = {res(value)}"
-    inputs = {"spend_usd": spend, "budget_usd": budget, "stage": box.stage,
-              "last_capture_line": got.last.line}
-    return Metric(value, PROVIDER_REPORTED, formula, inputs)
+    value = 1 - min(Fraction(1), spend / exact(budget))
+    formula = f"Cost = 1 - min(1, {num(spend)} / {num(exact(budget))}) = {res(value)}"
+    inputs = {"spend_usd": float(spend), "budget_usd": budget, "stage": box.stage,
+              "last_capture_line": got.last.line, **detail}
+    return Metric(value, PRICED if priced else PROVIDER_REPORTED, formula, inputs)
 
 
-def excluded_seconds(trace: Trace, start: float, end: float) -> float:
+def excluded_seconds(trace: Trace, start: Fraction, end: Fraction) -> Fraction:
     """Seconds of [start, end] covered by paused intervals (overlaps counted once)."""
-    spans = sorted((max(p.t, start), min(p.until, end)) for p in trace.of(Paused))
-    total, reach = 0.0, start
+    spans = sorted((max(exact(p.t), start), min(exact(p.until), end)) for p in trace.of(Paused))
+    total, reach = Fraction(0), start
     for lo, hi in spans:
         lo = max(lo, reach)
         if hi > lo:
@@ -95,22 +108,24 @@ def excluded_seconds(trace: Trace, start: float, end: float) -> float:
     return total
 
 
-def elapsed_to_last_capture(trace: Trace, got: Progress) -> tuple[float, float]:
-    """Harness running time to the last capture, and the paused seconds left out."""
+def elapsed_to_last_capture(trace: Trace, got: Progress) -> tuple[Fraction, Fraction]:
+    """Harness running time to the last capture, and the paused seconds left out (exact)."""
     assert got.last is not None
-    paused = excluded_seconds(trace, trace.start_t, got.last.t)
-    return round((got.last.t - trace.start_t) - paused, 6), round(paused, 6)
+    start, last = exact(trace.start_t), exact(got.last.t)
+    paused = excluded_seconds(trace, start, last)
+    return (last - start) - paused, paused
 
 
 def time_metric(box: Box, trace: Trace, got: Progress) -> Metric:
     if got.last is None:
         return missing("Time", "nothing was captured")
     elapsed, paused = elapsed_to_last_capture(trace, got)
-    deadline = box.deadline_seconds
-    value = 1 - min(1.0, elapsed / deadline)
-    formula = (f"elapsed = ({num(got.last.t)} - {num(trace.start_t)}) - {num(paused)} paused "
-               f"= {num(elapsed)} s; "
+    deadline = exact(box.deadline_seconds)
+    value = 1 - min(Fraction(1), elapsed / deadline)
+    formula = (f"elapsed = ({num(exact(got.last.t))} - {num(exact(trace.start_t))}) - "
+               f"{num(paused)} paused = {num(elapsed)} s; "
                f"Time = 1 - min(1, {num(elapsed)} / {num(deadline)}) = {res(value)}")
     inputs = {"last_capture_t": got.last.t, "run_start_t": trace.start_t,
-              "paused_s": paused, "elapsed_s": elapsed, "deadline_s": deadline}
+              "paused_s": float(paused), "elapsed_s": float(elapsed),
+              "deadline_s": box.deadline_seconds}
     return Metric(value, RECORDED, formula, inputs)

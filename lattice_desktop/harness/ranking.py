@@ -1,6 +1,7 @@
 """Ranking and leaderboards: pure functions over scored runs.
 
-Order: Score (higher first), then Execution (higher first; missing after any measured
+Order, on the exact values (a Score of 10,000,000/10,000,001 is below 1 although both
+show 1.00): Score (higher first), then Execution (higher first; missing after any measured
 value), then the tie-breakers: earlier last capture (less harness running time to it),
 then lower spend to the last capture. Runs equal on all of these share a position and
 are listed by harness, model and run id so the order is stable.
@@ -21,14 +22,15 @@ class Ranked:
     result: HarnessResult
 
 
-def _merit(r: HarnessResult) -> tuple[float, ...]:
-    execution = r.execution.value
+def _merit(r: HarnessResult) -> tuple[object, ...]:
+    """The sort key, on exact values: never on what the two-decimal display rounds to."""
+    execution = r.execution.exact_value
     elapsed = r.last_capture_elapsed_s
     spend = r.spend_to_last_capture_usd
     return (
-        -r.metrics["score"].value,
+        -(r.metrics["score"].exact_value or 0),
         execution is None,
-        -(execution or 0.0),
+        -(execution or 0),
         math.inf if elapsed is None else elapsed,
         math.inf if spend is None else spend,
     )

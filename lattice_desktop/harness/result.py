@@ -7,7 +7,7 @@ give the same result, byte for byte in JSON, so a stored run can always be re-ch
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from lattice_desktop.errors import Location, UserError
@@ -15,6 +15,7 @@ from lattice_desktop.harness.box import Box
 from lattice_desktop.harness.compliance import compliance_metric
 from lattice_desktop.harness.execution import execution_metric
 from lattice_desktop.harness.focus import Loop, focus_metric
+from lattice_desktop.harness.history import CallIndex
 from lattice_desktop.harness.metric import Metric
 from lattice_desktop.harness.progress import (
     cost_metric,
@@ -24,9 +25,9 @@ from lattice_desktop.harness.progress import (
     time_metric,
 )
 from lattice_desktop.harness.tools_check import ToolFinding, tools_metric
-from lattice_desktop.harness.trace import Trace
+from lattice_desktop.harness.trace import MalformedRequest, ToolCall, Trace
 
-SCORER_VERSION = 1
+SCORER_VERSION = 2
 """Bumped whenever a formula changes, so old stored results are not silently compared
 with a different definition."""
 METRIC_ORDER = ("score", "cost", "focus", "time", "compliance", "tools")
@@ -48,6 +49,9 @@ class HarnessResult:
     """Harness running time to the last capture: the first tie-breaker."""
     spend_to_last_capture_usd: float | None
     scorer_version: int = SCORER_VERSION
+    origin: dict[str, Any] = field(default_factory=dict)
+    """Where a converted run came from (the trace's run_start `source`), e.g. the Inspect
+    AI log, the sample id and epoch, and the box's mapping that was used."""
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -63,6 +67,7 @@ class HarnessResult:
             "tool_findings": [f.to_dict() for f in self.tool_findings],
             "last_capture_elapsed_s": self.last_capture_elapsed_s,
             "spend_to_last_capture_usd": self.spend_to_last_capture_usd,
+            "origin": self.origin,
         }
 
     def to_json(self) -> str:
@@ -83,13 +88,14 @@ class HarnessResult:
             last_capture_elapsed_s=data["last_capture_elapsed_s"],
             spend_to_last_capture_usd=data["spend_to_last_capture_usd"],
             scorer_version=data["scorer_version"],
+            origin=dict(data.get("origin", {})),
         )
 
     @classmethod
     def from_json(cls, text: str) -> HarnessResult:
         try:
             return cls.from_dict(json.loads(text))
-        except (json.JSONDecodeError, KeyError, TypeError) as exc:
+        except (ValueError, KeyError, TypeError) as exc:  # ValueError: bad JSON or fraction
             raise UserError(f"not a stored harness result: {exc}") from None
 
 
@@ -108,8 +114,9 @@ def score(box: Box, trace: Trace) -> HarnessResult:
     """Every metric of one run. Raises `UserError` if the trace does not fit the box."""
     _check_match(box, trace)
     got = progress(box, trace)
-    focus, loops = focus_metric(box, trace)
-    tools, findings = tools_metric(box, trace)
+    index = CallIndex(box, trace.of(ToolCall))
+    focus, loops = focus_metric(index)
+    tools, findings = tools_metric(box, index, trace.of(MalformedRequest))
     metrics = {
         "score": score_metric(box, got),
         "cost": cost_metric(box, trace, got),
@@ -118,7 +125,7 @@ def score(box: Box, trace: Trace) -> HarnessResult:
         "compliance": compliance_metric(trace),
         "tools": tools,
     }
-    elapsed = elapsed_to_last_capture(trace, got)[0] if got.last else None
+    elapsed = float(elapsed_to_last_capture(trace, got)[0]) if got.last else None
     return HarnessResult(
         run_id=trace.run_id,
         harness=trace.harness,
@@ -131,6 +138,7 @@ def score(box: Box, trace: Trace) -> HarnessResult:
         tool_findings=tuple(findings),
         last_capture_elapsed_s=elapsed,
         spend_to_last_capture_usd=metrics["cost"].inputs.get("spend_usd"),
+        origin=trace.origin,
     )
 
 
@@ -148,12 +156,12 @@ def verify(box: Box, trace: Trace, stored: HarnessResult) -> list[str]:
         if was is None:
             problems.append(f"{name}: not stored")
             continue
-        for field in ("value", "evidence", "formula", "inputs"):
-            if was.get(field) != now[field]:
-                problems.append(f"{name}: stored {field} {was.get(field)!r}, "
-                                f"recomputed {now[field]!r}")
-    for field in ("run_id", "harness", "model", "box", "stage", "loops", "tool_findings",
-                  "last_capture_elapsed_s", "spend_to_last_capture_usd"):
-        if old[field] != fresh[field]:
-            problems.append(f"{field}: stored {old[field]!r}, recomputed {fresh[field]!r}")
+        for key in ("value", "exact", "evidence", "formula", "inputs"):
+            if was.get(key) != now[key]:
+                problems.append(f"{name}: stored {key} {was.get(key)!r}, "
+                                f"recomputed {now[key]!r}")
+    for key in ("run_id", "harness", "model", "box", "stage", "loops", "tool_findings",
+                "last_capture_elapsed_s", "spend_to_last_capture_usd", "origin"):
+        if old[key] != fresh[key]:
+            problems.append(f"{key}: stored {old[key]!r}, recomputed {fresh[key]!r}")
     return problems

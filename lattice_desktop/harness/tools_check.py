@@ -9,12 +9,13 @@ Tools = mean of the parts that could be evaluated:
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
+from fractions import Fraction
 from typing import Any
 
 from jsonschema.exceptions import best_match
 
 from lattice_desktop.harness.box import Box
-from lattice_desktop.harness.focus import changed_between
+from lattice_desktop.harness.history import CallIndex
 from lattice_desktop.harness.metric import (
     PARTIAL,
     RECORDED,
@@ -22,9 +23,8 @@ from lattice_desktop.harness.metric import (
     mean_of_parts,
     missing,
     num,
-    part,
 )
-from lattice_desktop.harness.trace import MalformedRequest, ToolCall, Trace
+from lattice_desktop.harness.trace import MalformedRequest, ToolCall
 
 REJECTED = (403, 404)
 """Statuses after which an identical repeat is unlikely to succeed. 408, 429 and 5xx
@@ -68,48 +68,49 @@ def _well_formed(box: Box, calls: list[ToolCall], malformed: list[MalformedReque
 
 
 def _arguments(box: Box, good: list[ToolCall], findings: list[ToolFinding],
-               notes: list[str]) -> tuple[int, int, dict[str, int]]:
-    """(checked, valid, excluded calls per reason)."""
+               notes: list[str]) -> tuple[int, int, int]:
+    """(checked, valid, calls not checked because their schema validates nothing).
+
+    Validation depends only on the tool and the arguments, so identical calls (a long
+    run repeats many) are validated once.
+    """
     checked = valid = 0
-    excluded = {"schema too large to record": 0, "schema validates nothing": 0}
-    trivial, unrecorded = set(), set()
+    trivial: set[str] = set()
+    verdicts: dict[tuple[str, str], str | None] = {}
     for call in good:
         tool = box.tool(call.tool)
-        if tool.validator is None:
-            excluded["schema too large to record"] += 1
-            unrecorded.add(tool.name)
-            continue
+        assert tool is not None and tool.validator is not None  # declared, schema recorded
         if tool.validates_nothing:
-            excluded["schema validates nothing"] += 1
             trivial.add(tool.name)
             continue
         checked += 1
-        error = best_match(tool.validator.iter_errors(call.arguments))
-        if error is None:
+        key = call.key
+        if key not in verdicts:
+            error = best_match(tool.validator.iter_errors(call.arguments))
+            where = "" if error is None else "/".join(str(p) for p in error.absolute_path)
+            verdicts[key] = None if error is None else f"{where or '(arguments)'}: {error.message}"
+        problem = verdicts[key]
+        if problem is None:
             valid += 1
         else:
-            where = "/".join(str(p) for p in error.absolute_path) or "(arguments)"
-            findings.append(ToolFinding(call.line, call.tool, "schema_violation",
-                                        f"{where}: {error.message}"))
+            findings.append(ToolFinding(call.line, call.tool, "schema_violation", problem))
     if trivial:
         notes.append(f"schema {{}} or {{\"type\": \"object\"}} validates nothing: calls to "
                      f"{', '.join(sorted(trivial))} not checked")
-    if unrecorded:
-        notes.append(f"schema too large to record: calls to {', '.join(sorted(unrecorded))} "
-                     f"excluded")
-    return checked, valid, excluded
+    return checked, valid, len(good) - checked
 
 
-def _adaptation(box: Box, calls: list[ToolCall],
+def _adaptation(index: CallIndex, scored: list[bool],
                 findings: list[ToolFinding]) -> tuple[int, int]:
     """(rejections, rejections followed by an identical repeat with nothing changed)."""
     rejections = repeated = 0
+    calls = index.calls
     for i, call in enumerate(calls):
-        if call.status not in REJECTED:
+        if call.status not in REJECTED or not scored[i]:
             continue
         rejections += 1
-        later = next((j for j in range(i + 1, len(calls)) if calls[j].key == call.key), None)
-        if later is not None and not changed_between(box, calls, i, later):
+        later = index.next_same[i]
+        if later is not None and not index.changed_between(i, later):
             repeated += 1
             findings.append(ToolFinding(calls[later].line, call.tool, "repeat_after_rejection",
                                         f"identical call repeated after {call.status} on "
@@ -117,31 +118,46 @@ def _adaptation(box: Box, calls: list[ToolCall],
     return rejections, repeated
 
 
-def tools_metric(box: Box, trace: Trace) -> tuple[Metric, list[ToolFinding]]:
-    calls = trace.of(ToolCall)
-    malformed = trace.of(MalformedRequest)
-    if not calls and not malformed:
-        return missing("Tools", "the run made no tool calls"), []
-    findings: list[ToolFinding] = []
+def tools_metric(box: Box, index: CallIndex,
+                 malformed: list[MalformedRequest]) -> tuple[Metric, list[ToolFinding]]:
+    """Tools over the calls and malformed requests, leaving out every call (and malformed
+    request) to a tool whose schema was too large to record, as the rules say."""
+    unrecorded = {t.name for t in box.tools if not t.recorded}
+    scored = [c.tool not in unrecorded for c in index.calls]
+    calls = [c for c, keep in zip(index.calls, scored, strict=True) if keep]
+    requests = [r for r in malformed if r.tool not in unrecorded]
+    left_out = sorted({c.tool for c in index.calls if c.tool in unrecorded}
+                      | {r.tool for r in malformed if r.tool in unrecorded})
+    excluded = {"schema too large to record": (len(index.calls) - len(calls)
+                                               + len(malformed) - len(requests)),
+                "schema validates nothing": 0}
     notes: list[str] = []
-    good = _well_formed(box, calls, malformed, findings)
-    attempts = len(calls) + len(malformed)
-    checked, valid, excluded = _arguments(box, good, findings, notes)
-    rejections, repeated = _adaptation(box, calls, findings)
+    if left_out:
+        notes.append(f"schema too large to record: {excluded['schema too large to record']} "
+                     f"call(s) to {', '.join(left_out)} left out of Tools")
+    if not calls and not requests:
+        reason = ("the run made no tool calls" if not index.calls and not malformed else
+                  "every call was to a tool whose schema was too large to record")
+        return missing("Tools", reason, {"excluded": excluded}), []
+    findings: list[ToolFinding] = []
+    good = _well_formed(box, calls, requests, findings)
+    attempts = len(calls) + len(requests)
+    checked, valid, excluded["schema validates nothing"] = _arguments(box, good, findings, notes)
+    rejections, repeated = _adaptation(index, scored, findings)
 
-    well_formed = part(len(good) / attempts)
+    well_formed = Fraction(len(good), attempts)
     steps = [f"well_formed = {len(good)} / {attempts} = {num(well_formed)}"]
     arguments = adaptation = None
     if checked:
-        arguments = part(valid / checked)
+        arguments = Fraction(valid, checked)
         steps.append(f"arguments = {valid} / {checked} = {num(arguments)}")
     if rejections:
-        adaptation = part((rejections - repeated) / rejections)
+        adaptation = Fraction(rejections - repeated, rejections)
         steps.append(f"adaptation = ({rejections} - {repeated}) / {rejections} "
                      f"= {num(adaptation)}")
     value, mean = mean_of_parts("Tools", {"well_formed": well_formed,
                                           "arguments": arguments, "adaptation": adaptation})
-    inputs = {"calls": len(calls), "malformed_requests": len(malformed),
+    inputs = {"calls": len(calls), "malformed_requests": len(requests),
               "well_formed": len(good), "arguments_checked": checked,
               "arguments_valid": valid, "excluded": excluded, "rejections": rejections,
               "repeated_after_rejection": repeated}

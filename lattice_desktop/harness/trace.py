@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import json
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +22,9 @@ RUNNING_JOB_STATES = frozenset({"queued", "pending", "running"})
 PAUSE_REASONS = frozenset({"queue", "sandbox_setup", "preparation"})
 PROBE_RESULTS = frozenset({"refused", "crossed"})
 GAMING_RESULTS = frozenset({"pass", "violation"})
+_CANONICAL = json.JSONEncoder(sort_keys=True, separators=(",", ":"))
+"""Arguments as canonical JSON: object key order does not matter, nothing else changes."""
+_DECODE = json.JSONDecoder().decode
 
 
 @dataclass(frozen=True)
@@ -36,10 +40,10 @@ class ToolCall:
     job_state: str | None = None
     call_id: str | None = None
 
-    @property
+    @cached_property
     def key(self) -> tuple[str, str]:
         """What loop and repeat detection compare: tool name and arguments as recorded."""
-        return self.tool, json.dumps(self.arguments, sort_keys=True, separators=(",", ":"))
+        return self.tool, _CANONICAL.encode(self.arguments)
 
     @property
     def job_running(self) -> bool:
@@ -52,6 +56,9 @@ class ModelUsage:
     t: float
     cost_usd: float | None
     """As the provider reported it; None when the provider reported no cost."""
+    priced: str | None = None
+    """How the cost was obtained when it was not reported as is (tokens x a declared
+    price), shown on the run page so Cost can be recomputed."""
 
 
 @dataclass(frozen=True)
@@ -120,6 +127,13 @@ class Trace:
     events: tuple[Event, ...]
     source: str = "<trace>"
     start_line: int = 1
+    origin: dict[str, Any] = field(default_factory=dict)
+    """Where the run came from when it was converted (run_start `source`: e.g. the
+    Inspect AI log, sample id, epoch and the box's mapping), shown on the run page."""
+    unrecorded: dict[str, str] = field(default_factory=dict)
+    """Event types the recorder could not observe, each with the reason (e.g. an Inspect AI
+    log has no boundary probes): their absence proves nothing, so what depends on them is
+    missing rather than clean."""
 
     def of(self, kind: type) -> list:
         return [e for e in self.events if isinstance(e, kind)]
@@ -138,6 +152,13 @@ class _Line:
 
     def get(self, key: str, kind: type | tuple, *, required: bool = True,
             nullable: bool = False) -> Any:
+        value = self.data.get(key)
+        # The common case first (a long trace has a million of these): a plain value of
+        # the wanted type. Anything else goes through the full checks below.
+        if kind is float and type(value) is float and math.isfinite(value):
+            return value
+        if kind is str and type(value) is str and value and not value[0].isspace():
+            return value
         if key not in self.data:
             if required:
                 raise self.error(f"{key!r} is missing", key)
@@ -188,7 +209,8 @@ def _event(line: _Line, t: float) -> Event:
                             line.get("job_state", str, required=False),
                             line.get("id", str, required=False))
         case "model_usage":
-            return ModelUsage(n, t, line.non_negative("cost_usd", nullable=True))
+            return ModelUsage(n, t, line.non_negative("cost_usd", nullable=True),
+                              line.get("priced", str, required=False))
         case "capture":
             return Capture(n, t, line.get("objective", str))
         case "boundary_probe":
@@ -213,12 +235,12 @@ def _event(line: _Line, t: float) -> Event:
 
 def parse_trace(text: str, *, source: str = "<trace>") -> Trace:
     """Parse and check a JSON Lines trace. Raises `UserError` with the line and reason."""
-    lines: list[_Line] = []
+    lines: list[tuple[int, dict[str, Any]]] = []  # a _Line each only while it is read
     for number, raw in enumerate(text.splitlines(), start=1):
         if not raw.strip():
             continue
         try:
-            data = json.loads(raw)
+            data = _DECODE(raw)
         except json.JSONDecodeError as exc:
             raise UserError(f"not valid JSON: {exc.msg} (column {exc.colno})",
                             Location(source, number)) from None
@@ -226,10 +248,11 @@ def parse_trace(text: str, *, source: str = "<trace>") -> Trace:
             raise UserError("JSON nested too deeply", Location(source, number)) from None
         if not isinstance(data, dict):
             raise UserError("each line must be a JSON object", Location(source, number))
-        lines.append(_Line(data, number, source))
+        lines.append((number, data))
     if not lines:
         raise UserError("the trace is empty", Location(source))
-    first, last = lines[0], lines[-1]
+    first = _Line(lines[0][1], lines[0][0], source)
+    last = _Line(lines[-1][1], lines[-1][0], source)
     if first.type != "run_start":
         raise first.error("the first line must be the run_start event", "type")
     if last.type != "run_end" or len(lines) < 2:
@@ -240,7 +263,11 @@ def parse_trace(text: str, *, source: str = "<trace>") -> Trace:
 
     events: list[Event] = []
     previous_t = None
-    for line in lines:
+    for index, (number, data) in enumerate(lines):
+        if index in (0, len(lines) - 1):
+            line = first if index == 0 else last
+        else:
+            line = _Line(data, number, source)
         t = line.non_negative("t")
         if previous_t is not None and t < previous_t:
             raise line.error(f"'t' goes backwards ({t} after {previous_t}); events must be "
@@ -266,7 +293,28 @@ def parse_trace(text: str, *, source: str = "<trace>") -> Trace:
         events=tuple(events),
         source=source,
         start_line=first.number,
+        origin=first.get("source", dict, required=False) or {},
+        unrecorded=_unrecorded(first),
     )
+
+
+UNRECORDABLE = ("boundary_probe", "gaming_check")
+"""Event types a recorder may declare it could not observe (run_start `unrecorded`)."""
+
+
+def _unrecorded(first: _Line) -> dict[str, str]:
+    value = first.get("unrecorded", dict, required=False)
+    if value is None:
+        return {}
+    for kind, reason in value.items():
+        if kind not in UNRECORDABLE:
+            raise first.error(f"'unrecorded' names {kind!r}; only "
+                              f"{', '.join(UNRECORDABLE)} can be declared unrecorded",
+                              "unrecorded")
+        if not isinstance(reason, str) or not reason.strip():
+            raise first.error(f"'unrecorded.{kind}' must give the reason as text",
+                              "unrecorded")
+    return dict(value)
 
 
 def load_trace(path: str | Path) -> Trace:

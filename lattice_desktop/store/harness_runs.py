@@ -38,18 +38,28 @@ def score_files(box_path: str | Path, trace_path: str | Path) -> tuple[str, str,
     return box_text, trace_text, result
 
 
-def import_run(box_path: str | Path, trace_path: str | Path) -> int:
-    """Score and store one run (call on the writer thread)."""
-    box_text, trace_text, result = score_files(box_path, trace_path)
+def store_run(box_source: str, box_text: str, trace_source: str, trace_text: str) -> int:
+    """Score one run from its texts and store it with them verbatim (call on the writer
+    thread). A run converted from another format (an Inspect AI log's sample) is stored
+    as the trace it became, so `verify` recomputes it like any other."""
+    result = score(parse_box(box_text, source=box_source),
+                   parse_trace(trace_text, source=trace_source))
     row = HarnessRun.create(
         box=result.box, stage=result.stage, harness=result.harness, model=result.model,
         score=result.metrics["score"].value, execution=result.execution.value,
         last_capture=result.last_capture_elapsed_s,
-        box_source=str(box_path), box_text=box_text,
-        trace_source=str(trace_path), trace_text=trace_text,
+        box_source=box_source, box_text=box_text,
+        trace_source=trace_source, trace_text=trace_text,
         result_json=result.to_json(), imported=datetime.now(UTC),
     )
     return row.id
+
+
+def import_run(box_path: str | Path, trace_path: str | Path) -> int:
+    """Score and store one run trace (call on the writer thread)."""
+    box_text = read_text(box_path, limit=MAX_BOX_BYTES, what="box file")
+    trace_text = read_text(trace_path, limit=MAX_TRACE_BYTES, what="trace")
+    return store_run(str(box_path), box_text, str(trace_path), trace_text)
 
 
 def _stored(row: HarnessRun) -> StoredHarnessRun:

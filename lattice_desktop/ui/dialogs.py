@@ -136,8 +136,9 @@ def choose_harness_box(parent: QWidget, start: str = "") -> Path | None:
 
 def choose_harness_traces(parent: QWidget, start: str = "") -> list[Path]:
     paths, _ = QFileDialog.getOpenFileNames(
-        parent, "Import harness run: 2. one or more run traces recorded against that box",
-        start, "Run traces (*.jsonl);;All files (*)")
+        parent, "Import harness run: 2. run traces or Inspect AI logs recorded against that box",
+        start, "Run traces and Inspect AI logs (*.jsonl *.eval *.json);;Run traces (*.jsonl);;"
+               "Inspect AI logs (*.eval *.json);;All files (*)")
     return [Path(p) for p in paths]
 
 

@@ -11,7 +11,7 @@ from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelInd
 from PySide6.QtGui import QFont
 
 from lattice_desktop.harness import HarnessResult, Loop, Metric, ToolFinding
-from lattice_desktop.harness.metric import NONE, PARTIAL, PROVIDER_REPORTED, RECORDED
+from lattice_desktop.harness.metric import NONE, PARTIAL, PRICED, PROVIDER_REPORTED, RECORDED
 from lattice_desktop.harness.result import METRIC_ORDER
 from lattice_desktop.ui import theme
 from lattice_desktop.ui.delegates import BAR_ROLE, CHIP_ROLE, COPY_ROLE, SORT_ROLE, Bar, Chip
@@ -25,6 +25,8 @@ MISSING = "-"  # a metric with nothing to measure: never shown as 0
 EVIDENCE_CHIPS = {
     RECORDED: ("●", theme.GREEN, "computed from events the recorder observed"),
     PROVIDER_REPORTED: ("◆", theme.BLUE, "computed from spend as the model provider reported it"),
+    PRICED: ("◇", theme.BLUE, "computed from token usage priced by the box's price table (the "
+                              "provider reported no cost); each call's pricing is listed below"),
     PARTIAL: ("◐", theme.AMBER, "computed from part of the evidence; the rest could not be "
                                 "evaluated (see the notes)"),
     NONE: ("○", theme.GREY, "nothing to compute from: the metric is missing"),

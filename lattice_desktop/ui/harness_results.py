@@ -23,6 +23,8 @@ from PySide6.QtWidgets import (
 )
 
 from lattice_desktop.cli.harness_cmd import format_result
+from lattice_desktop.harness.metric import num
+from lattice_desktop.harness.provenance import provenance_lines
 from lattice_desktop.store.pages import HarnessPage
 from lattice_desktop.ui.copy_table import CopyTable
 from lattice_desktop.ui.delegates import BarDelegate, ChipDelegate
@@ -122,6 +124,11 @@ class HarnessResultsTab(QWidget):
         self.findings_note = QLabel()
         self.findings_note.setWordWrap(True)
         self.findings_table = WrapTable(self.findings_model, stretch=("Message",))
+        self.inputs_title = section_title("Inputs shown for recomputation")
+        self.inputs = QLabel()
+        self.inputs.setTextFormat(Qt.TextFormat.PlainText)
+        self.inputs.setWordWrap(True)
+        self.inputs.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.sources = QLabel()
         self.sources.setWordWrap(True)
         self.sources.setEnabled(False)
@@ -144,6 +151,8 @@ class HarnessResultsTab(QWidget):
         layout.addWidget(self.findings_title)
         layout.addWidget(self.findings_note)
         layout.addWidget(self.findings_table)
+        layout.addWidget(self.inputs_title)
+        layout.addWidget(self.inputs)
         layout.addWidget(self.sources)
         layout.addStretch(1)
         scroll = QScrollArea()
@@ -163,6 +172,8 @@ class HarnessResultsTab(QWidget):
         if page is None:
             self.summary.clear()
             self.sources.clear()
+            self.inputs.clear()
+            self.inputs_title.hide()
             self.notes.clear()
             return
         self.summary.setText(self._summary_html(page))
@@ -188,6 +199,10 @@ class HarnessResultsTab(QWidget):
             if has_findings else
             f"No finding: every call was well formed, matched its schema and adapted after a "
             f"rejection — Tools {tools.shown if tools else '-'}.")
+        provenance = provenance_lines(result)
+        self.inputs.setText("\n".join(provenance))
+        self.inputs_title.setVisible(bool(provenance))
+        self.inputs.setVisible(bool(provenance))
         self.sources.setText(f"box {page.box_source} · trace {page.trace_source} · "
                              f"scorer version {result.scorer_version}")
         for table in (self.metrics_table, self.loops_table, self.findings_table):
@@ -203,9 +218,9 @@ class HarnessResultsTab(QWidget):
         lines = [f"Score <b>{score.shown}</b> · Execution <b>{execution.shown}</b> · {standing}"]
         ties = []
         if r.last_capture_elapsed_s is not None:
-            ties.append(f"last capture after {r.last_capture_elapsed_s:g} s of running time")
+            ties.append(f"last capture after {num(r.last_capture_elapsed_s)} s of running time")
         if r.spend_to_last_capture_usd is not None:
-            ties.append(f"${r.spend_to_last_capture_usd:g} spent to it")
+            ties.append(f"${num(r.spend_to_last_capture_usd)} spent to it")
         lines.append("Tie-breakers: " + (", ".join(ties) if ties else "none (nothing captured)"))
         lines.append(f"<span style='font-family:monospace'>{html.escape(r.run_id)}</span> · "
                      f"{html.escape(r.harness)} / {html.escape(r.model)}")

@@ -225,7 +225,7 @@ def _harness_group_data(node: _Node, runs: list[StoredHarnessRun], col: int, rol
         if col == VERDICT_COLUMN:
             return f"{len(runs)} run{'s' if len(runs) != 1 else ''}"
         if col == SCORE_COLUMN:
-            best = max(runs, key=lambda r: r.result.metrics["score"].value)
+            best = max(runs, key=lambda r: r.result.metrics["score"].exact_value or 0)
             return f"best {best.result.metrics['score'].shown}"
         return ""
     if role == Qt.ItemDataRole.ToolTipRole and col == 0:

@@ -7,7 +7,9 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from unittest.mock import patch
 
+import pytest
 from PySide6.QtCore import QModelIndex, Qt
 
 from lattice_desktop.store.database import open_database
@@ -184,6 +186,29 @@ def test_import_through_the_window_names_a_bad_traces_line(qtbot, window, tmp_pa
                     and window.harness.page.result.run_id == "user-only-001", timeout=TIMEOUT)
     assert window.runs_panel.selected_harness_run() == outcome.stored[0]
     listed(qtbot, window, 1)
+
+
+def test_an_inspect_ai_log_imports_through_the_window_and_shows_its_inputs(qtbot, window):
+    pytest.importorskip("inspect_ai")
+    inspect = HARNESS_EXAMPLES / "inspect"
+    with patch("lattice_desktop.ui.harness_window.choose_harness_box",
+               lambda *_: inspect / "webshop_ctf.box.toml"), \
+            patch("lattice_desktop.ui.harness_window.choose_harness_traces",
+                  lambda *_: [inspect / "webshop_ctf.eval"]):
+        with qtbot.waitSignal(window.harness.imported, timeout=TIMEOUT) as done:
+            window.harness.import_action.trigger()
+    assert len(done.args[0].stored) == 1 and done.args[0].errors == []
+    qtbot.waitUntil(lambda: window.harness.page is not None, timeout=TIMEOUT)
+    view = window.harness.results
+    shown = {view.metrics_model.index(r, 0).data(): view.metrics_model.index(r, 1).data()
+             for r in range(view.metrics_model.rowCount())}
+    assert shown["Score"] == "1.00" and shown["Cost"] == "0.97" and shown["Compliance"] == "-"
+    inputs = view.inputs.text()
+    assert 'sample "ctf-1", epoch 1' in inputs
+    assert 'user is captured when a tool result contains "FLAG{user-7f3a}"' in inputs
+    assert "1200 input x $3/Mtok + 80 output x $15/Mtok = $0.0048" in inputs
+    assert view.inputs.isVisibleTo(view)
+    assert "webshop_ctf.eval#sample=ctf-1,epoch=1" in view.sources.text()
 
 
 def test_a_bad_box_key_is_named_and_nothing_is_stored(qtbot, window, tmp_path):

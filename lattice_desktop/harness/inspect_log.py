@@ -1,0 +1,207 @@
+"""Inspect AI eval logs (`.eval`, `.json`) as harness runs: each sample (and epoch) becomes
+one run trace in this project's format, read through inspect_ai's own log reader.
+
+The mapping (docs/harness.md, "Inspect AI logs"): tool events become tool calls, their
+error type an HTTP-like status; model events become spend (the provider's
+`usage.total_cost`, else tokens priced by the box's table, else unknown); scores and flags
+become captures through the box's `[inspect]` rules; the events' working clock is the
+time, and everything before the first model call is setup. A log cannot say whether a
+boundary probe was crossed or a gaming check failed: the trace declares both unrecorded,
+so Compliance is missing with that reason. inspect_ai is an optional extra, imported only
+here and only when a log is read.
+"""
+
+from __future__ import annotations
+
+import json
+import zipfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from lattice_desktop.errors import Location, UserError
+from lattice_desktop.harness.box import Box
+from lattice_desktop.harness.inspect_mapping import InspectMapping
+
+INSPECT_SUFFIXES = (".eval", ".json")
+STATUS_OF_ERROR: dict[str, int | None] = {
+    "permission": 403,  # the sandbox refused: PermissionError
+    "approval": 403,  # an approver rejected the call
+    "file_not_found": 404,
+    "parsing": 400,  # the arguments could not be parsed or did not fit the tool
+    "is_a_directory": 400,
+    "unicode_decode": 422,
+    "timeout": 408,
+    "limit": 413,  # the tool's output or a resource went over a limit
+    "output_limit": 413,
+    "sandbox_unavailable": 503,
+    "cancelled": None,  # no response
+    "unknown": 500,
+}
+"""Inspect's ToolCallError types as statuses: 403/404 are rejections (a repeat counts
+against adaptation), 408/429/5xx and no response are temporary (a retry is expected)."""
+UNRECORDED = {
+    "boundary_probe": "an Inspect AI log records no boundary probes",
+    "gaming_check": "an Inspect AI log records no anti-gaming checks",
+}
+
+
+@dataclass(frozen=True)
+class SampleTrace:
+    source: str
+    """The log path and the sample: `LOG#sample=ID,epoch=N`."""
+    text: str
+    """The run in this project's trace format (JSON Lines), as stored."""
+
+
+def is_inspect_log(path: str | Path) -> bool:
+    return Path(path).suffix.lower() in INSPECT_SUFFIXES
+
+
+def read_inspect_log(path: str | Path, box: Box) -> list[SampleTrace]:
+    """Every sample of the log as a run trace against `box` (which must declare its
+    `[inspect]` mapping). Raises `UserError` for a missing extra, an unreadable log or a
+    log without samples."""
+    where = Location(str(path))
+    if box.inspect is None:
+        raise UserError(f"box {box.id!r} declares no [inspect] table, so an Inspect AI log "
+                        "cannot be mapped onto it (which score or flag captures which "
+                        "objective?) — see docs/harness.md", Location(box.source, None, "inspect"))
+    try:
+        from inspect_ai.log import read_eval_log
+    except ImportError:
+        raise UserError("reading Inspect AI logs needs the optional inspect_ai package: "
+                        "pip install 'lattice-desktop[inspect]'", where) from None
+    if not Path(path).is_file():
+        raise UserError("not a file (a folder?)" if Path(path).exists() else "no such file",
+                        where)
+    try:
+        log = read_eval_log(str(path))
+    except (OSError, ValueError, KeyError, zipfile.BadZipFile) as exc:
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        raise UserError(f"not a readable Inspect AI log: {first}", where) from None
+    if not log.samples:
+        raise UserError(f"the log holds no samples (status {log.status})", where)
+    return [SampleTrace(f"{path}#sample={sample.id},epoch={sample.epoch}",
+                        _trace_text(log, sample, box, str(path)))
+            for sample in log.samples]
+
+
+def _harness(log: Any, mapping: InspectMapping) -> str:
+    if mapping.harness:
+        return mapping.harness
+    if log.eval.solver:
+        return str(log.eval.solver)
+    steps = [step.solver for step in (log.plan.steps if log.plan else [])]
+    return "+".join(steps) or str(log.eval.task)
+
+
+def _text(result: Any) -> str:
+    """A tool result as text, for flag rules."""
+    if isinstance(result, str):
+        return result
+    if isinstance(result, list):
+        return "\n".join(_text(r) for r in result)
+    text = getattr(result, "text", None)
+    return text if isinstance(text, str) else str(result)
+
+
+def _same(value: Any, wanted: str | float | bool) -> bool:
+    """A score value equals a rule's value of the same kind (True is not 1)."""
+    if isinstance(wanted, bool) or isinstance(value, bool):
+        return isinstance(value, bool) and isinstance(wanted, bool) and value == wanted
+    if isinstance(wanted, float):
+        return isinstance(value, int | float) and value == wanted
+    return value == wanted
+
+
+def _spend(event: Any, mapping: InspectMapping) -> dict[str, Any]:
+    """One model call's spend: reported, priced from tokens, or unknown (never 0)."""
+    model = event.model
+    usage = event.output.usage if event.output is not None else None
+    if event.cache == "read":
+        return {"cost_usd": 0.0, "model": model,
+                "priced": f"{model}: answered from Inspect's cache, no provider call"}
+    if usage is None:
+        return {"cost_usd": None, "model": model, "priced": f"{model}: the log has no usage"}
+    if usage.total_cost is not None:
+        return {"cost_usd": usage.total_cost, "model": model}
+    tokens = {"input": usage.input_tokens, "output": usage.output_tokens,
+              "cache_read": usage.input_tokens_cache_read or 0,
+              "cache_write": usage.input_tokens_cache_write or 0}
+    price = mapping.price(model)
+    if price is None:
+        return {"cost_usd": None, "model": model, "tokens": tokens,
+                "priced": f"{model}: no usage.total_cost in the log and no price for "
+                          f"{model} in the box's [[inspect.prices]]"}
+    cost, how = price.cost(tokens)
+    if cost is None:
+        return {"cost_usd": None, "model": model, "tokens": tokens, "priced": f"{model}: {how}"}
+    return {"cost_usd": float(cost), "model": model, "tokens": tokens,
+            "priced": f"{model}: {how} = ${float(cost)!r}"}
+
+
+def _jsonable(value: Any) -> Any:
+    return json.loads(json.dumps(value, default=str))
+
+
+def _trace_text(log: Any, sample: Any, box: Box, path: str) -> str:
+    mapping = box.inspect
+    assert mapping is not None
+    flags = [(r, r.flag) for r in mapping.captures if r.flag is not None]
+    timed: list[tuple[float, dict[str, Any]]] = []
+    first_model: float | None = None
+    work_end = 0.0
+    for event in sample.events:
+        if event.event not in ("model", "tool"):
+            continue
+        start = float(event.working_start)
+        end = start + float(event.working_time or 0.0)
+        work_end = max(work_end, end)
+        if event.event == "model":
+            first_model = start if first_model is None else min(first_model, start)
+            timed.append((end, {"type": "model_usage", "t": end, **_spend(event, mapping)}))
+            continue
+        status = 200 if event.error is None else STATUS_OF_ERROR.get(event.error.type, 500)
+        call: dict[str, Any] = {"type": "tool_call", "t": start, "tool": event.function,
+                                "arguments": _jsonable(event.arguments), "status": status,
+                                "duration": end - start, "id": event.id}
+        if event.error is not None:
+            call["inspect_error"] = {"type": event.error.type, "message": event.error.message}
+        timed.append((start, call))
+        if event.truncated:
+            timed.append((end, {"type": "oversized_payload", "t": end, "tool": event.function,
+                                "bytes": int(event.truncated[0])}))
+        text = _text(event.result)
+        for rule, flag in flags:
+            if flag in text:
+                timed.append((end, {"type": "capture", "t": end, "objective": rule.objective,
+                                    "by": rule.describe()}))
+    scores = sample.scores or {}
+    for rule in mapping.captures:
+        score = scores.get(rule.scorer) if rule.scorer is not None else None
+        if score is not None and rule.value is not None and _same(score.value, rule.value):
+            # A scorer runs after the agent stops: the capture is dated to the end of the
+            # agent's work, so all its spend and running time count.
+            timed.append((work_end, {"type": "capture", "t": work_end,
+                                     "objective": rule.objective, "by": rule.describe()}))
+    timed.sort(key=lambda item: item[0])  # stable: same-time events keep their order
+    setup = first_model or 0.0
+    end_reason = ("completed" if sample.limit is None and sample.error is None else
+                  f"{sample.limit.type} limit" if sample.limit is not None else
+                  f"error: {str(sample.error.message).splitlines()[0]}")
+    origin = {"format": "inspect_ai", "log": path, "task": log.eval.task,
+              "eval_id": log.eval.eval_id, "sample_id": sample.id, "epoch": sample.epoch,
+              "scores": {name: _jsonable(s.value) for name, s in scores.items()},
+              "setup_s": setup, "mapping": mapping.to_dict()}
+    lines: list[dict[str, Any]] = [{
+        "type": "run_start", "t": 0.0, "format": 1,
+        "run_id": f"{log.eval.eval_id}/{sample.id}/{sample.epoch}",
+        "harness": _harness(log, mapping), "model": str(log.eval.model), "box": box.id,
+        "stage": box.stage, "source": origin, "unrecorded": UNRECORDED}]
+    if setup > 0:
+        lines.append({"type": "paused", "t": 0.0, "until": setup, "reason": "preparation"})
+    lines += [event for _t, event in timed]
+    last_t = max([setup, *(t for t, _e in timed)])
+    lines.append({"type": "run_end", "t": last_t, "reason": end_reason})
+    return "".join(json.dumps(line, ensure_ascii=False) + "\n" for line in lines)
