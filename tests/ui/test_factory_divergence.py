@@ -188,3 +188,18 @@ def test_without_records_the_tab_says_it_can_only_show_snapshots(qtbot, graded):
     assert not widget.modes.buttons["Diff"].isEnabled() and widget.divergence is None
     widget.shutdown()
     QThreadPool.globalInstance().waitForDone(10000)
+
+
+def test_the_overview_keeps_a_lone_difference_visible():
+    from lattice_desktop.ui.factory.minimap import MIN_MARK, overview
+
+    entity = np.full((512, 512), 2, np.uint8)
+    counts = np.zeros((512, 512), np.int32)
+    counts[300, 77] = 1
+    image = overview(entity, counts, side=120)
+    assert image.shape[:2] == (120, 120)
+    red = (image[..., :3] == pal.MARK_RGBA[:3]).all(axis=-1)
+    ys, xs = np.nonzero(red)
+    assert red.sum() >= MIN_MARK * MIN_MARK
+    assert abs(ys.mean() - 300 * 120 / 512) <= 2 and abs(xs.mean() - 77 * 120 / 512) <= 2
+    assert not (overview(entity, None, side=120)[..., :3] == pal.MARK_RGBA[:3]).all(axis=-1).any()

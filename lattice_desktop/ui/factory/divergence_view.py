@@ -166,6 +166,7 @@ class DivergenceNavigation:
 
     def _place_minimap(self) -> None:
         margin = 8
+        self.minimap.fit_to(self.canvas.width())
         self.minimap.move(self.canvas.width() - self.minimap.width() - margin, margin)
         self.minimap.raise_()
         self.minimap.set_visible_region(self.canvas.visible_cells())

@@ -12,7 +12,8 @@ from PySide6.QtWidgets import QWidget
 from lattice_desktop.lattice.scenario import Entity
 from lattice_desktop.ui.factory import palette as pal
 
-SIDE = 168  # the overview's longer side, pixels
+SIDE = 168  # the overview's longer side at most, pixels
+MIN_SIDE = 72
 MIN_MARK = 3  # a difference covers at least this many pixels each way
 
 _LAYOUT_RGB = {Entity.EMPTY: (21, 23, 28), Entity.WALL: (90, 90, 96), Entity.BELT: (58, 64, 78),
@@ -55,22 +56,33 @@ class Minimap(QWidget):
         self.setToolTip("Overview: red marks where the factories differ; drag to move the map")
         self._image: QImage | None = None
         self._pixels: np.ndarray | None = None
+        self._source: tuple[np.ndarray, np.ndarray | None] | None = None
+        self.side = SIDE
         self._grid = (1, 1)
         self._visible = QRectF()
         self.hide()
 
     def set_grid(self, entity: np.ndarray | None, counts: np.ndarray | None) -> None:
         if entity is None:
-            self._image, self._pixels = None, None
+            self._image, self._pixels, self._source = None, None, None
             self.hide()
             return
+        self._source = (entity, counts)
         self._grid = (entity.shape[1], entity.shape[0])
-        self._pixels = overview(entity, counts)
+        self._pixels = overview(entity, counts, self.side)
         h, w = self._pixels.shape[:2]
         self._image = QImage(self._pixels.data, w, h, 4 * w, QImage.Format.Format_RGBA8888)
         self.setFixedSize(w + 2, h + 2)
         self.show()
         self.update()
+
+    def fit_to(self, width: int) -> None:
+        """Take about a fifth of a map `width` pixels wide (between MIN_SIDE and SIDE)."""
+        side = max(MIN_SIDE, min(SIDE, width // 5))
+        if side != self.side:
+            self.side = side
+            if self._source is not None:
+                self.set_grid(*self._source)
 
     def set_visible_region(self, cells: QRectF) -> None:
         self._visible = QRectF(cells)
