@@ -3,7 +3,9 @@ reference side with it, so a far seek on a big factory is quick.
 
 A case's sample submissions that are expected to be correct (`lines` for the bundled
 case) are tried before the reference; one is *proven* on a scenario when its checksums
-equal the expected ones at every snapshot. The proof is one unmetered run, remembered
+equal the expected ones at every snapshot. Playback runs an engine unmetered, outside the
+grader's sandbox, so only samples that ship with the app are candidates (like the
+reference itself); a third-party case's samples are never run this way. The proof is one unmetered run, remembered
 on disk (keyed by the module's, the scenario's and the expected answer's bytes) so it
 is paid once per machine.
 """
@@ -24,6 +26,7 @@ from lattice_desktop.lattice.simulators import stepping_module
 from lattice_desktop.lattice.wasm_engine import EngineError, WasmEngine
 from lattice_desktop.manifest.case import CaseManifest
 from lattice_desktop.manifest.submission import load_submission
+from lattice_desktop.resources import CASES
 
 FASTER_VERDICTS = ("correct",)  # samples expected to be right and within the ceiling
 
@@ -37,10 +40,12 @@ class ProvenEngine:
 
 
 def candidates(case: CaseManifest) -> list[tuple[str, Path]]:
-    """(name, module) of the case's correct samples with the stepping exports, then the reference."""
+    """(name, module) of the case's correct samples with the stepping exports (when they ship
+    with the app), then the reference."""
     found: list[tuple[str, Path]] = []
     root = case.samples_dir
-    for folder in sorted(root.iterdir()) if root is not None and root.is_dir() else []:
+    bundled = root is not None and root.resolve().is_relative_to(CASES.resolve())
+    for folder in sorted(root.iterdir()) if bundled and root.is_dir() else []:
         if not (folder / "submission.toml").is_file():
             continue
         try:

@@ -26,3 +26,20 @@ def test_an_engine_whose_checksums_differ_is_not_proven(tmp_path, monkeypatch):
     wrong = bytes(len(entry.expected_bytes()))  # all-zero checksums: no engine produces these
     proven = proven_engine(CASE, entry.input_bytes(), wrong)
     assert proven is not None and proven.name == "reference"  # the reference is the fallback
+
+
+def test_a_third_party_cases_samples_are_never_run_outside_the_sandbox(tmp_path, monkeypatch):
+    """Playback runs its engine unmetered: a copy of the case (its samples no longer ship
+    with the app) falls back to the bundled reference."""
+    import shutil
+
+    from lattice_desktop.lattice.proven import candidates
+
+    monkeypatch.setenv("LATTICE_DESKTOP_CACHE", str(tmp_path / "cache"))
+    copy = tmp_path / "lattice"
+    shutil.copytree(CASE.path.parent, copy, symlinks=False)
+    other = load_case(copy / "case.toml")
+    assert [name for name, _ in candidates(other)] == ["reference"]
+    entry = other.entry("turn")
+    assert proven_engine(other, entry.input_bytes(), entry.expected_bytes()).name == "reference"
+    assert [name for name, _ in candidates(CASE)] == ["lines", "reference"]
