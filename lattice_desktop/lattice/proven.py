@@ -5,9 +5,9 @@ A case's sample submissions that are expected to be correct (`lines` for the bun
 case) are tried before the reference; one is *proven* on a scenario when its checksums
 equal the expected ones at every snapshot. Playback runs an engine unmetered, outside the
 grader's sandbox, so only samples that ship with the app are candidates (like the
-reference itself); a third-party case's samples are never run this way. The proof is one unmetered run, remembered
-on disk (keyed by the module's, the scenario's and the expected answer's bytes) so it
-is paid once per machine.
+reference itself); a third-party case's samples are never run this way. The proof is
+one unmetered run, remembered on disk (keyed by the module's, the scenario's and the
+expected answer's bytes) so it is paid once per machine.
 """
 
 from __future__ import annotations
