@@ -3,14 +3,21 @@
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
 
 from lattice_desktop.errors import UserError
 
-RESOURCES = Path(
-    os.environ.get("LATTICE_DESKTOP_RESOURCES") or Path(__file__).resolve().parents[1] / "resources"
-)
+
+def _bundled() -> Path:
+    """Beside the package in a checkout; inside the bundle's folder when frozen (PyInstaller)."""
+    frozen = getattr(sys, "_MEIPASS", None)
+    return Path(frozen) / "resources" if frozen else Path(__file__).resolve().parents[1] / "resources"
+
+
+RESOURCES = Path(os.environ.get("LATTICE_DESKTOP_RESOURCES") or _bundled())
 CASES = RESOURCES / "cases"
+ICONS = RESOURCES / "icons"
 
 
 def resolve_case_path(name_or_path: str, *, base: Path | None = None) -> Path:

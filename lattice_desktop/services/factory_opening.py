@@ -4,10 +4,12 @@ that the stored run still matches the case files on disk."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 
 from lattice_desktop.grading.grader import CaseResult
 from lattice_desktop.lattice.playback import Playback
 from lattice_desktop.lattice.proven import proven_engine
+from lattice_desktop.lattice.scenario_file import open_scenario_file
 from lattice_desktop.lattice.snapshots import Snapshots
 from lattice_desktop.manifest.case import CaseManifest
 from lattice_desktop.store.queries import StoredRun
@@ -51,6 +53,7 @@ class OpenedCase:
     snapshots: Snapshots
     stale: list[str]  # reasons, empty when the run matches
     specific: bool  # a reason concerns this scenario, so its ✓/✗ would not be the run's
+    source: str = ""  # where the expected checksums came from, when not from the case
 
 
 def open_case(run: StoredRun, case: CaseManifest, result: CaseResult) -> OpenedCase:
@@ -75,3 +78,11 @@ def proven_playback(case: CaseManifest, data: bytes, expected: bytes) -> Playbac
         return Playback(data, None)
     label = "wasm reference" if proven.name == "reference" else f"{proven.name} (proven on this scenario)"
     return Playback(data, proven.engine, name=label)
+
+
+def open_scenario(path: Path) -> OpenedCase:
+    """A standalone scenario file, to look at without grading (on a worker): the reference's
+    checksums, or stored NAME.u64 answers compared with them."""
+    opened = open_scenario_file(path)
+    snapshots = Snapshots.from_bytes(opened.playback.scenario.snapshot, opened.expected, opened.got)
+    return OpenedCase(str(opened.path), opened.playback, snapshots, [], False, opened.expected_source)

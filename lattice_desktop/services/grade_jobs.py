@@ -50,8 +50,9 @@ def demo_jobs(case_path: Path) -> list[GradeJob]:
     return sample_jobs(case.path, case.samples_dir)
 
 
-def run_job(job: GradeJob, writer: Writer, *, work: Work | None = None) -> StoredGrade:
-    """The worker side: read the case (hashing its inputs can take a while), grade, store."""
+def run_job(job: GradeJob, writer: Writer, *, work: Work | None = None, workers: int = 2) -> StoredGrade:
+    """The worker side: read the case (hashing its inputs can take a while), grade, store
+    with `workers` threads."""
     case = load_case(job.case_path)
     return grade_and_store(case, job.submission, writer=writer, allow_build=job.allow_build,
-                           allow_unisolated=job.allow_unisolated, work=work)
+                           allow_unisolated=job.allow_unisolated, work=work, workers=workers)

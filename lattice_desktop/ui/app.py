@@ -6,11 +6,24 @@ import argparse
 import sys
 from pathlib import Path
 
+from PySide6.QtCore import QSettings
+from PySide6.QtGui import QIcon
 from PySide6.QtWidgets import QApplication, QMessageBox
 
 from lattice_desktop.errors import UserError
+from lattice_desktop.resources import ICONS
+from lattice_desktop.ui.preferences import stored_database
 
 APP_NAME = "Lattice Desktop"
+DESKTOP_FILE = "lattice-desktop"  # packaging/lattice-desktop.desktop: the application id
+
+
+def app_icon() -> QIcon:
+    """The icon at every size drawn for the hicolor theme (PNGs: no SVG plugin needed)."""
+    icon = QIcon()
+    for png in sorted((ICONS / "hicolor").glob(f"*x*/apps/{DESKTOP_FILE}.png")):
+        icon.addFile(str(png))
+    return icon
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -19,7 +32,8 @@ def build_parser() -> argparse.ArgumentParser:
                         help="database file or postgresql:// URL (default: $LATTICE_DESKTOP_DB, "
                         "else the user data folder)")
     commands = parser.add_subparsers(dest="command")
-    open_cmd = commands.add_parser("open", help="open the app on case or submission folders")
+    open_cmd = commands.add_parser(
+        "open", help="open the app on scenario files (*.lat, shown in the Factory tab), cases or submissions")
     open_cmd.add_argument("paths", nargs="*", type=Path)
     commands.add_parser("demo", help="open the app and grade the bundled demo samples")
     shots = commands.add_parser("screenshots", help="save one PNG per tab (grades the demo if needed)")
@@ -45,7 +59,9 @@ def make_application(argv: list[str] | None = None) -> QApplication:
         app = QApplication([sys.argv[0], *(argv or [])])
     app.setOrganizationName("lattice-desktop")
     app.setApplicationName(APP_NAME)
-    app.setDesktopFileName("lattice-desktop")  # Wayland takes the icon from the .desktop file
+    # Wayland takes the icon from the desktop file named here; X11 from the window icon.
+    app.setDesktopFileName(DESKTOP_FILE)
+    app.setWindowIcon(app_icon())
     from lattice_desktop.ui.theme import apply_theme
 
     apply_theme(app)
@@ -56,6 +72,8 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(sys.argv[1:] if argv is None else argv)
     db = getattr(args, "sub_db", None) or args.db
     app = make_application()
+    if db is None:  # neither --db nor LATTICE_DESKTOP_DB: the one chosen in Preferences, if any
+        db = stored_database(QSettings())
     if args.command == "screenshots":
         from lattice_desktop.ui.screenshots import save_screenshots
 
@@ -75,7 +93,6 @@ def main(argv: list[str] | None = None) -> int:
     window.show()
     if args.command == "demo":
         window.grade_demo()
-    for path in getattr(args, "paths", None) or []:
-        window.open_path(path.resolve())
+    window.open_paths([path.resolve() for path in getattr(args, "paths", None) or []])
     code = app.exec()
     return code

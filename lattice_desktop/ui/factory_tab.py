@@ -4,6 +4,7 @@ and (with the records export) the submission's own factory beside the reference'
 from __future__ import annotations
 
 from collections import Counter
+from pathlib import Path
 
 from PySide6.QtCore import QItemSelectionModel, Qt, QTimer, Slot
 from PySide6.QtGui import QFontDatabase, QFontMetrics, QKeySequence, QShortcut
@@ -26,7 +27,7 @@ from lattice_desktop.lattice.snapshots import Snapshots
 from lattice_desktop.lattice.submission_records import open_submission
 from lattice_desktop.lattice.view import FactoryState
 from lattice_desktop.manifest.case import CaseManifest
-from lattice_desktop.services.factory_opening import OpenedCase, open_case
+from lattice_desktop.services.factory_opening import OpenedCase, open_case, open_scenario
 from lattice_desktop.store.queries import StoredRun
 from lattice_desktop.ui.factory.canvas import FactoryCanvas
 from lattice_desktop.ui.factory.census_panel import CensusPanel
@@ -61,6 +62,7 @@ class FactoryTab(DivergenceNavigation, QWidget):
         self._diff_tick: int | None = None
         self._counts: dict[int, int] = {}  # differing records per cell at `_diff_tick`
         self._diff_pending: int | None = None
+        self.scenario_files: list[Path] = []  # open standalone *.lat files, while no run is shown
         self._init_divergence()
 
         self.loader = StateLoader(self)
@@ -178,18 +180,24 @@ class FactoryTab(DivergenceNavigation, QWidget):
 
         self.timer = QTimer(self, interval=FRAME_MS)
         self.timer.timeout.connect(self._frame)
-        keys = (("Space", self.toggle_play), ("Left", lambda: self.step_ticks(-1)),
-                ("Right", lambda: self.step_ticks(1)), ("Shift+Left", lambda: self.step_snapshot(-1)),
-                ("Shift+Right", lambda: self.step_snapshot(1)), ("Home", lambda: self.show_tick(0)),
-                ("End", lambda: self.show_tick(self.playback.ticks if self.playback else 0)),
-                (KEYS["next_cell"], lambda: self.step_cell(1)),
-                (KEYS["previous_cell"], lambda: self.step_cell(-1)),
-                (KEYS["next_snapshot"], lambda: self.step_divergent_snapshot(1)),
-                (KEYS["previous_snapshot"], lambda: self.step_divergent_snapshot(-1)),
-                (KEYS["heatmap"], self.bar.heatmap.toggle), (KEYS["first_tick"], self.go_to_first_tick))
-        for key, slot in keys:
+        keys = (("Space", "Play / pause", self.toggle_play),
+                ("Left", "One tick back", lambda: self.step_ticks(-1)),
+                ("Right", "One tick forward", lambda: self.step_ticks(1)),
+                ("Shift+Left", "Previous snapshot", lambda: self.step_snapshot(-1)),
+                ("Shift+Right", "Next snapshot", lambda: self.step_snapshot(1)),
+                (KEYS["next_snapshot"], "Next divergent snapshot", self.next_divergence),
+                (KEYS["previous_snapshot"], "Previous divergent snapshot",
+                 lambda: self.step_divergent_snapshot(-1)),
+                (KEYS["next_cell"], "Next differing cell", lambda: self.step_cell(1)),
+                (KEYS["previous_cell"], "Previous differing cell", lambda: self.step_cell(-1)),
+                (KEYS["heatmap"], "Divergence heatmap on / off", self.bar.heatmap.toggle),
+                (KEYS["first_tick"], "First wrong tick", self.go_to_first_tick),
+                ("Home", "First tick", lambda: self.show_tick(0)),
+                ("End", "Last tick", lambda: self.show_tick(self.playback.ticks if self.playback else 0)))
+        for key, what, slot in keys:  # the Help menu lists them by their whatsThis
             shortcut = QShortcut(QKeySequence(key), self)
             shortcut.setContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
+            shortcut.setWhatsThis(what)
             shortcut.activated.connect(slot)
 
     # --- the public face ------------------------------------------------------------------
@@ -200,6 +208,7 @@ class FactoryTab(DivergenceNavigation, QWidget):
         self.loader.stop()
         for query in (self._open_query, self._submission_query, self._diff_query):
             query.forget()
+        self.scenario_files = []
         self.run, self.case = run, case
         self.playback, self.snapshots, self._submission = None, None, None
         self.stop_search()
@@ -225,6 +234,24 @@ class FactoryTab(DivergenceNavigation, QWidget):
         self._want_divergence = True
         self._auto_diff = lattice[wrong].mismatch is not None
         self._open(lattice[wrong].name)
+
+    def show_scenario_files(self, paths: list[Path], *, current: Path | None = None) -> None:
+        """Standalone scenario files, listed in the picker and replayed with the reference
+        engine (nothing is graded); opens `current`, else the first."""
+        self.show_run(None, None)
+        self.scenario_files = list(paths)
+        self.modes.set_available(False, "A scenario file has no submission to compare with")
+        for path in self.scenario_files:
+            self.case_box.addItem(path.name, str(path))
+            self.case_box.setItemData(self.case_box.count() - 1, str(path), Qt.ItemDataRole.ToolTipRole)
+        self.stack.setCurrentIndex(1)
+        index = self.scenario_files.index(current) if current in self.scenario_files else 0
+        self.case_box.setCurrentIndex(index)
+        self._open_file(self.scenario_files[index])
+
+    def next_divergence(self) -> None:
+        """The next snapshot after the current tick whose checksums differ (stays if none)."""
+        self.step_divergent_snapshot(+1)
 
     def go_to_first_divergence(self) -> None:
         first = self.model.first_divergence
@@ -279,6 +306,14 @@ class FactoryTab(DivergenceNavigation, QWidget):
         name = self.case_box.itemData(index)
         if name and self.run is not None:
             self._open(name)
+        elif name and self.scenario_files:
+            self._open_file(Path(name))
+
+    def _open_file(self, path: Path) -> None:
+        self.loader.stop()
+        self._opening = str(path)
+        self.engine_label.setText(f"opening {path.name}…")
+        self._open_query.request(open_scenario, path)
 
     def _open(self, name: str) -> None:
         result = next(r for r in self.run.results if r.name == name)
@@ -294,15 +329,16 @@ class FactoryTab(DivergenceNavigation, QWidget):
         self.playback, self.snapshots = playback, snapshots
         self._show_stale(opened.stale, opened.specific)
         self._reference, self._marked = None, frozenset()
-        self.engine_label.setText(f"{playback.scenario.width}×{playback.scenario.height} · "
-                                  f"{playback.engine_name}")
+        self.engine_label.setText(" · ".join([f"{playback.scenario.width}×{playback.scenario.height}",
+                                              playback.engine_name, *filter(None, [opened.source])]))
         self.canvas.set_scenario(playback.scenario)
         self.minimap.set_grid(playback.grid[0] if max(playback.scenario.width, playback.scenario.height) >= 64
                               else None, None)
         self._place_minimap()
         self.cells, self.cell_index, self._counts, self._diff_tick = [], None, {}, None
         self.legend.set_scenario(playback.scenario)
-        self.census.show_scenario(playback.data, playback.scenario, self.case.path.parent)
+        self.census.show_scenario(playback.data, playback.scenario,
+                                  self.case.path.parent if self.case is not None else None)  # a file alone
         self.model.set_snapshots(snapshots)
         self.transport.set_range(playback.ticks)
         self.transport.timeline.set_snapshots(snapshots)

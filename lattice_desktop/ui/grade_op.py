@@ -33,6 +33,7 @@ class GradeOp(QObject):
         self._work: Work | None = None
         self._first_progress = False
         self.current: GradeJob | None = None
+        self.workers = 2  # threads grading one submission's cases (Preferences)
 
     @property
     def running(self) -> bool:
@@ -56,7 +57,7 @@ class GradeOp(QObject):
         job = self._queue.popleft()
         self.current = job
         self._first_progress = True
-        task = tasks.Task(run_job, job, self.writer, work=True)
+        task = tasks.Task(run_job, job, self.writer, work=True, workers=self.workers)
         self._work = task.work
         task.signals.progress.connect(self._on_progress)
         task.signals.done.connect(self._on_done)

@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import replace
 from pathlib import Path
 
-from PySide6.QtCore import QSettings, QUrl, Signal, Slot
+from PySide6.QtCore import QModelIndex, QSettings, QUrl, Signal, Slot
 from PySide6.QtGui import QAction, QCloseEvent, QDragEnterEvent, QDropEvent, QGuiApplication, QKeySequence
 from PySide6.QtWidgets import (
     QLabel,
@@ -53,6 +53,7 @@ from lattice_desktop.ui.message_bar import MessageBar
 from lattice_desktop.ui.results_tab import ResultsTab
 from lattice_desktop.ui.run_header import RunHeader
 from lattice_desktop.ui.runs_panel import RunsPanel
+from lattice_desktop.ui.window_menus import WindowMenus
 from lattice_desktop.work import Work
 
 RESULTS, FACTORY, FUEL, LEADERBOARD = range(4)
@@ -163,6 +164,13 @@ class MainWindow(QMainWindow):
         file_menu = self.menuBar().addMenu("&File")
         self.grade_action = self._action(file_menu, "&Grade submission…", "Ctrl+G", self.grade_submission)
         self._action(file_menu, "&Open case…", "Ctrl+O", self.choose_case)
+        self.menus = WindowMenus(self.settings, database_in_use=describe(self.db_target), window=self,
+                                 tabs=self.tabs, factory=self.factory_tab)
+        self.menus.scenarios_chosen.connect(self.open_scenarios)
+        self.menus.preferences_changed.connect(self._apply_preferences)
+        self.menus.message.connect(self._show_message)
+        self.grading.workers = self.menus.preferences.workers
+        self.menus.add_open_scenario(file_menu)
         self.recent_menu = file_menu.addMenu("Recent")
         self.recent_menu.aboutToShow.connect(self._fill_recent_menu)
         self._action(file_menu, "Grade the &demo samples", None, self.grade_demo)
@@ -171,6 +179,7 @@ class MainWindow(QMainWindow):
         file_menu.addSeparator()
         file_menu.addActions(self.harness.actions)
         file_menu.addSeparator()
+        self.menus.add_preferences(file_menu)
         self._action(file_menu, "&Quit", QKeySequence.StandardKey.Quit, self.close)
         view = self.menuBar().addMenu("&View")
         self._action(view, "&Filter runs", QKeySequence.StandardKey.Find, self.runs_panel.focus_filter)
@@ -179,6 +188,7 @@ class MainWindow(QMainWindow):
         for i in range(self.tabs.count()):
             action = self._action(view, self.tabs.tabText(i), f"Ctrl+{i + 1}", self._show_tab_slot)
             action.setData(i)
+        self.menus.add_help(self.menuBar().addMenu("&Help"))
 
     def _action(self, menu, text: str, shortcut, slot) -> QAction:
         action = QAction(text, self)
@@ -229,7 +239,8 @@ class MainWindow(QMainWindow):
                 self.grade_demo()
                 self._prewarm_pending = True
             self.harness.import_bundled()
-        elif first and self.auto_demo and listing.runs and self.page is None and self.harness.page is None:
+        elif (first and self.auto_demo and listing.runs and self.page is None and self.harness.page is None
+              and not self.factory_tab.scenario_files):
             self.runs_panel.select_run(listing.runs[0].id, notify=False)
             self.open_run(listing.runs[0].id)  # a returning user sees their newest run
         self.runs_shown.emit()
@@ -430,7 +441,8 @@ class MainWindow(QMainWindow):
         self.cancel_action.setEnabled(False)
         self.runs_panel.grade_button.setEnabled(True)
         self.grade_action.setEnabled(True)
-        if self.page is None and self.harness.page is None and self._runs_loaded:
+        if (self.page is None and self.harness.page is None and self._runs_loaded
+                and not self.factory_tab.scenario_files):
             newest = self.runs_panel.model.summaries[:1]
             if newest:
                 self.open_run(newest[0].id)
@@ -469,21 +481,58 @@ class MainWindow(QMainWindow):
             event.acceptProposedAction()
 
     def dropEvent(self, event: QDropEvent) -> None:
-        for url in event.mimeData().urls():
-            self.open_path(_dropped_folder(url))
+        self.open_paths([p for p in map(_dropped_folder, event.mimeData().urls()) if p is not None])
         event.acceptProposedAction()
 
+    def open_paths(self, paths: list[Path]) -> None:
+        """Named or dropped paths: scenario files all together, then each case or submission."""
+        scenarios = [p for p in paths if p.suffix == ".lat"]
+        if scenarios:
+            self.open_scenarios(scenarios)
+        for path in paths:
+            if path.suffix != ".lat":
+                self.open_path(path)
+
+    @Slot(list)
+    def open_scenarios(self, paths: list[Path]) -> None:
+        """Show scenario files in the Factory tab with the reference engine (nothing is
+        graded), beside those already open there; the last one named is shown."""
+        missing = [str(p) for p in paths if not p.is_file()]
+        if missing:
+            self.message_bar.show_message(f"No such scenario file: {', '.join(missing)}")
+        found = [p.resolve() for p in paths if p.is_file()]
+        if not found:
+            return
+        listed = [p for p in self.factory_tab.scenario_files if p not in found] + found
+        self.page, self.harness.page = None, None
+        self.runs_panel.tree.setCurrentIndex(QModelIndex())  # no run is open now
+        self.runs_panel.tree.clearSelection()
+        self.show_harness_views(False)
+        self.results_tab.show_page(None)  # no run is open: its results and fuel go too
+        self.fuel_tab.show_run(None, None)
+        self.header.show_message(found[-1].name if len(found) == 1 else f"{len(found)} scenario files",
+                                 "Scenario file, replayed with the reference engine — nothing is graded")
+        self.factory_tab.show_scenario_files(listed, current=found[-1])
+        self.tabs.setCurrentIndex(FACTORY)
+
+    @Slot(object)
+    def _apply_preferences(self, preferences) -> None:
+        self.grading.workers = preferences.workers
+
     def open_path(self, path: Path | None) -> None:
-        """A dropped or named folder: a case (case.toml) or a submission (submission.toml)."""
+        """A dropped or named path: a scenario file (*.lat), a case (case.toml) or a
+        submission (submission.toml)."""
         if path is None:
             return
-        if path.name == "case.toml" or (path / "case.toml").is_file():
+        if path.suffix == ".lat":
+            self.open_scenarios([path])
+        elif path.name == "case.toml" or (path / "case.toml").is_file():
             self.open_case(path)
         elif path.name == "submission.toml" or (path / "submission.toml").is_file():
             self.grade_submission(path if path.is_dir() else path.parent)
         else:
             self.message_bar.show_message(
-                f"{path} holds neither case.toml nor submission.toml: drop a case or a submission folder.")
+                f"{path} is not a scenario file (*.lat) and holds neither case.toml nor submission.toml.")
 
     def _start_prewarm(self) -> None:
         """After the demo is graded: walk its stress scenarios in the background so the

@@ -4,12 +4,14 @@ tab and the harness views (widget.grab(), so it works under offscreen Qt)."""
 
 from __future__ import annotations
 
+import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
 from PySide6.QtCore import QEventLoop, QTimer
 from PySide6.QtWidgets import QApplication
 
+from lattice_desktop.lattice.generator import generate
 from lattice_desktop.store.queries import RunSummary
 from lattice_desktop.ui.main_window import FACTORY, FUEL, LEADERBOARD, RESULTS, MainWindow
 
@@ -72,7 +74,8 @@ def pick(summaries: list[RunSummary], submission: str) -> RunSummary | None:
 def capture(window: MainWindow, outdir: Path) -> list[Path]:
     """Save results, factory (buggy sample at its first divergence), the scale divergence
     (scale_bug at its first wrong tick, then with the heatmap over the whole grid), fuel,
-    leaderboard, and a harness run's results and its box's leaderboard."""
+    leaderboard, a harness run's results and its box's leaderboard, and a scenario file
+    opened alone."""
     outdir.mkdir(parents=True, exist_ok=True)
     window.refresh_runs()
     wait_until(lambda: not window._runs_query.busy)
@@ -134,7 +137,24 @@ def capture(window: MainWindow, outdir: Path) -> list[Path]:
         open_harness_and_wait(window, shown.id)
         shot(RESULTS, "harness_results")
         shot(LEADERBOARD, "harness_leaderboard")
+    with tempfile.TemporaryDirectory(prefix="lattice-shots-") as scratch:
+        # As `scenario generate --seed 7 --size 40 28 --ticks 400 --snapshot 20 --density 0.2` makes it.
+        scenario = Path(scratch) / "seed-7-40x28.lat"
+        scenario.write_text(generate(7, width=40, height=28, ticks=400, snapshot=20, density=0.2))
+        show_scenario_file(window, scenario, snapshots=5)
+        shot(FACTORY, "scenario_file")
     return saved
+
+
+def show_scenario_file(window: MainWindow, path: Path, *, snapshots: int) -> None:
+    """`lattice-desktop open FILE.lat`: the file in the Factory tab, a few snapshots in."""
+    window.open_paths([path])
+    tab, data = window.factory_tab, path.read_bytes()
+    wait_until(lambda: tab.playback is not None and tab.playback.data == data and not tab.loader.busy)
+    for _ in range(snapshots):
+        tab.step_snapshot(+1)
+    wait_until(lambda: not tab.loader.busy and tab.canvas.state is not None
+               and tab.canvas.state.tick == tab.tick)
 
 
 def save_screenshots(outdir: Path, db: str | None, *, size: tuple[int, int] = (1500, 920)) -> list[Path]:

@@ -30,9 +30,12 @@ def outcome_colour(outcome: Outcome) -> QColor:
     return QColor(outcome.look.colour)
 
 
+_chosen = {"theme": "system"}  # the Preferences choice: system, light or dark
+
+
 def is_dark() -> bool:
-    """The system's scheme, unless LATTICE_DESKTOP_THEME says `dark` or `light`."""
-    forced = os.environ.get("LATTICE_DESKTOP_THEME", "").lower()
+    """The system's scheme, unless LATTICE_DESKTOP_THEME or the Preferences say `dark` or `light`."""
+    forced = os.environ.get("LATTICE_DESKTOP_THEME", "").lower() or _chosen["theme"]
     if forced in ("dark", "light"):
         return forced == "dark"
     app = QGuiApplication.instance()
@@ -66,6 +69,14 @@ def apply_theme(app: QApplication) -> None:
     app.setStyle("Fusion")
     app.setPalette(_palette(is_dark()))
     QGuiApplication.styleHints().colorSchemeChanged.connect(_follow_scheme)
+
+
+def use_theme(choice: str) -> None:
+    """Follow the system (`system`) or force `light` or `dark`, from now on. The palette is
+    set again only when the choice changes (setting it repolishes every widget)."""
+    if choice != _chosen["theme"]:
+        _chosen["theme"] = choice
+        _follow_scheme(Qt.ColorScheme.Unknown)
 
 
 def _follow_scheme(_scheme: Qt.ColorScheme) -> None:

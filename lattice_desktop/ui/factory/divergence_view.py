@@ -73,6 +73,7 @@ class DivergenceNavigation:
         targets = [t for t in ticks if (t > self.tick if direction > 0 else t < self.tick)]
         if targets:
             target = targets[0] if direction > 0 else targets[-1]
+            self._stop_playing()
             self._focus_pending = True
             self._select_row(self.snapshots.row_of(target))
             self.show_tick(target)

@@ -1,0 +1,83 @@
+"""Help menu dialogs: every keyboard shortcut (read from the window's own actions and the
+Factory tab's keys, so the list cannot drift from what the keys do) and About."""
+
+from __future__ import annotations
+
+import PySide6
+from PySide6.QtCore import qVersion
+from PySide6.QtGui import QAction, QKeySequence, QShortcut
+from PySide6.QtWidgets import (
+    QDialog,
+    QDialogButtonBox,
+    QHeaderView,
+    QMainWindow,
+    QMenu,
+    QMessageBox,
+    QTableWidget,
+    QTableWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
+
+from lattice_desktop import __version__
+from lattice_desktop.sandbox.engine import WASMTIME_VERSION
+
+FUEL_NOTE = ("Fuel is comparable only within one wasmtime version: a new release may count "
+             "the same work differently, so every stored run records the version it was graded with.")
+
+
+def shortcut_rows(window: QMainWindow, factory: QWidget) -> list[tuple[str, str, str]]:
+    """(where, what, keys) for each menu action with a shortcut and each Factory tab key."""
+    rows = []
+    for menu_action in window.menuBar().actions():
+        menu = menu_action.menu()
+        for action in menu.actions() if isinstance(menu, QMenu) else []:
+            if isinstance(action, QAction) and not action.shortcut().isEmpty():
+                rows.append((menu_action.text().replace("&", ""), action.text().replace("&", ""),
+                             action.shortcut().toString(QKeySequence.SequenceFormat.NativeText)))
+    for shortcut in factory.findChildren(QShortcut):
+        if shortcut.whatsThis():
+            rows.append(("Factory tab", shortcut.whatsThis(),
+                         shortcut.key().toString(QKeySequence.SequenceFormat.NativeText)))
+    return rows
+
+
+class ShortcutsDialog(QDialog):
+    def __init__(self, rows: list[tuple[str, str, str]], parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setWindowTitle("Keyboard shortcuts")
+        self.table = QTableWidget(len(rows), 3, self)
+        self.table.setHorizontalHeaderLabels(["Where", "Action", "Keys"])
+        self.table.verticalHeader().hide()
+        self.table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
+        for row, values in enumerate(rows):
+            for col, text in enumerate(values):
+                self.table.setItem(row, col, QTableWidgetItem(text))
+        header = self.table.horizontalHeader()
+        header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        header.setStretchLastSection(True)
+        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
+        buttons.rejected.connect(self.reject)
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.table)
+        layout.addWidget(buttons)
+        self.resize(560, 520)
+
+    def texts(self) -> list[tuple[str, ...]]:
+        items = ((self.table.item(r, c) for c in range(3)) for r in range(self.table.rowCount()))
+        return [tuple(item.text() if item else "" for item in row) for row in items]
+
+
+def about_text() -> str:
+    return (f"<h3>Lattice Desktop {__version__}</h3>"
+            "<p>Grades WebAssembly submissions against performance cases — correctness first, "
+            "fuel second — and plays the Lattice factory snapshot by snapshot.</p>"
+            f"<p>wasmtime {WASMTIME_VERSION}<br>Qt {qVersion()} (PySide6 {PySide6.__version__})</p>"
+            f"<p>{FUEL_NOTE}</p>")
+
+
+def about_box(parent: QWidget) -> QMessageBox:
+    box = QMessageBox(QMessageBox.Icon.NoIcon, "About Lattice Desktop", about_text(),
+                      QMessageBox.StandardButton.Close, parent)
+    box.setIconPixmap(parent.windowIcon().pixmap(64, 64))
+    return box

@@ -1,0 +1,91 @@
+"""The main window's File › Open scenario… and Preferences…, and its Help menu (keyboard
+shortcuts, About). It stores and applies the preferences it can (the theme) and says the
+rest through signals; it knows nothing of the main window beyond the widgets it is given."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from PySide6.QtCore import QObject, QSettings, Signal, Slot
+from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtWidgets import QFileDialog, QMainWindow, QMenu, QTabWidget, QWidget
+
+from lattice_desktop.ui.help_dialogs import ShortcutsDialog, about_box, shortcut_rows
+from lattice_desktop.ui.preferences import (
+    Preferences,
+    PreferencesDialog,
+    load_preferences,
+    save_preferences,
+)
+from lattice_desktop.ui.theme import use_theme
+
+
+class WindowMenus(QObject):
+    scenarios_chosen = Signal(list)  # [Path]: scenario files to show in the Factory tab
+    preferences_changed = Signal(object)  # Preferences, stored; the theme already applied
+    message = Signal(str, str)  # a message for the message bar, and its kind
+
+    def __init__(self, settings: QSettings, *, database_in_use: str, window: QMainWindow,
+                 tabs: QTabWidget, factory: QWidget) -> None:
+        super().__init__(window)
+        self.settings, self.database_in_use = settings, database_in_use
+        self.window, self.tabs, self.factory = window, tabs, factory
+        self.preferences = load_preferences(settings)
+        self.last_folder = ""
+        use_theme(self.preferences.theme)
+        # The Factory tab's keys work once it has the focus: give it when the tab opens.
+        tabs.currentChanged.connect(self._focus_factory)
+
+    def _add(self, menu: QMenu, text: str, shortcut, slot) -> QAction:
+        action = menu.addAction(text)
+        if shortcut is not None:
+            action.setShortcut(QKeySequence(shortcut))
+        action.triggered.connect(slot)
+        return action
+
+    def add_open_scenario(self, menu: QMenu) -> None:
+        self._add(menu, "Open &scenario…", "Ctrl+Shift+O", self.choose_scenarios)
+
+    def add_preferences(self, menu: QMenu) -> None:
+        self._add(menu, "&Preferences…", "Ctrl+,", self.show_preferences)
+
+    def add_help(self, menu: QMenu) -> None:
+        self._add(menu, "&Keyboard shortcuts", QKeySequence.StandardKey.HelpContents, self.show_shortcuts)
+        self._add(menu, "&About Lattice Desktop", None, self.show_about)
+
+    @Slot()
+    def choose_scenarios(self) -> None:
+        names, _ = QFileDialog.getOpenFileNames(self.window, "Open scenario", self.last_folder,
+                                                "Lattice scenarios (*.lat);;All files (*)")
+        if names:
+            self.last_folder = str(Path(names[-1]).parent)
+            self.scenarios_chosen.emit([Path(name) for name in names])
+
+    @Slot()
+    def show_preferences(self) -> None:
+        dialog = PreferencesDialog(self.preferences, database_in_use=self.database_in_use, parent=self.window)
+        if dialog.exec() == PreferencesDialog.DialogCode.Accepted:
+            self.apply_preferences(dialog.preferences())
+
+    def apply_preferences(self, preferences: Preferences) -> None:
+        """Store them and apply the theme; the database opens at the next start."""
+        changed_db = preferences.database != self.preferences.database
+        self.preferences = preferences
+        save_preferences(self.settings, preferences)
+        use_theme(preferences.theme)
+        self.preferences_changed.emit(preferences)
+        if changed_db:
+            self.message.emit("The new database opens when Lattice Desktop starts again.", "info")
+
+    @Slot()
+    def show_shortcuts(self) -> None:
+        ShortcutsDialog(shortcut_rows(self.window, self.factory), self.window).exec()
+
+    @Slot()
+    def show_about(self) -> None:
+        about_box(self.window).exec()
+
+    @Slot(int)
+    def _focus_factory(self, index: int) -> None:
+        if self.tabs.widget(index) is self.factory.parentWidget():  # its tab's page
+            self.factory.setFocus()
