@@ -211,13 +211,7 @@ class FactoryTab(DivergenceNavigation, QWidget):
         self.scenario_files = []
         self.run, self.case = run, case
         self.playback, self.snapshots, self._submission = None, None, None
-        self.stop_search()
-        self.divergence, self._search_from, self._auto_diff = None, None, False
-        self._search_queued = None
-        self.bar.first_tick.setEnabled(False)
-        self.transport.timeline.set_first_wrong(None)
-        self.bar.status.setText("")
-        self.bar.hide()
+        self._reset_divergence()
         self._show_stale([], False)
         self.case_box.clear()
         lattice = [r for r in (run.results if run else []) if case and _has_case(case, r.name)]

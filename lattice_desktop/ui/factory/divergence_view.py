@@ -43,6 +43,16 @@ class DivergenceNavigation:
         self.bar.heatmap.toggled.connect(self.canvas.set_heatmap)
         self.bar.first_tick.clicked.connect(self.go_to_first_tick)
 
+    def _reset_divergence(self) -> None:
+        """Another run is being opened: forget this one's divergence and stop its search."""
+        self.stop_search()
+        self.divergence, self._search_from, self._auto_diff = None, None, False
+        self._search_queued = None
+        self.bar.first_tick.setEnabled(False)
+        self.transport.timeline.set_first_wrong(None)
+        self.bar.status.setText("")
+        self.bar.hide()
+
     def step_cell(self, direction: int) -> None:
         """Focus the previous/next differing cell (wrapping around)."""
         if self.cells:
