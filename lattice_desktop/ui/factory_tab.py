@@ -3,7 +3,6 @@ and (with the records export) the submission's own factory beside the reference'
 
 from __future__ import annotations
 
-from collections import Counter
 from pathlib import Path
 
 from PySide6.QtCore import QItemSelectionModel, Qt, QTimer, Slot
@@ -22,7 +21,6 @@ from PySide6.QtWidgets import (
 )
 
 from lattice_desktop.lattice.playback import Playback
-from lattice_desktop.lattice.records import differing_cells
 from lattice_desktop.lattice.snapshots import Snapshots
 from lattice_desktop.lattice.submission_records import open_submission
 from lattice_desktop.lattice.view import FactoryState
@@ -37,7 +35,6 @@ from lattice_desktop.ui.factory.divergence_view import DivergenceNavigation
 from lattice_desktop.ui.factory.legend import Legend
 from lattice_desktop.ui.factory.loader import StateLoader
 from lattice_desktop.ui.factory.snapshots import SnapshotModel
-from lattice_desktop.ui.factory.submission_diff import SubmissionDiff, submission_diff
 from lattice_desktop.ui.factory.transport import TransportBar
 from lattice_desktop.ui.latest_query import LatestQuery
 
@@ -410,58 +407,6 @@ class FactoryTab(DivergenceNavigation, QWidget):
                 self.canvas.set_marked(())
         else:
             self._request_diff(state.tick)
-
-    def _request_diff(self, tick: int) -> None:
-        if self._submission is None or self.playback is None or self._diff_pending == tick:
-            return
-        self._diff_pending = tick
-        self.diff_list.set_message(f"Running the submission to tick {tick:,}…")
-        self._diff_query.request(submission_diff, self._submission, self.playback, tick)
-
-    def _diff_done(self, result: SubmissionDiff) -> None:
-        tick, state, diffs = result.tick, result.state, result.diffs
-        if self._diff_pending == tick:
-            self._diff_pending = None
-        if tick != self.tick or self.playback is None:
-            return
-        self._diff_tick, self._marked = tick, differing_cells(diffs)
-        self._counts = Counter(d.cell for d in diffs)
-        shown = state if self.modes.mode == "Submission" else self._reference
-        if shown is not None:
-            self.canvas.set_state(shown)
-        self.canvas.set_marked(self._marked, self._counts)
-        self.minimap.set_grid(self.playback.grid[0] if self._big() else None, self.canvas.counts)
-        self._place_minimap()
-        self.diff_list.set_diffs(diffs, self.playback.scenario.width, tick, self.playback.scenario.items)
-        self.cells = sorted(self._marked)
-        self.cell_index = None
-        self.bar.show_cell(None, len(self.cells))
-        if self._focus_pending and self.cells:
-            self._focus_pending = False
-            self.focus_cell(0, zoom=True)
-        self._start_search()
-
-    @Slot(str, str)
-    def _diff_failed(self, message: str, trace: str) -> None:
-        self._diff_pending = None
-        self._start_search()
-        self.diff_list.set_message(message + (f"\n{trace}" if trace else ""))
-        if self._reference is not None:
-            self.canvas.set_state(self._reference)
-
-    def _mode_changed(self, mode: str) -> None:
-        self.diff_list.setVisible(mode != "Reference")
-        if mode == "Reference":
-            self.canvas.set_marked(())
-            self.cells, self.cell_index = [], None
-            self.bar.show_cell(None, 0)
-            if self.playback is not None and self._big():
-                self.minimap.set_grid(self.playback.grid[0], None)
-            if self._reference is not None:
-                self.canvas.set_state(self._reference)
-        else:
-            self._stop_playing()
-            self._request_diff(self.tick)
 
     @Slot(str, str)
     def _on_failed(self, message: str, trace: str) -> None:

@@ -1,16 +1,20 @@
-"""The Factory tab's way around a divergence: previous/next differing cell and divergent
-snapshot, the minimap, the heatmap, the list and the map in step, and the background
-search for the first wrong tick. A mixin of `FactoryTab` (it uses the tab's canvas, diff
+"""The Factory tab's Diff view and its way around a divergence: the submission's records
+diffed at the tick shown, previous/next differing cell and divergent snapshot, the
+minimap, the heatmap, the list and the map in step, and the background search for the
+first wrong tick. A mixin of `FactoryTab` (it uses the tab's canvas, diff
 list, snapshots and playback)."""
 
 from __future__ import annotations
 
+from collections import Counter
+
 from PySide6.QtCore import QEvent, Slot
 
+from lattice_desktop.lattice.records import differing_cells
 from lattice_desktop.ui import tasks
 from lattice_desktop.ui.factory.divergence_bar import DivergenceBar
 from lattice_desktop.ui.factory.minimap import Minimap
-from lattice_desktop.ui.factory.submission_diff import search_divergence
+from lattice_desktop.ui.factory.submission_diff import SubmissionDiff, search_divergence, submission_diff
 from lattice_desktop.ui.tasks import Task
 
 
@@ -157,6 +161,58 @@ class DivergenceNavigation:
     def _search_failed(self, message: str, trace: str) -> None:
         self.bar.status.setText(f"⚠ Could not find the first wrong tick: {message}")
         self.bar.status.setToolTip(trace or message)
+
+    def _request_diff(self, tick: int) -> None:
+        if self._submission is None or self.playback is None or self._diff_pending == tick:
+            return
+        self._diff_pending = tick
+        self.diff_list.set_message(f"Running the submission to tick {tick:,}…")
+        self._diff_query.request(submission_diff, self._submission, self.playback, tick)
+
+    def _diff_done(self, result: SubmissionDiff) -> None:
+        tick, state, diffs = result.tick, result.state, result.diffs
+        if self._diff_pending == tick:
+            self._diff_pending = None
+        if tick != self.tick or self.playback is None:
+            return
+        self._diff_tick, self._marked = tick, differing_cells(diffs)
+        self._counts = Counter(d.cell for d in diffs)
+        shown = state if self.modes.mode == "Submission" else self._reference
+        if shown is not None:
+            self.canvas.set_state(shown)
+        self.canvas.set_marked(self._marked, self._counts)
+        self.minimap.set_grid(self.playback.grid[0] if self._big() else None, self.canvas.counts)
+        self._place_minimap()
+        self.diff_list.set_diffs(diffs, self.playback.scenario.width, tick, self.playback.scenario.items)
+        self.cells = sorted(self._marked)
+        self.cell_index = None
+        self.bar.show_cell(None, len(self.cells))
+        if self._focus_pending and self.cells:
+            self._focus_pending = False
+            self.focus_cell(0, zoom=True)
+        self._start_search()
+
+    @Slot(str, str)
+    def _diff_failed(self, message: str, trace: str) -> None:
+        self._diff_pending = None
+        self._start_search()
+        self.diff_list.set_message(message + (f"\n{trace}" if trace else ""))
+        if self._reference is not None:
+            self.canvas.set_state(self._reference)
+
+    def _mode_changed(self, mode: str) -> None:
+        self.diff_list.setVisible(mode != "Reference")
+        if mode == "Reference":
+            self.canvas.set_marked(())
+            self.cells, self.cell_index = [], None
+            self.bar.show_cell(None, 0)
+            if self.playback is not None and self._big():
+                self.minimap.set_grid(self.playback.grid[0], None)
+            if self._reference is not None:
+                self.canvas.set_state(self._reference)
+        else:
+            self._stop_playing()
+            self._request_diff(self.tick)
 
     def _big(self) -> bool:
         return self.playback is not None and max(self.playback.scenario.width,
