@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import struct
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
@@ -10,7 +11,6 @@ import numpy as np
 
 from lattice_desktop.errors import Location, UserError
 from lattice_desktop.lattice.checksum import COUNTED_KINDS, Kind, key_cell, key_kind
-from lattice_desktop.lattice.world import Entity
 
 _PAIR = struct.Struct("<QQ")
 
@@ -135,29 +135,12 @@ def diff_pairs(expected: Mapping[int, int] | np.ndarray,
     return sorted(out, key=lambda d: d.key)
 
 
-_NEEDS = np.zeros(256, np.uint8)  # record kind -> the `Entity` its cell must hold
-_NEEDS[[Kind.BELT_ITEM, Kind.SOURCE_ITEM, Kind.SINK_COUNT]] = [Entity.BELT, Entity.SOURCE, Entity.SINK]
-_NEEDS[[Kind.ASSEMBLER, Kind.ASSEMBLER_OUTPUT, Kind.ASSEMBLER_BUFFER]] = Entity.ASSEMBLER
-
-
 def check_placement(scenario, pairs: np.ndarray, *, source: str = "lattice_records") -> None:
-    """Every record names a cell of its kind (a belt item a belt, …), like `FactoryState.from_records`."""
-    from lattice_desktop.lattice.view import layout
+    """Every record names a cell of its kind (a belt item a belt, …), as `FactoryState.from_records`
+    requires: the vectorised check of lattice/view.py, its error located in `source`."""
+    from lattice_desktop.lattice.view import check_records
 
-    entity = layout(scenario)[0].reshape(-1)
-    keys = pairs[:, 0]
-    kinds = (keys >> np.uint64(56)).astype(np.int64)
-    cells = ((keys >> np.uint64(16)) & np.uint64(0xFFFFFF)).astype(np.int64)
-    outside = cells >= entity.size
-    wrong = outside.copy()
-    wrong[~outside] = entity[cells[~outside]] != _NEEDS[kinds[~outside]]
-    counts = np.bincount(cells[kinds == 4], minlength=entity.size) if (kinds == 4).any() else None
-    if wrong.any():
-        row = int(np.nonzero(wrong)[0][0])
-        c, w = int(cells[row]), scenario.width
-        found = "off the grid" if outside[row] else Entity(int(entity[c])).name.lower()
-        raise RecordsError(f"a kind-{int(kinds[row])} record for cell ({c % w}, {c // w}), which is {found}",
-                           Location(source, key=f"key {int(keys[row]):#018x}"))
-    if counts is not None and counts.max() > 1:
-        c = int(np.argmax(counts))
-        raise RecordsError("two remaining-time records for one assembler", Location(source, key=f"cell {c}"))
+    try:
+        check_records(scenario, pairs)
+    except RecordsError as exc:
+        raise RecordsError(exc.message, dataclasses.replace(exc.location, file=source)) from None
