@@ -46,7 +46,7 @@ def run(args: argparse.Namespace) -> int:
         return 2
     base = None if args.case else submission.manifest_path.parent
     case = load_case(resolve_case_path(case_name, base=base))
-    work = Work(_progress_printer(quiet=args.json))
+    work = Work(_progress_printer())
     try:
         if args.no_store:
             report = grade(case, submission, allow_build=args.build,
@@ -79,7 +79,7 @@ def run(args: argparse.Namespace) -> int:
     return VERDICT_EXIT[report.verdict]
 
 
-def _progress_printer(*, quiet: bool):
+def _progress_printer():
     def show(step: Step) -> None:
         p = step.item
         if not isinstance(p, GradingStep):

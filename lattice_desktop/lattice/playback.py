@@ -62,8 +62,10 @@ class Playback:
     def __init__(self, scenario_bytes: bytes, engine: WasmEngine | None = None, *,
                  keyframe_every: int | None = None, keyframe_seconds: float = 0.15,
                  max_keyframe_bytes: int = 512 * 2**20, cached_states: int = 6,
-                 simulator: Simulator | None = None) -> None:
+                 simulator: Simulator | None = None, name: str | None = None) -> None:
         self.data = scenario_bytes
+        self.engine = engine
+        self._name = name
         self.scenario = parse_scenario(scenario_bytes)
         self.grid = layout(self.scenario)
         self.sim = simulator or make_simulator(self.scenario, scenario_bytes, engine)
@@ -89,6 +91,8 @@ class Playback:
 
     @property
     def engine_name(self) -> str:
+        if self._name:
+            return self._name
         return {"PythonSimulator": "Python reference", "WasmSimulator": "wasm reference",
                 "ReplaySimulator": "wasm reference (replay)"}.get(type(self.sim).__name__, "engine")
 
@@ -299,21 +303,24 @@ def _keyframe_bytes(keyframe: object) -> int:
 
 
 def prewarm(case_path: str | Path, work: Work | None = None) -> int:
-    """Walk every stress scenario of a Lattice case once with the wasm reference, largest
+    """Walk every stress scenario of a Lattice case once with its fastest proven engine, largest
     first, so their keyframes are on disk before anyone scrubs them. Returns how many
     scenarios were walked (those already cached are skipped)."""
+    from lattice_desktop.lattice.proven import proven_engine
     from lattice_desktop.manifest import load_case
 
-    engine = reference_engine()
     case = load_case(case_path)
-    if engine is None or case.family != "lattice-v1":
+    if case.family != "lattice-v1":
         return 0
     work = work or Work()
     walked = 0
     entries = sorted(case.stress, key=lambda e: -e.size)
     for index, entry in enumerate(entries):
         work.raise_if_cancelled()
-        playback = Playback(entry.input_bytes(), engine)
+        proven = proven_engine(case, entry.input_bytes(), entry.expected_bytes())
+        if proven is None:
+            break
+        playback = Playback(entry.input_bytes(), proven.engine)
         if playback.prepared < 1.0:
             playback.prepare(work.part(index / len(entries), (index + 1) / len(entries)))
             walked += 1

@@ -4,16 +4,25 @@ A submission is untrusted: its `lattice_records` runs through `runner.call_bytes
 like a graded case — fresh limited Store, the case's fuel budget, memory, table and output
 limits, the wall-clock backstop and the import policy — and what it returns is decoded
 strictly. Problems come back as `UserError`s to show inline.
+
+Each answer costs a run of the submission from tick 0 (seconds on a big factory) and never
+changes for the same module and call, so answers are kept on disk (`answer_cache`) and
+still decoded and checked strictly when read back.
 """
 
 from __future__ import annotations
 
+import hashlib
+import struct
 from dataclasses import dataclass
 
+import numpy as np
 import wasmtime
 
 from lattice_desktop.errors import Location, UserError
-from lattice_desktop.lattice.records import decode_records
+from lattice_desktop.lattice import answer_cache
+from lattice_desktop.lattice.records import check_placement, decode_pairs, decode_records
+from lattice_desktop.lattice.scenario import Scenario
 from lattice_desktop.manifest.case import CaseManifest
 from lattice_desktop.manifest.submission import load_submission
 from lattice_desktop.sandbox.build import load_shipped_module
@@ -33,6 +42,8 @@ class SubmissionRecords:
     exports: BytesExports
     limits: Limits
     name: str
+    run_exports: BytesExports  # the contract's entry (lattice_run), for per-tick checksums
+    digest: str  # sha256 of the module's bytes: its answers are cached under it
 
 
 def open_submission(submission_path: str, case: CaseManifest, entry_name: str) -> SubmissionRecords | str:
@@ -60,14 +71,47 @@ def open_submission(submission_path: str, case: CaseManifest, entry_name: str) -
         return f"the submission does not export {export} (spec §8)"
     limits = Limits.of(case.sandbox, fuel=case.budget(case.entry(entry_name)))
     names = BytesExports(export, case.contract.memory, case.contract.alloc)
-    return SubmissionRecords(compiled.module, names, limits, submission.name)
+    run_names = BytesExports(case.contract.entry, case.contract.memory, case.contract.alloc)
+    return SubmissionRecords(compiled.module, names, limits, submission.name, run_names,
+                             hashlib.sha256(shipped.module).hexdigest())
 
 
 def submission_records(sub: SubmissionRecords, scenario: bytes, tick: int,
                        cancel: Work | None = None) -> dict[int, int]:
     """The submission's records after `tick`; `UserError` when it traps or returns junk."""
     where = Location(f"{sub.name}: {sub.exports.entry}", key=f"tick {tick}")
-    run = call_bytes(sub.module, sub.exports, scenario, extra=(tick,), limits=sub.limits, cancel=cancel)
-    if run.outcome is not None:
-        raise UserError(f"the submission's records failed ({run.outcome.value}): {run.detail}", where)
-    return decode_records(run.output or b"", source=where.file or "")
+    data = _answer(sub, sub.exports, scenario, (tick,), where, cancel)
+    return decode_records(data, source=where.file or "")
+
+
+def submission_pairs(sub: SubmissionRecords, scenario: Scenario, data: bytes, tick: int,
+                     cancel: Work | None = None) -> np.ndarray:
+    """The submission's records after `tick` as sorted (n, 2) uint64 pairs, checked like
+    `decode_records` and placed on cells of the right kind (`RecordsError` otherwise)."""
+    where = Location(f"{sub.name}: {sub.exports.entry}", key=f"tick {tick}")
+    pairs = decode_pairs(_answer(sub, sub.exports, data, (tick,), where, cancel), source=where.file or "")
+    check_placement(scenario, pairs, source=where.file or "")
+    return pairs
+
+
+def submission_checksums(sub: SubmissionRecords, data: bytes, cancel: Work | None = None) -> list[int]:
+    """The submission's snapshot checksums (the contract's entry) on `data`."""
+    where = Location(f"{sub.name}: {sub.run_exports.entry}")
+    output = _answer(sub, sub.run_exports, data, (), where, cancel)
+    if len(output) % 8:
+        raise UserError("the checksums' length is not a multiple of 8 bytes", where)
+    return list(struct.unpack(f"<{len(output) // 8}Q", output))
+
+
+def _answer(sub: SubmissionRecords, names: BytesExports, data: bytes, extra: tuple[int, ...],
+            where: Location, cancel: Work | None) -> bytes:
+    """One sandboxed call's output, or the same call's from an earlier session."""
+    cached = answer_cache.answer_path(sub.digest, f"{names} {sub.limits}", data, extra)
+    output = answer_cache.load(cached)
+    if output is None:
+        run = call_bytes(sub.module, names, data, extra=extra, limits=sub.limits, cancel=cancel)
+        if run.outcome is not None:
+            raise UserError(f"the submission failed ({run.outcome.value}): {run.detail}", where)
+        output = run.output or b""
+        answer_cache.save(cached, output)
+    return output

@@ -8,13 +8,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from lattice_desktop.grading.grader import CaseResult
-from lattice_desktop.lattice.playback import Playback, reference_engine
-from lattice_desktop.lattice.records import RecordDiff, diff_records
+from lattice_desktop.lattice.playback import Playback
+from lattice_desktop.lattice.proven import proven_engine
 from lattice_desktop.lattice.scenario_file import open_scenario_file
-from lattice_desktop.lattice.simulators import checked_state
 from lattice_desktop.lattice.snapshots import Snapshots
-from lattice_desktop.lattice.submission_records import SubmissionRecords, submission_records
-from lattice_desktop.lattice.view import FactoryState
 from lattice_desktop.manifest.case import CaseManifest
 from lattice_desktop.store.queries import StoredRun
 
@@ -65,7 +62,7 @@ def open_case(run: StoredRun, case: CaseManifest, result: CaseResult) -> OpenedC
     entry = case.entry(result.name)
     data = entry.input_bytes()
     expected = entry.expected_bytes()
-    playback = Playback(data, reference_engine())
+    playback = proven_playback(case, data, expected)
     reasons = stale_reasons(run, case, result, playback, expected)
     # Only what belongs to this scenario makes its ✓/✗ meaningless; a changed hash alone
     # (another case's file) keeps the comparison but still says so.
@@ -75,26 +72,18 @@ def open_case(run: StoredRun, case: CaseManifest, result: CaseResult) -> OpenedC
     return OpenedCase(result.name, playback, snapshots, reasons, specific)
 
 
+def proven_playback(case: CaseManifest, data: bytes, expected: bytes) -> Playback:
+    """Playback by the fastest engine proven on this scenario (`lines` for the bundled case)."""
+    proven = proven_engine(case, data, expected)
+    if proven is None:
+        return Playback(data, None)
+    label = "wasm reference" if proven.name == "reference" else f"{proven.name} (proven on this scenario)"
+    return Playback(data, proven.engine, name=label)
+
+
 def open_scenario(path: Path) -> OpenedCase:
     """A standalone scenario file, to look at without grading (on a worker): the reference's
     checksums, or stored NAME.u64 answers compared with them."""
     opened = open_scenario_file(path)
     snapshots = Snapshots.from_bytes(opened.playback.scenario.snapshot, opened.expected, opened.got)
     return OpenedCase(str(opened.path), opened.playback, snapshots, [], False, opened.expected_source)
-
-
-@dataclass(frozen=True)
-class SubmissionDiff:
-    """The submission's factory at `tick` and where its records differ from the reference's."""
-
-    tick: int
-    state: FactoryState
-    diffs: list[RecordDiff]
-
-
-def submission_diff(sub: SubmissionRecords, playback: Playback, tick: int) -> SubmissionDiff:
-    got = submission_records(sub, playback.data, tick)
-    expected_pairs = playback.records_at(tick)
-    expected = dict(zip(expected_pairs[:, 0].tolist(), expected_pairs[:, 1].tolist()))
-    diffs = diff_records(expected, got)
-    return SubmissionDiff(tick, checked_state(playback.scenario, got, tick=tick, grid=playback.grid), diffs)

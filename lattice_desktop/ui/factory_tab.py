@@ -21,22 +21,17 @@ from PySide6.QtWidgets import (
 )
 
 from lattice_desktop.lattice.playback import Playback
-from lattice_desktop.lattice.records import differing_cells
 from lattice_desktop.lattice.snapshots import Snapshots
 from lattice_desktop.lattice.submission_records import open_submission
 from lattice_desktop.lattice.view import FactoryState
 from lattice_desktop.manifest.case import CaseManifest
-from lattice_desktop.services.factory_opening import (
-    OpenedCase,
-    SubmissionDiff,
-    open_case,
-    open_scenario,
-    submission_diff,
-)
+from lattice_desktop.services.factory_opening import OpenedCase, open_case, open_scenario
 from lattice_desktop.store.queries import StoredRun
 from lattice_desktop.ui.factory.canvas import FactoryCanvas
 from lattice_desktop.ui.factory.census_panel import CensusPanel
 from lattice_desktop.ui.factory.diff_panel import DiffList, ModeSwitch
+from lattice_desktop.ui.factory.divergence_bar import KEYS
+from lattice_desktop.ui.factory.divergence_view import DivergenceNavigation
 from lattice_desktop.ui.factory.legend import Legend
 from lattice_desktop.ui.factory.loader import StateLoader
 from lattice_desktop.ui.factory.snapshots import SnapshotModel
@@ -46,7 +41,7 @@ from lattice_desktop.ui.latest_query import LatestQuery
 FRAME_MS = 33
 
 
-class FactoryTab(QWidget):
+class FactoryTab(DivergenceNavigation, QWidget):
     def __init__(self, parent=None) -> None:
         super().__init__(parent)
         self.stale: list[str] = []  # why the open run does not match the case files now
@@ -62,7 +57,10 @@ class FactoryTab(QWidget):
         self._opening: str | None = None
         self._want_divergence = False
         self._diff_tick: int | None = None
+        self._counts: dict[int, int] = {}  # differing records per cell at `_diff_tick`
+        self._diff_pending: int | None = None
         self.scenario_files: list[Path] = []  # open standalone *.lat files, while no run is shown
+        self._init_divergence()
 
         self.loader = StateLoader(self)
         self.loader.loaded.connect(self._on_loaded)
@@ -100,6 +98,7 @@ class FactoryTab(QWidget):
         self.hover = QLabel(self)
         self.hover.setStyleSheet("color: palette(mid);")
         self.canvas.hovered.connect(self._hovered)
+        self._build_divergence()
         left = QWidget(self)
         left_layout = QVBoxLayout(left)
         left_layout.setContentsMargins(0, 0, 0, 0)
@@ -127,6 +126,7 @@ class FactoryTab(QWidget):
         self.table.setMinimumWidth(2 * digits + mono.horizontalAdvance("000,000,000") + 110)
         self.table.selectionModel().currentRowChanged.connect(self._row_chosen)
         self.diff_list = DiffList(self)
+        self.diff_list.cell_chosen.connect(self._row_cell_chosen)
         self.diff_list.hide()
         side = QSplitter(Qt.Orientation.Vertical, self)
         side.addWidget(self.table)
@@ -152,6 +152,7 @@ class FactoryTab(QWidget):
         body_layout = QVBoxLayout(body)
         body_layout.setContentsMargins(0, 0, 0, 0)
         body_layout.addLayout(top)
+        body_layout.addWidget(self.bar)
         self.banner = QLabel(self)
         self.banner.setObjectName("staleRunBanner")
         self.banner.setWordWrap(True)
@@ -181,7 +182,13 @@ class FactoryTab(QWidget):
                 ("Right", "One tick forward", lambda: self.step_ticks(1)),
                 ("Shift+Left", "Previous snapshot", lambda: self.step_snapshot(-1)),
                 ("Shift+Right", "Next snapshot", lambda: self.step_snapshot(1)),
-                ("D", "Next divergent snapshot", self.next_divergence),
+                (KEYS["next_snapshot"], "Next divergent snapshot", self.next_divergence),
+                (KEYS["previous_snapshot"], "Previous divergent snapshot",
+                 lambda: self.step_divergent_snapshot(-1)),
+                (KEYS["next_cell"], "Next differing cell", lambda: self.step_cell(1)),
+                (KEYS["previous_cell"], "Previous differing cell", lambda: self.step_cell(-1)),
+                (KEYS["heatmap"], "Divergence heatmap on / off", self.bar.heatmap.toggle),
+                (KEYS["first_tick"], "First wrong tick", self.go_to_first_tick),
                 ("Home", "First tick", lambda: self.show_tick(0)),
                 ("End", "Last tick", lambda: self.show_tick(self.playback.ticks if self.playback else 0)))
         for key, what, slot in keys:  # the Help menu lists them by their whatsThis
@@ -201,6 +208,7 @@ class FactoryTab(QWidget):
         self.scenario_files = []
         self.run, self.case = run, case
         self.playback, self.snapshots, self._submission = None, None, None
+        self._reset_divergence()
         self._show_stale([], False)
         self.case_box.clear()
         lattice = [r for r in (run.results if run else []) if case and _has_case(case, r.name)]
@@ -215,6 +223,7 @@ class FactoryTab(QWidget):
         wrong = next((i for i, r in enumerate(lattice) if r.mismatch is not None), 0)
         self.case_box.setCurrentIndex(wrong)
         self._want_divergence = True
+        self._auto_diff = lattice[wrong].mismatch is not None
         self._open(lattice[wrong].name)
 
     def show_scenario_files(self, paths: list[Path], *, current: Path | None = None) -> None:
@@ -233,14 +242,7 @@ class FactoryTab(QWidget):
 
     def next_divergence(self) -> None:
         """The next snapshot after the current tick whose checksums differ (stays if none)."""
-        if self.snapshots is None:
-            return
-        wrong = (self.snapshots.status() == 0).nonzero()[0]
-        later = wrong[wrong >= self.tick // self.snapshots.interval]  # row r is tick (r + 1)·interval
-        if len(later):
-            self._stop_playing()
-            self._select_row(int(later[0]))
-            self.show_tick(self.snapshots.tick(int(later[0])))
+        self.step_divergent_snapshot(+1)
 
     def go_to_first_divergence(self) -> None:
         first = self.model.first_divergence
@@ -286,6 +288,7 @@ class FactoryTab(QWidget):
         """Stop background work (the main window calls this when closing)."""
         self._stop_playing()
         self.loader.stop()
+        self.stop_search()
         self.census.clear_scenario()
 
     # --- opening a scenario ---------------------------------------------------------------
@@ -306,6 +309,7 @@ class FactoryTab(QWidget):
     def _open(self, name: str) -> None:
         result = next(r for r in self.run.results if r.name == name)
         self.loader.stop()
+        self.stop_search()
         self._opening = name
         self.engine_label.setText(f"opening {name}…")
         self._open_query.request(open_case, self.run, self.case, result)
@@ -319,6 +323,10 @@ class FactoryTab(QWidget):
         self.engine_label.setText(" · ".join([f"{playback.scenario.width}×{playback.scenario.height}",
                                               playback.engine_name, *filter(None, [opened.source])]))
         self.canvas.set_scenario(playback.scenario)
+        self.minimap.set_grid(playback.grid[0] if max(playback.scenario.width, playback.scenario.height) >= 64
+                              else None, None)
+        self._place_minimap()
+        self.cells, self.cell_index, self._counts, self._diff_tick = [], None, {}, None
         self.legend.set_scenario(playback.scenario)
         self.census.show_scenario(playback.data, playback.scenario,
                                   self.case.path.parent if self.case is not None else None)  # a file alone
@@ -328,20 +336,28 @@ class FactoryTab(QWidget):
         self.transport.timeline.set_prepared(playback.prepared)
         self.loader.set_playback(playback)
         first = snapshots.first_divergence
+        if first is not None:
+            self.bar.show()
+            self.bar.show_cell(None, 0)
         if self._want_divergence and first is not None:
             self._select_row(first)
+            self._focus_pending = True
             self.show_tick(snapshots.tick(first))
         else:
             self.show_tick(0)
         self._want_divergence = False
+        self._start_diff_view()
 
     def _submission_checked(self, sub) -> None:
         if isinstance(sub, str):
             self._submission = None
             self.modes.set_available(False, f"Submission view unavailable: {sub}")
+            self.bar.status.setText(f"Only snapshots can be compared: {sub}. The first wrong tick and "
+                                    "the differing cells need the records export (spec §8).")
         else:
             self._submission = sub
             self.modes.set_available(True, "")
+            self._start_diff_view()
 
     def _show_stale(self, reasons: list[str], specific: bool) -> None:
         self.stale = list(reasons)
@@ -385,42 +401,12 @@ class FactoryTab(QWidget):
             self._select_row(row)
         if self.modes.mode == "Reference" or self.timer.isActive():
             self.canvas.set_state(state)
-            self.canvas.set_marked(self._marked if self._diff_tick == state.tick else ())
+            if self._diff_tick == state.tick:
+                self.canvas.set_marked(self._marked, self._counts)
+            else:
+                self.canvas.set_marked(())
         else:
             self._request_diff(state.tick)
-
-    def _request_diff(self, tick: int) -> None:
-        if self._submission is None or self.playback is None:
-            return
-        self.diff_list.set_message(f"Running the submission to tick {tick:,}…")
-        self._diff_query.request(submission_diff, self._submission, self.playback, tick)
-
-    def _diff_done(self, result: SubmissionDiff) -> None:
-        tick, state, diffs = result.tick, result.state, result.diffs
-        if tick != self.tick or self.playback is None:
-            return
-        self._diff_tick, self._marked = tick, differing_cells(diffs)
-        shown = state if self.modes.mode == "Submission" else self._reference
-        if shown is not None:
-            self.canvas.set_state(shown)
-        self.canvas.set_marked(self._marked)
-        self.diff_list.set_diffs(diffs, self.playback.scenario.width, tick, self.playback.scenario.items)
-
-    @Slot(str, str)
-    def _diff_failed(self, message: str, trace: str) -> None:
-        self.diff_list.set_message(message + (f"\n{trace}" if trace else ""))
-        if self._reference is not None:
-            self.canvas.set_state(self._reference)
-
-    def _mode_changed(self, mode: str) -> None:
-        self.diff_list.setVisible(mode != "Reference")
-        if mode == "Reference":
-            self.canvas.set_marked(())
-            if self._reference is not None:
-                self.canvas.set_state(self._reference)
-        else:
-            self._stop_playing()
-            self._request_diff(self.tick)
 
     @Slot(str, str)
     def _on_failed(self, message: str, trace: str) -> None:

@@ -72,8 +72,10 @@ def pick(summaries: list[RunSummary], submission: str) -> RunSummary | None:
 
 
 def capture(window: MainWindow, outdir: Path) -> list[Path]:
-    """Save results, factory (buggy sample at its first divergence), fuel, leaderboard,
-    a harness run's results and its box's leaderboard, and a scenario file opened alone."""
+    """Save results, factory (buggy sample at its first divergence), the scale divergence
+    (scale_bug at its first wrong tick, then with the heatmap over the whole grid), fuel,
+    leaderboard, a harness run's results and its box's leaderboard, and a scenario file
+    opened alone."""
     outdir.mkdir(parents=True, exist_ok=True)
     window.refresh_runs()
     wait_until(lambda: not window._runs_query.busy)
@@ -115,6 +117,19 @@ def capture(window: MainWindow, outdir: Path) -> list[Path]:
     shot(FACTORY, "factory")
     if open_largest_scenario(window):
         shot(FACTORY, "factory_largest")
+    scale = pick(summaries, "scale_bug")
+    if scale is not None:
+        factory = window.factory_tab
+        open_and_wait(window, scale.id)
+        window.runs_panel.select_run(scale.id, notify=False)
+        window.tabs.setCurrentIndex(FACTORY)
+        wait_until(lambda: factory.divergence is not None and factory.tick == factory.divergence.tick
+                   and factory._diff_tick == factory.tick and factory.cell_index == 0)
+        shot(FACTORY, "factory_scale")
+        factory.bar.heatmap.setChecked(True)
+        factory.canvas.fit()
+        shot(FACTORY, "factory_scale_heatmap")
+        factory.bar.heatmap.setChecked(False)
     harness = window.runs_panel.model.harness
     shown = next((h for h in harness if h.result.run_id.startswith("looping")),
                  harness[0] if harness else None)

@@ -1,5 +1,4 @@
-"""Rebuild the sample engines (reference, lines, buggy, stuck_rings) into
-resources/cases/lattice/submissions/."""
+"""Rebuild the bundled sample engines into resources/cases/lattice/submissions/."""
 
 import sys
 from pathlib import Path

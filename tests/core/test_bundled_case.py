@@ -58,7 +58,7 @@ def test_case_check_confirms_every_sample(capsys):
     assert main(["case", "check", "lattice"]) == 0
     out = capsys.readouterr().out
     assert "all samples got their expected verdict" in out
-    assert out.count("ok  ") == 4
+    assert out.count("ok  ") == 5
 
 
 def test_each_wrong_sample_fails_nearly_every_stress_case_on_its_own():

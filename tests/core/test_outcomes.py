@@ -191,7 +191,7 @@ def test_failing_build_keeps_its_log(tmp_path):
     (folder / "submission.toml").write_text(
         '[submission]\nmodel = "m"\n[build]\ncommands = ["echo compiling; echo oops >&2; exit 3"]\nmodule = "m.wasm"\n'
     )
-    report = grade(case, load_submission(folder), allow_build=True)
+    report = grade(case, load_submission(folder), allow_build=True, allow_unisolated=True)
     assert report.results[0].outcome is Outcome.BUILD_FAILURE
     assert "exited with status 3" in report.results[0].detail
     assert "compiling" in report.build.log and "oops" in report.build.log
@@ -205,7 +205,7 @@ def test_build_commands_never_run_without_permission(tmp_path):
     with pytest.raises(UserError, match="only when you allow it"):
         grade(case, load_submission(folder), allow_build=False)
     assert not (folder / "module.wasm").exists()
-    report = grade(case, load_submission(folder), allow_build=True)
+    report = grade(case, load_submission(folder), allow_build=True, allow_unisolated=True)
     assert report.verdict is Verdict.CORRECT
     assert not (folder / "module.wasm").exists()  # built in a scratch copy, not in place
 

@@ -38,7 +38,7 @@ def test_cancelling_a_hanging_build_from_the_window_leaves_nothing(qtbot, window
     case = write_case(tmp_path / "case", ECHO_CASES, sandbox="wall_clock_s = 20\nbuild_timeout_s = 600")
     sub = load_submission(build_folder(tmp_path / "sub", "echo building; sleep 600"))
     with qtbot.waitSignal(window.grading.run_created, timeout=TIMEOUT):
-        window.start_grading([GradeJob(case, sub, allow_build=True)])
+        window.start_grading([GradeJob(case, sub, allow_build=True, allow_unisolated=True)])
     qtbot.wait(500)  # the build is sleeping
     with qtbot.waitSignals([window.grading.cancelled, window.grading.idle], timeout=TIMEOUT):
         window.cancel_grading()

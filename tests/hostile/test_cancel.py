@@ -48,7 +48,8 @@ def cancel_in_phase(case, submission, writer, phase: str, *, allow_build=False, 
     work = Work(progress)
     started = time.monotonic()
     with pytest.raises(Cancelled):
-        grade_and_store(case, submission, writer=writer, allow_build=allow_build, work=work)
+        grade_and_store(case, submission, writer=writer, allow_build=allow_build, allow_unisolated=True,
+                        work=work)
     return time.monotonic() - started
 
 

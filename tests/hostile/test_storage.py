@@ -32,7 +32,7 @@ from tests.hostile.test_builds import build_folder, processes_running
 from tests.hostile.test_modules import many_functions
 
 # The core suite's kill -9 grader, extended: builds allowed, so the build phase can be hit.
-KILLED_BUILDING_GRADER = KILLED_GRADER.replace("writer=writer)", "writer=writer, allow_build=True)")
+KILLED_BUILDING_GRADER = KILLED_GRADER.replace("writer=writer)", "writer=writer, allow_build=True, allow_unisolated=True)")
 assert KILLED_BUILDING_GRADER != KILLED_GRADER
 
 

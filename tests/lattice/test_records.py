@@ -23,7 +23,11 @@ from lattice_desktop.lattice.checksum import (
 )
 from lattice_desktop.lattice.records import (
     RecordsError,
+    as_pairs,
+    check_placement,
+    decode_pairs,
     decode_records,
+    diff_pairs,
     diff_records,
     differing_cells,
     encode_records,
@@ -292,3 +296,52 @@ def test_describe_cell() -> None:
     assert describe_cell(f.scenario, state, 3, 0).endswith("received plate (2): 1")
     assert describe_cell(f.scenario, state, 1, 1) == "(1, 1) cell 5: wall"
     assert describe_cell(f.scenario, state, 9, 9) == "(9, 9): outside the grid"
+
+
+# --- the vectorised forms used on big factories ---------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("data", "reason"),
+    [
+        (b"\0" * 15, "15 bytes is not a whole number of 16-byte"),
+        (pairs((belt_item_key(0, 0, 1), 1), (belt_item_key(0, 0, 1), 1)), "duplicate key"),
+        (pairs((7 << 56, 1)), "unknown record kind"),
+        (pairs((0, 1)), "unknown record kind"),
+        (pairs((sink_count_key(0, 1), 0)), "value above 0"),
+        (pairs((assembler_key(0, 3), 2)), "must have value 1"),
+    ],
+)
+def test_decode_pairs_refuses_what_decode_records_refuses(data: bytes, reason: str) -> None:
+    with pytest.raises(RecordsError) as caught:
+        decode_pairs(data, source="engine.wasm")
+    assert reason in caught.value.message and caught.value.location.file == "engine.wasm"
+
+
+@given(st.integers(0, 2**32), st.integers(1, 30))
+@settings(max_examples=40, deadline=None)
+def test_pairs_agree_with_the_dict_forms(seed: int, tick: int) -> None:
+    from lattice_desktop.lattice.generator import generate
+
+    scenario = parse_scenario(generate(seed, width=12, height=9, ticks=40, snapshot=5, density=1.0, noise=0.1))
+    f = Factory(scenario)
+    f.run_to(tick)
+    expected = f.records()
+    f.run_to(tick + 1)
+    got = f.records()
+    decoded = decode_pairs(encode_records(got))
+    assert dict(zip(decoded[:, 0].tolist(), decoded[:, 1].tolist())) == got
+    assert decoded[:, 0].tolist() == sorted(got)
+    assert diff_pairs(expected, decoded) == diff_records(expected, got)
+    assert diff_pairs(as_pairs(got), got) == []
+    check_placement(scenario, decoded)
+
+
+def test_check_placement_refuses_records_that_do_not_fit() -> None:
+    scenario = parse_scenario(SCENARIO)
+    with pytest.raises(RecordsError, match=r"cell \(1, 1\), which is wall"):
+        check_placement(scenario, as_pairs({belt_item_key(5, 0, 1): 1}))
+    with pytest.raises(RecordsError, match="off the grid"):
+        check_placement(scenario, as_pairs({source_item_key(99, 1): 1}))
+    with pytest.raises(RecordsError, match="two remaining-time records"):
+        check_placement(scenario, as_pairs({assembler_key(2, 3): 1, assembler_key(2, 4): 1}))

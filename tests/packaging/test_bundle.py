@@ -23,8 +23,8 @@ build = sys.modules["bundle_build"] = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(build)
 
 pytestmark = pytest.mark.packaging
-SHOTS = ["results", "fuel", "leaderboard", "results_incorrect", "factory", "factory_largest", "harness_results",
-         "harness_leaderboard", "scenario_file"]
+SHOTS = ["results", "fuel", "leaderboard", "results_incorrect", "factory", "factory_largest", "factory_scale",
+         "factory_scale_heatmap", "harness_results", "harness_leaderboard", "scenario_file"]
 
 
 @pytest.fixture(scope="module")

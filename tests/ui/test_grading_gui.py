@@ -94,6 +94,9 @@ def test_confirmed_build_runs_the_commands(qtbot, window, toy_case, monkeypatch)
         return 1
 
     monkeypatch.setattr(BuildConfirmDialog, "exec", confirm)
+    # Only where no build jail can be set up: the second confirmation, accepted too.
+    from lattice_desktop.ui.dialogs import UnisolatedBuildDialog
+    monkeypatch.setattr(UnisolatedBuildDialog, "exec", lambda d: d.run_button.click() or 1)
     window.open_case(toy_case.case_path)
     jobs = []
     window.grading.job_started.connect(jobs.append)

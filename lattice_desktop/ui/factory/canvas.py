@@ -1,7 +1,9 @@
 """The factory canvas: one ARGB32 image of the visible cells at a zoom-dependent detail,
-painted by `raster.Rasterizer` and drawn as it is (no lookup table, no levels); differing
-cells and the hovered cell are outlined on top. Wheel zooms, drag pans, F fits the
-factory to the window."""
+painted by `raster.Rasterizer` and drawn as it is (no lookup table, no levels). On top:
+differing cells tinted in one RGBA image over the whole grid (or coloured by how many
+records differ: the heatmap) and outlined, the focused difference ringed, the hovered
+cell outlined. Wheel zooms, drag pans, F fits the factory to the window; a click on a
+cell emits `clicked(cell)`."""
 
 from __future__ import annotations
 
@@ -17,6 +19,7 @@ from lattice_desktop.ui.factory import palette as pal
 from lattice_desktop.ui.factory.raster import Rasterizer, Region, Static, argb_palette, scale_for
 
 ARGB = argb_palette()
+MAX_OUTLINES = 20000  # outlines drawn as one path; past that the tint and the minimap show them
 
 
 class RasterItem(pg.GraphicsObject):
@@ -61,6 +64,8 @@ class FactoryCanvas(pg.GraphicsView):
     """Shows one `FactoryState`; emits `hovered(text)` with the hovered cell's description."""
 
     hovered = Signal(str)
+    clicked = Signal(int)  # a cell index c = y·W + x
+    moved = Signal()  # the visible range changed
 
     def __init__(self, parent=None) -> None:
         super().__init__(parent, background=pal.GROUND)
@@ -73,6 +78,16 @@ class FactoryCanvas(pg.GraphicsView):
         self.outlines.setPen(_cosmetic(pal.DIFF_OUTLINE, 2))
         self.outlines.setZValue(10)
         self.box.addItem(self.outlines)
+        self.marks = pg.ImageItem(axisOrder="row-major")
+        self.marks.setZValue(9)
+        self.box.addItem(self.marks)
+        self.focus = QGraphicsRectItem(0, 0, 1, 1)
+        self.focus.setPen(_cosmetic(pal.FOCUS_OUTLINE, 3))
+        self.focus.setZValue(12)
+        self.focus.hide()
+        self.box.addItem(self.focus)
+        self.heatmap = False
+        self.counts: np.ndarray | None = None  # (H, W) differing records per cell
         self.cursor = QGraphicsRectItem(0, 0, 1, 1)
         self.cursor.setPen(_cosmetic(pal.HOVER_OUTLINE, 1))
         self.cursor.setZValue(11)
@@ -89,6 +104,7 @@ class FactoryCanvas(pg.GraphicsView):
         self._redraw.timeout.connect(self.draw)
         self.box.sigRangeChanged.connect(self._range_changed)
         self.scene().sigMouseMoved.connect(self._mouse_moved)
+        self.scene().sigMouseClicked.connect(self._mouse_clicked)
 
     # --- content ----------------------------------------------------------------------------
 
@@ -108,14 +124,62 @@ class FactoryCanvas(pg.GraphicsView):
         if self._hover is not None:
             self._describe(*self._hover)
 
-    def set_marked(self, cells) -> None:
-        """Outline these cells (indices c = y·W + x), e.g. where two engines differ."""
+    def set_marked(self, cells, counts: dict[int, int] | None = None) -> None:
+        """Mark these cells (indices c = y·W + x), e.g. where two engines differ; `counts`
+        gives how many records differ per cell, for the heatmap."""
         path = QPainterPath()
-        if self.scenario is not None:
-            w = self.scenario.width
-            for c in sorted(cells)[:20000]:
+        self.counts = None
+        if self.scenario is not None and cells:
+            w, h = self.scenario.width, self.scenario.height
+            for c in sorted(cells)[:MAX_OUTLINES]:
                 path.addRect(QRectF(c % w, c // w, 1, 1))
+            flat = np.zeros(w * h, np.int32)
+            index = np.fromiter(cells, np.int64, len(cells))
+            flat[index] = [counts.get(int(c), 1) for c in index] if counts else 1
+            self.counts = flat.reshape(h, w)
         self.outlines.setPath(path)
+        self._paint_marks()
+        if not cells:
+            self.focus.hide()
+
+    def set_heatmap(self, on: bool) -> None:
+        self.heatmap = on
+        self._paint_marks()
+
+    def _paint_marks(self) -> None:
+        if self.counts is None or self.scenario is None:
+            self.marks.clear()
+            return
+        self.marks.setImage(pal.mark_image(self.counts, heatmap=self.heatmap), autoLevels=False)
+        self.marks.setRect(QRectF(0, 0, self.scenario.width, self.scenario.height))
+
+    def focus_cell(self, cell: int | None, *, span: float | None = 40.0) -> None:
+        """Ring `cell` (None: no ring) and centre it as far as the grid allows, zoomed so
+        about `span` cells fit across (`span` None: the view stays)."""
+        if cell is None or self.scenario is None:
+            self.focus.hide()
+            return
+        w = self.scenario.width
+        x, y = cell % w, cell // w
+        self.focus.setRect(QRectF(x - 0.25, y - 0.25, 1.5, 1.5))
+        self.focus.show()
+        if span is not None:
+            self.box.setRange(QRectF(x + 0.5 - span / 2, y + 0.5 - span / 2, span, span), padding=0)
+            (left, right), (top, bottom) = self.box.viewRange()
+            dx = _inside(left, right, self.scenario.width)
+            dy = _inside(top, bottom, self.scenario.height)
+            if dx or dy:  # a cell near an edge: show as much of the grid as possible around it
+                self.box.translateBy(x=dx, y=dy)
+
+    def centre_at(self, x: float, y: float) -> None:
+        """Move the view so (x, y) is at its centre, keeping the zoom."""
+        (left, right), (top, bottom) = self.box.viewRange()
+        dx, dy = x - (left + right) / 2, y - (top + bottom) / 2
+        self.box.translateBy(x=dx, y=dy)
+
+    def visible_cells(self) -> QRectF:
+        (left, right), (top, bottom) = self.box.viewRange()
+        return QRectF(left, top, right - left, bottom - top)
 
     def fit(self) -> None:
         if self.scenario is not None:
@@ -149,6 +213,7 @@ class FactoryCanvas(pg.GraphicsView):
                                                   region.y1 - region.y0))
 
     def _range_changed(self, *_args) -> None:
+        self.moved.emit()
         region = self.visible_region()
         if region != self.region and (region is None or self.region is None or region.scale > 1
                                       or self.region.scale > 1):
@@ -179,6 +244,11 @@ class FactoryCanvas(pg.GraphicsView):
         if text:
             QToolTip.showText(self.mapToGlobal(self.mapFromScene(scene_pos)) + _TIP_OFFSET, text, self)
 
+    def _mouse_clicked(self, event) -> None:
+        cell = self.cell_at(event.scenePos())
+        if cell is not None and event.button() == Qt.MouseButton.LeftButton:
+            self.clicked.emit(cell[1] * self.scenario.width + cell[0])
+
     def _describe(self, x: int, y: int) -> str:
         if self.scenario is None or self.state is None:
             return ""
@@ -201,6 +271,15 @@ class FactoryCanvas(pg.GraphicsView):
 
 
 _TIP_OFFSET = pg.QtCore.QPoint(14, 14)
+
+
+def _inside(low: float, high: float, size: int) -> float:
+    """How far to shift a view [low, high) so it stays on the grid [0, size), when it fits."""
+    if high - low >= size:
+        return 0.0
+    if low < 0:
+        return -low
+    return size - high if high > size else 0.0
 
 
 def _cosmetic(colour: str, width: float) -> QPen:

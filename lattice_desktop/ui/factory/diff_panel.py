@@ -67,16 +67,24 @@ class ModeSwitch(QWidget):
 
 
 class DiffList(QWidget):
-    """The records where the submission's factory differs from the reference's."""
+    """The records where the submission's factory differs from the reference's; choosing a
+    row emits `cell_chosen(cell)`, and `select_cell` selects every row of a cell."""
+
+    cell_chosen = Signal(int)
 
     def __init__(self, parent=None) -> None:
         super().__init__(parent)
+        self.rows_of: dict[int, list[QTreeWidgetItem]] = {}
+        self._selecting = False
         self.title = QLabel("Differing records", self)
+        self.title.setWordWrap(True)
         self.tree = QTreeWidget(self)
         self.tree.setHeaderLabels(["cell", "record", "expected", "got"])
         self.tree.setRootIsDecorated(False)
         self.tree.setUniformRowHeights(True)
         self.tree.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
+        self.tree.setSelectionMode(QTreeWidget.SelectionMode.ExtendedSelection)
+        self.tree.currentItemChanged.connect(self._current_changed)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 4, 0, 0)
         layout.addWidget(self.title)
@@ -84,12 +92,32 @@ class DiffList(QWidget):
 
     def set_message(self, text: str) -> None:
         self.tree.clear()
+        self.rows_of = {}
         self.title.setText(text)
+
+    def select_cell(self, cell: int) -> None:
+        """Select every row of `cell` (quietly: no `cell_chosen`) and scroll to the first."""
+        rows = self.rows_of.get(cell, [])
+        self._selecting = True
+        try:
+            self.tree.clearSelection()
+            for item in rows:
+                item.setSelected(True)
+            if rows:
+                self.tree.setCurrentItem(rows[0], 0, self.tree.selectionModel().SelectionFlag.Select)
+                self.tree.scrollToItem(rows[0], QTreeWidget.ScrollHint.PositionAtCenter)
+        finally:
+            self._selecting = False
+
+    def _current_changed(self, current: QTreeWidgetItem | None, _previous) -> None:
+        if current is not None and not self._selecting:
+            self.cell_chosen.emit(int(current.data(0, Qt.ItemDataRole.UserRole)))
 
     def set_diffs(self, diffs: list[RecordDiff], width: int, tick: int,
                   items: dict[int, str] | None = None) -> None:
         """`items` names item types (the scenario's `item` lines): "gear (5)", else "type 5"."""
         self.tree.clear()
+        self.rows_of = {}
         names = items or {}
 
         def named(t: int) -> str:
@@ -117,7 +145,11 @@ class DiffList(QWidget):
                 "—" if d.got is None else f"{d.got:,}",
             ])
             item.setToolTip(1, f"key {d.key:#018x}")
+            item.setData(0, Qt.ItemDataRole.UserRole, d.cell)
+            self.rows_of.setdefault(d.cell, []).append(item)
             items.append(item)
+        self._selecting = True
         self.tree.addTopLevelItems(items)
+        self._selecting = False
         for column in range(4):
             self.tree.resizeColumnToContents(column)

@@ -68,6 +68,7 @@ ENTITY_LEGEND = (
 )
 
 DIFF_OUTLINE = "#FF5C8A"
+FOCUS_OUTLINE = "#FFD84D"
 HOVER_OUTLINE = "#FFFFFF"
 
 
@@ -115,3 +116,22 @@ LUT = _lut()
 ITEM_CODE = np.array([ITEM + item_slot(t) if t else GROUND_CODE for t in range(256)], np.uint8)
 TINT_CODE = np.array([TINTED_BELT + item_slot(t) if t else BELT for t in range(256)], np.uint8)
 SOURCE_CODE = np.array([SOURCE_BODY + item_slot(t) if t else BELT for t in range(256)], np.uint8)
+
+
+# --- differences over the map -------------------------------------------------------------
+
+MARK_RGBA = (255, 92, 138, 120)  # a differing cell's tint (DIFF_OUTLINE, see-through)
+# The heatmap: the factory dimmed, then 1, 2, 3, 4+ differing records in a cell from pale
+# yellow to deep magenta (light to dark, so it reads without colour too).
+HEAT_RGBA = np.array([(0, 0, 0, 170), (255, 236, 140, 235), (255, 170, 60, 240), (240, 90, 40, 245),
+                      (200, 30, 110, 250)], np.uint8)
+
+
+def mark_image(counts: np.ndarray, *, heatmap: bool) -> np.ndarray:
+    """(H, W, 4) RGBA over the grid: differing cells tinted, or (heatmap) coloured by their
+    count over a dimmed factory."""
+    if heatmap:
+        return HEAT_RGBA[np.minimum(counts, len(HEAT_RGBA) - 1)]
+    image = np.zeros((*counts.shape, 4), np.uint8)
+    image[counts > 0] = MARK_RGBA
+    return image

@@ -1,6 +1,7 @@
 """The scrub slider: a mark per snapshot (short green where the checksums match, tall
-red where they differ, a red triangle at the first divergence) and a faint bar for the
-stretch of the run whose keyframes are cached."""
+red where they differ, a red triangle at the first divergence), a yellow diamond at the
+first tick whose state departs (once found) and a faint bar for the stretch of the run
+whose keyframes are cached."""
 
 from __future__ import annotations
 
@@ -22,10 +23,15 @@ class Timeline(QSlider):
         self.snapshots: Snapshots | None = None
         self._status = np.zeros(0, np.int8)
         self.prepared = 0.0
+        self.first_wrong: int | None = None  # the first tick whose state departs, once found
 
     def set_snapshots(self, snapshots: Snapshots | None) -> None:
         self.snapshots = snapshots
         self._status = snapshots.status() if snapshots else np.zeros(0, np.int8)
+        self.update()
+
+    def set_first_wrong(self, tick: int | None) -> None:
+        self.first_wrong = tick
         self.update()
 
     def set_prepared(self, fraction: float) -> None:
@@ -55,6 +61,12 @@ class Timeline(QSlider):
             painter.fillRect(int(left), base + 4, int(span * self.prepared), 2, QColor(120, 160, 220, 110))
         if self.snapshots is not None and len(self._status):
             self._paint_marks(painter, left, span, base)
+        if self.first_wrong is not None:  # a diamond: the moment the submission went wrong
+            x = left + span * (self.first_wrong - self.minimum()) / max(1, self.maximum() - self.minimum())
+            painter.setBrush(QColor("#FFD84D"))
+            painter.setPen(QColor(MISMATCH))
+            painter.drawPolygon(QPolygonF([QPointF(x, base - 16), QPointF(x + 4, base - 11),
+                                           QPointF(x, base - 6), QPointF(x - 4, base - 11)]))
         painter.end()
         super().paintEvent(event)
 

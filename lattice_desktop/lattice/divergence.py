@@ -1,0 +1,129 @@
+"""Where a wrong engine's factory first departs from the reference's, cell by cell and tick
+by tick. Plain Python, no Qt: the Factory tab runs it on a worker thread.
+
+Snapshots say only that the states differ somewhere in (last agreeing snapshot, first
+disagreeing one]. `find_divergence` narrows that to the first tick:
+
+1. One run of each engine on the same scenario re-headed to stop at the disagreeing
+   snapshot with a checksum after every tick (`rewrite_run`): the state after tick t does
+   not depend on `ticks` or `snapshot` (spec §4), so the first differing checksum is the
+   first differing state.
+2. The submission's records at that tick confirm it (they must differ from the
+   reference's); an engine whose answer does depend on the header is caught there and
+   the search falls back to bisecting on records (`bisect_first`), one run per probe.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from lattice_desktop.lattice.records import RecordDiff, as_pairs, diff_pairs
+from lattice_desktop.work import Work
+
+Records = Mapping[int, int] | np.ndarray  # or (n, 2) uint64 (key, value) pairs
+
+_HEADER_LINE = re.compile(rb"^[ \t]*(ticks|snapshot)[ \t]+\S+[ \t]*\r?$", re.MULTILINE)
+
+
+@dataclass(frozen=True)
+class Divergence:
+    """The first tick at which the submission's state differs from the reference's."""
+
+    tick: int
+    agreed: int  # the last tick known to agree (tick - 1 when found exactly)
+    diffs: tuple[RecordDiff, ...]  # the records that differ at `tick`, sorted by key
+    submission_runs: int  # calls into the submission it took
+    how: str  # "per-tick checksums" or "bisecting records"
+
+    @property
+    def cells(self) -> list[int]:
+        """The differing cells at `tick`, in grid order."""
+        return sorted({d.cell for d in self.diffs})
+
+
+def rewrite_run(data: bytes, *, ticks: int, snapshot: int) -> bytes:
+    """The scenario with its `ticks` and `snapshot` lines replaced (nothing else changes)."""
+    grid = re.search(rb"^[ \t]*grid[ \t]*\r?$", data, re.MULTILINE)
+    if grid is None:
+        raise ValueError("the scenario has no grid line")
+    header, rest = data[: grid.start()], data[grid.start():]
+    values = {b"ticks": ticks, b"snapshot": snapshot}
+    header, count = _HEADER_LINE.subn(lambda m: b"%s %d" % (m.group(1), values[m.group(1)]), header)
+    if count != 2:
+        raise ValueError("the scenario needs exactly one ticks and one snapshot line")
+    return header + rest
+
+
+def first_difference(expected: Sequence[int], got: Sequence[int]) -> int | None:
+    """The first index where two checksum lists differ (a missing value differs)."""
+    for i in range(max(len(expected), len(got))):
+        if i >= len(expected) or i >= len(got) or expected[i] != got[i]:
+            return i
+    return None
+
+
+def bisect_first(agrees: int, differs: int, same_at: Callable[[int], bool],
+                 work: Work | None = None) -> int:
+    """The first tick in (agrees, differs] where `same_at` is false, given it is true at
+    `agrees` and false at `differs` (a transition, the first one when states stay apart)."""
+    low, high = agrees, differs
+    while high - low > 1:
+        if work is not None:
+            work.raise_if_cancelled()
+        middle = (low + high) // 2
+        if same_at(middle):
+            low = middle
+        else:
+            high = middle
+    return high
+
+
+def find_divergence(data: bytes, *, agrees: int, differs: int,
+                    reference_checksums: Callable[[bytes], Sequence[int]],
+                    submission_checksums: Callable[[bytes], Sequence[int]],
+                    reference_records: Callable[[int], Records],
+                    submission_records: Callable[[int], Records],
+                    work: Work | None = None) -> Divergence:
+    """The first tick in (agrees, differs] where the submission's records differ from the
+    reference's; `agrees` is 0 or a tick whose snapshot matched, `differs` one that did not.
+    `work` is checked between runs and told what is being compared."""
+    if not 0 <= agrees < differs:
+        raise ValueError(f"no ticks between {agrees} and {differs}")
+
+    work = work or Work()
+
+    def check() -> None:
+        work.raise_if_cancelled()
+
+    def say(text: str, fraction: float) -> None:
+        work.report(fraction, text)
+
+    runs = 0
+    probe = rewrite_run(data, ticks=differs, snapshot=1)
+    say(f"comparing checksums tick by tick up to tick {differs:,}…", 0.0)
+    expected = list(reference_checksums(probe))
+    check()
+    got, runs = list(submission_checksums(probe)), runs + 1
+    check()
+    index = first_difference(expected[agrees:differs], got[agrees:differs])
+    if index is not None:
+        tick = agrees + index + 1
+        say(f"confirming with the records at tick {tick:,}…", 0.6)
+        diffs, runs = diff_pairs(reference_records(tick), submission_records(tick)), runs + 1
+        if diffs:
+            return Divergence(tick, tick - 1, tuple(diffs), runs, "per-tick checksums")
+    say("bisecting the records between the snapshots…", 0.6)
+
+    def same_at(tick: int) -> bool:
+        nonlocal runs
+        say(f"bisecting: records at tick {tick:,}…", 0.7)
+        runs += 1
+        return np.array_equal(as_pairs(reference_records(tick)), as_pairs(submission_records(tick)))
+
+    tick = bisect_first(agrees, differs, same_at, work)
+    diffs, runs = diff_pairs(reference_records(tick), submission_records(tick)), runs + 1
+    return Divergence(tick, tick - 1, tuple(diffs), runs, "bisecting records")
