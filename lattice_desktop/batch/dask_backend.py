@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import Iterator
+from collections.abc import Hashable, Iterator
 from contextlib import contextmanager
 from multiprocessing import resource_tracker
 from typing import Any
@@ -87,8 +87,8 @@ class DaskBackend:
     def __init__(self, client: Client) -> None:
         self.client = client
         self._done = as_completed(with_results=True, raise_errors=False)
-        self._tags: dict[str, Any] = {}
-        self._futures: dict[str, Future] = {}
+        self._tags: dict[Hashable, Any] = {}  # by future key
+        self._futures: dict[Hashable, Future] = {}
 
     def share(self, key: str, value: object) -> object:
         # A task rather than `scatter`: scattered data dies with the worker holding it, while

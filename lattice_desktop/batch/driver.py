@@ -219,14 +219,14 @@ class _Batch:
         """Release a submission's stress jobs once its smoke tests pass; finish it when done."""
         if job.outstanding:
             return
-        smoke = [job.results.get(e.name) for e in self.case.smoke]
         if job.failure is not None:
             results = all_failed(self.case, *job.failure)
-        elif not job.stress_sent and all(r is not None and r.outcome.correct for r in smoke):
-            self._send_stress(index, job)
-            return
         elif not job.stress_sent:
-            results = [r for r in smoke if r is not None] + skipped_after_smoke(self.case, smoke)
+            smoke = [job.results[e.name] for e in self.case.smoke]  # every smoke job answered
+            if all(r.outcome.correct for r in smoke):
+                self._send_stress(index, job)
+                return
+            results = smoke + skipped_after_smoke(self.case, smoke)
         else:
             results = [job.results[e.name] for e in self.case.smoke + self.case.stress]
         del self.pending[index]

@@ -10,6 +10,7 @@ from lattice_desktop.manifest.case import CaseManifest
 from lattice_desktop.outcomes import Verdict
 from lattice_desktop.sandbox.engine import WASMTIME_VERSION
 from lattice_desktop.store import runs
+from lattice_desktop.store.base import tuples
 from lattice_desktop.store.schema import Run, SubmissionRecord
 
 # Verdicts a rerun keeps; an internal error, a cancelled or interrupted run is graded again.
@@ -34,9 +35,8 @@ def graded_modules(case: CaseManifest) -> dict[str, StoredRun]:
             & SubmissionRecord.module_sha256.is_null(False)
         )
         .order_by(Run.id)
-        .objects()
     )
-    return {row.module_sha256: StoredRun(row.id, Verdict(row.verdict)) for row in query}
+    return {module: StoredRun(run_id, Verdict(verdict)) for run_id, verdict, module in tuples(query)}
 
 
 def store_reports(reports: list[GradeReport]) -> list[int]:
