@@ -134,15 +134,22 @@ class DivergenceNavigation:
             self._search_work.cancel()
             self._search_work = None
 
+    def _searching(self) -> bool:
+        """Whether a search is still wanted: a stopped one (another run opened, the window
+        closed) may have queued progress or its answer before it saw the cancel."""
+        return self._search_work is not None
+
     @Slot(object)
     def _search_progress(self, step) -> None:
+        if not self._searching():
+            return
         if self.divergence is None and self._search_from is not None and step.message:
             self.bar.status.setText(f"Looking for the first wrong tick: {step.message}")
 
     @Slot(object)
     def _search_done(self, result) -> None:
         playback, found = result
-        if playback is not self.playback:
+        if not self._searching() or playback is not self.playback:
             return
         self._search_work = None
         self.divergence = found
@@ -159,6 +166,9 @@ class DivergenceNavigation:
 
     @Slot(str, str)
     def _search_failed(self, message: str, trace: str) -> None:
+        if not self._searching():
+            return
+        self._search_work = None
         self.bar.status.setText(f"⚠ Could not find the first wrong tick: {message}")
         self.bar.status.setToolTip(trace or message)
 
