@@ -63,7 +63,8 @@ def make_field(samples: Path, folder: Path, count: int) -> Path:
         (target / "engine.wasm").write_bytes(module)
         model = source.name if i < len(sources) else f"{source.name}-v{i}"
         (target / "submission.toml").write_text(
-            f'[submission]\nmodel = "{model}"\n\n[build]\nmodule = "engine.wasm"\n')
+            f'[submission]\nmodel = "{model}"\n\n[build]\nmodule = "engine.wasm"\n'
+        )
     return folder
 
 
@@ -92,6 +93,7 @@ SPIN = "x = 0\nfor i in range(30_000_000): x += i"
 def machine_parallelism() -> float:
     """How much faster two CPU-bound processes finish together than one after the other,
     right now: 2.0 on two idle cores, less when other work shares them."""
+
     def spin(count: int) -> float:
         started = time.perf_counter()
         children = [subprocess.Popen([sys.executable, "-c", SPIN]) for _ in range(count)]
@@ -107,8 +109,10 @@ def bare_serial(result: BatchResult) -> float:
 
 
 def fingerprint(result: BatchResult) -> dict[str, tuple]:
-    return {r.report.submission.name: (r.report.verdict, tuple(x.fuel for x in r.report.results))
-            for r in result.runs}
+    return {
+        r.report.submission.name: (r.report.verdict, tuple(x.fuel for x in r.report.results))
+        for r in result.runs
+    }
 
 
 def main() -> None:
@@ -123,15 +127,22 @@ def main() -> None:
     try:
         case = load_case(resolve_case_path(args.case))
         submissions, problems = find_submissions(
-            [make_field(case.samples_dir, root / "field", args.submissions)])
+            [make_field(case.samples_dir, root / "field", args.submissions)]
+        )
         assert not problems, problems
         for s in submissions:
-            compiler.compile_module(s.module_path.read_bytes(), max_bytes=case.sandbox.max_module_bytes,
-                                    timeout=case.sandbox.compile_timeout)
-        print(f"{len(submissions)} submissions on {case.label} · load average "
-              f"{os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
-        serial, serial_cpu, reference = timed("serial, one process", case, submissions, SerialBackend(),
-                                              root / "s.db")
+            compiler.compile_module(
+                s.module_path.read_bytes(),
+                max_bytes=case.sandbox.max_module_bytes,
+                timeout=case.sandbox.compile_timeout,
+            )
+        print(
+            f"{len(submissions)} submissions on {case.label} · load average "
+            f"{os.getloadavg()[0]:.1f} on {os.cpu_count()} cores"
+        )
+        serial, serial_cpu, reference = timed(
+            "serial, one process", case, submissions, SerialBackend(), root / "s.db"
+        )
         wall, used, idle = {}, {}, {}
         for workers in (1, 2):
             started = time.perf_counter()
@@ -142,31 +153,49 @@ def main() -> None:
                 time.sleep(IDLE_SECONDS)
                 idle[workers] = (cpu(client) - before) / IDLE_SECONDS
                 wall[workers], used[workers], result = timed(
-                    f"dask, {workers} worker(s)", case, submissions, DaskBackend(client),
-                    root / f"d{workers}.db", client)
+                    f"dask, {workers} worker(s)",
+                    case,
+                    submissions,
+                    DaskBackend(client),
+                    root / f"d{workers}.db",
+                    client,
+                )
             busy = sum(x.wall_time for r in result.runs for x in r.report.results)
-            print(f"    workers busy running wasm {100 * busy / (workers * wall[workers]):.0f}% of the "
-                  f"time (wasm takes {busy / bare_serial(reference):.2f}x its serial wall time: "
-                  "the CPU share each process gets)")
+            print(
+                f"    workers busy running wasm {100 * busy / (workers * wall[workers]):.0f}% of the "
+                f"time (wasm takes {busy / bare_serial(reference):.2f}x its serial wall time: "
+                "the CPU share each process gets)"
+            )
             assert fingerprint(result) == fingerprint(reference), "the cluster graded differently"
         jobs = sum(1 for r in reference.runs for x in r.report.results if x.fuel is not None)
         bare = bare_serial(reference)
-        print(f"\njobs run: {jobs} (smoke and stress; skipped ones excluded) · wasm wall time in the "
-              f"serial run {bare:.2f} s ({1000 * bare / jobs:.1f} ms per job)")
-        print(f"throughput: serial {jobs / serial:.2f} jobs/s · 1 worker {jobs / wall[1]:.2f} · "
-              f"2 workers {jobs / wall[2]:.2f}")
-        print(f"2 workers / serial: {serial / wall[2]:.2f}x (target ≥ 1.8x) · "
-              f"1 worker / serial: {serial / wall[1]:.2f}x · what the machine gave two plain "
-              f"CPU-bound processes just after: {machine_parallelism():.2f}x")
-        print(f"bare wasm CPU (the serial run's CPU): {serial_cpu:.2f} s · idle cluster housekeeping: "
-              f"{idle[1]:.3f} CPU-s/s (1 worker), {idle[2]:.3f} (2 workers)")
-        for label, extra in (("wall, 1 worker − serial", wall[1] - serial),
-                             ("CPU, 1 worker − serial", used[1] - serial_cpu),
-                             ("CPU, 2 workers − serial", used[2] - serial_cpu),
-                             ("CPU, 1 worker − serial − idle housekeeping",
-                              used[1] - serial_cpu - idle[1] * wall[1])):
-            print(f"scheduling overhead per job ({label}): {1000 * extra / jobs:.2f} ms = "
-                  f"{100 * extra / serial_cpu:.1f}% of the bare wasm CPU per job (target ≤ 5%)")
+        print(
+            f"\njobs run: {jobs} (smoke and stress; skipped ones excluded) · wasm wall time in the "
+            f"serial run {bare:.2f} s ({1000 * bare / jobs:.1f} ms per job)"
+        )
+        print(
+            f"throughput: serial {jobs / serial:.2f} jobs/s · 1 worker {jobs / wall[1]:.2f} · "
+            f"2 workers {jobs / wall[2]:.2f}"
+        )
+        print(
+            f"2 workers / serial: {serial / wall[2]:.2f}x (target ≥ 1.8x) · "
+            f"1 worker / serial: {serial / wall[1]:.2f}x · what the machine gave two plain "
+            f"CPU-bound processes just after: {machine_parallelism():.2f}x"
+        )
+        print(
+            f"bare wasm CPU (the serial run's CPU): {serial_cpu:.2f} s · idle cluster housekeeping: "
+            f"{idle[1]:.3f} CPU-s/s (1 worker), {idle[2]:.3f} (2 workers)"
+        )
+        for label, extra in (
+            ("wall, 1 worker − serial", wall[1] - serial),
+            ("CPU, 1 worker − serial", used[1] - serial_cpu),
+            ("CPU, 2 workers − serial", used[2] - serial_cpu),
+            ("CPU, 1 worker − serial − idle housekeeping", used[1] - serial_cpu - idle[1] * wall[1]),
+        ):
+            print(
+                f"scheduling overhead per job ({label}): {1000 * extra / jobs:.2f} ms = "
+                f"{100 * extra / serial_cpu:.1f}% of the bare wasm CPU per job (target ≤ 5%)"
+            )
         print(f"load average after: {os.getloadavg()[0]:.1f} (other work on the machine skews wall times)")
     finally:
         shutil.rmtree(root, ignore_errors=True)

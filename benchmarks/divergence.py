@@ -114,8 +114,10 @@ def measure_frames(app: QApplication, tab: FactoryTab, screenshots: Path | None)
         if fit:
             tab.canvas.fit()
         times = frames(app, tab)
-        print(f"  frames, baseline without markers, {label}: median {1000 * statistics.median(times):.1f} ms, "
-              f"max {1000 * max(times):.1f} ms")
+        print(
+            f"  frames, baseline without markers, {label}: median {1000 * statistics.median(times):.1f} ms, "
+            f"max {1000 * max(times):.1f} ms"
+        )
     tab.canvas.set_marked(marked, counts)
     tab.focus_cell(0, zoom=True)
     for heatmap in (False, True):
@@ -126,8 +128,10 @@ def measure_frames(app: QApplication, tab: FactoryTab, screenshots: Path | None)
             else:
                 tab.focus_cell(0, zoom=True)
             times = frames(app, tab)
-            print(f"  frames, {len(tab.cells):,} cells marked, heatmap {'on' if heatmap else 'off'}, {label}: "
-                  f"median {1000 * statistics.median(times):.1f} ms, max {1000 * max(times):.1f} ms")
+            print(
+                f"  frames, {len(tab.cells):,} cells marked, heatmap {'on' if heatmap else 'off'}, {label}: "
+                f"median {1000 * statistics.median(times):.1f} ms, max {1000 * max(times):.1f} ms"
+            )
             if screenshots and heatmap and fit:
                 tab.grab().save(str(screenshots / "factory-scale-heatmap.png"))
 
@@ -146,17 +150,23 @@ def main() -> None:
     writer.close()
     run = load_run(stored.run_id)
     wrong = next(r for r in run.results if r.mismatch is not None)
-    print(f"scale_bug graded in {time.perf_counter() - started:.1f} s: {wrong.name} wrong at snapshot "
-          f"{wrong.mismatch.index + 1} (tick {wrong.mismatch.tick:,})")
+    print(
+        f"scale_bug graded in {time.perf_counter() - started:.1f} s: {wrong.name} wrong at snapshot "
+        f"{wrong.mismatch.index + 1} (tick {wrong.mismatch.tick:,})"
+    )
 
     tab, cell, found = open_run(app, run, case)  # the first look: nothing cached yet
     width = tab.playback.scenario.width
     first = tab.divergence
-    print(f"first look (no keyframes on disk): first differing cell on screen {cell:.2f} s, "
-          f"first wrong tick found {found:.2f} s")
-    print(f"  first wrong tick {first.tick:,} (agrees through {first.agreed:,}), {len(first.diffs):,} records "
-          f"in {len(first.cells):,} cells, first cell ({first.cells[0] % width}, {first.cells[0] // width}), "
-          f"by {first.how}, {first.submission_runs} runs of the submission")
+    print(
+        f"first look (no keyframes on disk): first differing cell on screen {cell:.2f} s, "
+        f"first wrong tick found {found:.2f} s"
+    )
+    print(
+        f"  first wrong tick {first.tick:,} (agrees through {first.agreed:,}), {len(first.diffs):,} records "
+        f"in {len(first.cells):,} cells, first cell ({first.cells[0] % width}, {first.cells[0] // width}), "
+        f"by {first.how}, {first.submission_runs} runs of the submission"
+    )
     wait(app, lambda: tab.tick == first.tick and first_cell_on_screen(tab) and tab._diff_tick == first.tick)
     if args.screenshots:
         args.screenshots.mkdir(parents=True, exist_ok=True)
@@ -170,15 +180,19 @@ def main() -> None:
     kept = root / "answers-kept"
     answers.rename(kept)
     tab, cell, found = open_run(app, run, case)  # keyframes on disk, the submission's answers not
-    print(f"keyframes on disk, the submission not yet run: first differing cell on screen {cell:.2f} s, "
-          f"first wrong tick found {found:.2f} s")
+    print(
+        f"keyframes on disk, the submission not yet run: first differing cell on screen {cell:.2f} s, "
+        f"first wrong tick found {found:.2f} s"
+    )
     close(app, tab)
     shutil.rmtree(answers, ignore_errors=True)
     kept.rename(answers)
 
     tab, cell, found = open_run(app, run, case)  # a later session: keyframes and answers on disk
-    print(f"later session (keyframes and answers on disk): first differing cell on screen {cell:.2f} s, "
-          f"first wrong tick found {found:.2f} s")
+    print(
+        f"later session (keyframes and answers on disk): first differing cell on screen {cell:.2f} s, "
+        f"first wrong tick found {found:.2f} s"
+    )
     close(app, tab)
     shutil.rmtree(root, ignore_errors=True)
 

@@ -47,12 +47,19 @@ def main() -> None:
     scenario = playback.scenario
     loop, slow = timed(lambda: FactoryState.from_records(scenario, records, tick=tick), 3)
     vectorised, fast = timed(lambda: checked_state(scenario, records, tick=tick, grid=playback.grid), 7)
-    same = all(np.array_equal(getattr(slow, f), getattr(fast, f)) for f in ("entity", "direction", "slots",
-                                                                             "source_buffer")) \
-        and slow.sink_counts == fast.sink_counts and slow.assemblers == fast.assemblers
+    same = (
+        all(
+            np.array_equal(getattr(slow, f), getattr(fast, f))
+            for f in ("entity", "direction", "slots", "source_buffer")
+        )
+        and slow.sink_counts == fast.sink_counts
+        and slow.assemblers == fast.assemblers
+    )
     print(f"{STRESS.name}, tick {tick:,}: {len(records):,} records ({scenario.width}×{scenario.height})")
     print(f"Python loop (FactoryState.from_records)  median {loop:7.3f} s")
-    print(f"checked + vectorised (checked_state)      median {vectorised:7.3f} s   {loop / vectorised:5.1f}x faster")
+    print(
+        f"checked + vectorised (checked_state)      median {vectorised:7.3f} s   {loop / vectorised:5.1f}x faster"
+    )
     print(f"same state: {same}")
 
 

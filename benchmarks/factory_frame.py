@@ -43,10 +43,12 @@ def report(label: str, canvas: FactoryCanvas, app: QApplication, frame) -> None:
         painted = time.perf_counter()
         draw.append(drawn - started)
         paint.append(painted - started)
-    print(f"  {label:28s} scale {canvas.region.scale:2d}: raster median {1000 * statistics.median(draw):5.1f} ms,"
-          f" frame (raster + paint) median {1000 * statistics.median(paint):5.1f} ms,"
-          f" p90 {1000 * sorted(paint)[int(len(paint) * 0.9)]:5.1f} ms"
-          f" ({canvas.pixels.shape[1]}x{canvas.pixels.shape[0]} px)")
+    print(
+        f"  {label:28s} scale {canvas.region.scale:2d}: raster median {1000 * statistics.median(draw):5.1f} ms,"
+        f" frame (raster + paint) median {1000 * statistics.median(paint):5.1f} ms,"
+        f" p90 {1000 * sorted(paint)[int(len(paint) * 0.9)]:5.1f} ms"
+        f" ({canvas.pixels.shape[1]}x{canvas.pixels.shape[0]} px)"
+    )
 
 
 def main() -> None:
@@ -61,12 +63,17 @@ def main() -> None:
     canvas.show()
     canvas.set_scenario(playback.scenario)
     app.processEvents()
-    print(f"{STRESS.name}: {playback.scenario.width}x{playback.scenario.height}, {items:,} items "
-          f"on belts at tick {ticks[0]} ({playback.engine_name})")
+    print(
+        f"{STRESS.name}: {playback.scenario.width}x{playback.scenario.height}, {items:,} items "
+        f"on belts at tick {ticks[0]} ({playback.engine_name})"
+    )
     # The three views of the issue, then the worst case of every scale: the zoom just
     # past the threshold where it kicks in, so its image holds the most pixels.
-    views = [("whole factory", None), ("zoomed in, 60x38 cells", QRectF(200, 200, 60, 38)),
-             ("mid zoom, 160x100 cells", QRectF(100, 100, 160, 100))]
+    views = [
+        ("whole factory", None),
+        ("zoomed in, 60x38 cells", QRectF(200, 200, 60, 38)),
+        ("mid zoom, 160x100 cells", QRectF(100, 100, 160, 100)),
+    ]
     for scale in SCALES[1:]:
         cells = canvas.width() / (0.86 * scale)
         views.append((f"{cells:.0f} cells wide", QRectF(40, 40, cells, cells * 0.6)))

@@ -82,8 +82,10 @@ def main() -> None:
         expected = case.entry(STRESS.stem).expected_bytes()
         started = time.perf_counter()
         proven = proven_engine(case, data, expected)
-        print(f"fastest proven engine: {proven.name} (proof {time.perf_counter() - started:.2f} s, "
-              "once per machine)")
+        print(
+            f"fastest proven engine: {proven.name} (proof {time.perf_counter() - started:.2f} s, "
+            "once per machine)"
+        )
         engine = proven.engine
         reference = Playback(data, reference_engine())
         _, exact, _ = seek(reference, reference.ticks)
@@ -101,36 +103,48 @@ def main() -> None:
         first, exact, _ = seek(playback, tick)
         again, _, _ = seek(playback, max(0, tick - 7))
         worst_first, worst_exact = max(worst_first, first), max(worst_exact, exact)
-        print(f"  right after opening ({opened:.2f} s), seek to the {label} ({tick}): first state on screen "
-              f"{first:.3f} s, exact state {exact:.3f} s; then 7 ticks back {again:.3f} s")
+        print(
+            f"  right after opening ({opened:.2f} s), seek to the {label} ({tick}): first state on screen "
+            f"{first:.3f} s, exact state {exact:.3f} s; then 7 ticks back {again:.3f} s"
+        )
         started = time.perf_counter()
         walk.join()
-        print(f"    the walk finished {time.perf_counter() - started:.2f} s later, "
-              f"{len(playback.keyframe_ticks())} keyframes")
-    print(f"  worst right after opening: first state {worst_first:.3f} s, exact state {worst_exact:.3f} s "
-          f"(bounded by simulating the run once: the walk and the seek share one live engine)")
+        print(
+            f"    the walk finished {time.perf_counter() - started:.2f} s later, "
+            f"{len(playback.keyframe_ticks())} keyframes"
+        )
+    print(
+        f"  worst right after opening: first state {worst_first:.3f} s, exact state {worst_exact:.3f} s "
+        f"(bounded by simulating the run once: the walk and the seek share one live engine)"
+    )
 
     shutil.rmtree(Path(cache) / "keyframes", ignore_errors=True)
     playback, walk, _ = open_and_walk(data, engine)
     started = time.perf_counter()
     walk.join()
     kept = sum(len(getattr(k, "data", b"")) for k in playback._keyframes.values())
-    print(f"  keyframe walk alone: {time.perf_counter() - started:.2f} s, "
-          f"{len(playback.keyframe_ticks())} keyframes, {kept / 2**20:.1f} MiB packed")
+    print(
+        f"  keyframe walk alone: {time.perf_counter() - started:.2f} s, "
+        f"{len(playback.keyframe_ticks())} keyframes, {kept / 2**20:.1f} MiB packed"
+    )
     rng = random.Random(1)
     warm = []
     for _ in range(args.seeks):
         tick = rng.randrange(ticks + 1)
         warm.append(seek(playback, tick)[1])
-    print(f"  warm: median {statistics.median(warm):.3f} s, p90 {sorted(warm)[int(0.9 * len(warm))]:.3f} s, "
-          f"max {max(warm):.3f} s over {len(warm)} seeks")
+    print(
+        f"  warm: median {statistics.median(warm):.3f} s, p90 {sorted(warm)[int(0.9 * len(warm))]:.3f} s, "
+        f"max {max(warm):.3f} s over {len(warm)} seeks"
+    )
     later = []
     for tick in (ticks, ticks // 2, ticks // 10, rng.randrange(ticks + 1)):
         started = time.perf_counter()
         fresh = Playback(data, engine)  # a new session: keyframes come from disk
         later.append(time.perf_counter() - started + seek(fresh, tick)[1])
-    print(f"  a later session (keyframes on disk), open + seek: max {max(later):.3f} s, "
-          f"median {statistics.median(later):.3f} s")
+    print(
+        f"  a later session (keyframes on disk), open + seek: max {max(later):.3f} s, "
+        f"median {statistics.median(later):.3f} s"
+    )
     shutil.rmtree(cache, ignore_errors=True)
 
 

@@ -1,6 +1,6 @@
 """The field on 100k stored runs: time of `standing` and `leaderboard`. Prints figures.
 
-    .venv/bin/python benchmarks/field_queries.py [--runs 100000]
+.venv/bin/python benchmarks/field_queries.py [--runs 100000]
 """
 
 from __future__ import annotations
@@ -24,28 +24,42 @@ from lattice_desktop.store.schema import CaseRecord, Run, SubmissionRecord  # no
 
 def populate(runs: int, models: int) -> list[int]:
     rng = random.Random(1)
-    case = CaseRecord.create(name="lattice", version=1, variant="standard", manifest_hash="h",
-                             manifest_path="x", fuel_limit=10**9)
-    subs = [SubmissionRecord.create(model=f"model-{m}", name=f"s{m}", path=f"/s{m}").id
-            for m in range(models)]
+    case = CaseRecord.create(
+        name="lattice", version=1, variant="standard", manifest_hash="h", manifest_path="x", fuel_limit=10**9
+    )
+    subs = [
+        SubmissionRecord.create(model=f"model-{m}", name=f"s{m}", path=f"/s{m}").id for m in range(models)
+    ]
     now = datetime.now(UTC)
     rows = []
     for _ in range(runs):
         m = rng.randrange(models)
         verdict = rng.choices(["correct", "incorrect", "over_ceiling"], [6, 3, 1])[0]
         fuel = int(1e8 * (1 + m % 50) * rng.uniform(1, 1.5))
-        rows.append({
-            "case": case.id, "submission": subs[m], "model": f"model-{m}", "case_name": "lattice",
-            "case_version": 1, "case_variant": "standard", "case_hash": "h", "verdict": verdict,
-            "score": fuel if verdict == "correct" else None, "stress_fuel": fuel,
-            "max_percent_over": 20.0 if verdict == "over_ceiling" else None,
-            "fuel_limit": 10**9, "wasmtime_version": "50.0.1", "fuel_settings": "x",
-            "started": now, "finished": now,
-        })
+        rows.append(
+            {
+                "case": case.id,
+                "submission": subs[m],
+                "model": f"model-{m}",
+                "case_name": "lattice",
+                "case_version": 1,
+                "case_variant": "standard",
+                "case_hash": "h",
+                "verdict": verdict,
+                "score": fuel if verdict == "correct" else None,
+                "stress_fuel": fuel,
+                "max_percent_over": 20.0 if verdict == "over_ceiling" else None,
+                "fuel_limit": 10**9,
+                "wasmtime_version": "50.0.1",
+                "fuel_settings": "x",
+                "started": now,
+                "finished": now,
+            }
+        )
     db = Run._meta.database
     with db.atomic():
         for start in range(0, len(rows), 500):
-            Run.insert_many(rows[start:start + 500]).execute()
+            Run.insert_many(rows[start : start + 500]).execute()
     return [r.id for r in Run.select(Run.id).where(Run.verdict == "correct").limit(50)]
 
 

@@ -27,36 +27,84 @@ BOX = Path(__file__).resolve().parents[1] / "resources" / "harness" / "webshop.b
 def trace_text(events: int, *, seed: int = 1) -> str:
     """A trace of `events` events; one in ten is a 404 on a path never asked before."""
     rng = random.Random(seed)
-    lines = [{"type": "run_start", "t": 0.0, "run_id": f"bench-{events}", "harness": "bench",
-              "model": "m", "box": "webshop"}]
+    lines = [
+        {
+            "type": "run_start",
+            "t": 0.0,
+            "run_id": f"bench-{events}",
+            "harness": "bench",
+            "model": "m",
+            "box": "webshop",
+        }
+    ]
     t = 0.0
     for i in range(events):
         t += 0.01
         roll = i % 10
         if roll == 0:
-            lines.append({"type": "tool_call", "t": t, "tool": "http_request",
-                          "arguments": {"method": "GET", "url": f"http://x/p{i}"}, "status": 404})
+            lines.append(
+                {
+                    "type": "tool_call",
+                    "t": t,
+                    "tool": "http_request",
+                    "arguments": {"method": "GET", "url": f"http://x/p{i}"},
+                    "status": 404,
+                }
+            )
         elif roll == 1:
             lines.append({"type": "model_usage", "t": t, "cost_usd": 0.0001})
         elif roll == 2:
             path = f"/tmp/f{rng.randrange(50)}"
-            lines.append({"type": "tool_call", "t": t, "tool": "write_file",
-                          "arguments": {"path": path, "content": "x"}, "status": 200})
+            lines.append(
+                {
+                    "type": "tool_call",
+                    "t": t,
+                    "tool": "write_file",
+                    "arguments": {"path": path, "content": "x"},
+                    "status": 200,
+                }
+            )
         elif roll == 3:
-            lines.append({"type": "tool_call", "t": t, "tool": "read_file",
-                          "arguments": {"path": f"/tmp/f{rng.randrange(50)}"}, "status": 200})
+            lines.append(
+                {
+                    "type": "tool_call",
+                    "t": t,
+                    "tool": "read_file",
+                    "arguments": {"path": f"/tmp/f{rng.randrange(50)}"},
+                    "status": 200,
+                }
+            )
         elif roll == 4:
-            lines.append({"type": "tool_call", "t": t, "tool": "http_request",
-                          "arguments": {"method": "GET", "url": f"http://x/a{rng.randrange(200)}"},
-                          "status": rng.choice([403, 200, 503])})
+            lines.append(
+                {
+                    "type": "tool_call",
+                    "t": t,
+                    "tool": "http_request",
+                    "arguments": {"method": "GET", "url": f"http://x/a{rng.randrange(200)}"},
+                    "status": rng.choice([403, 200, 503]),
+                }
+            )
         elif roll == 5:
-            lines.append({"type": "tool_call", "t": t, "tool": "job_status",
-                          "arguments": {"job_id": "j1"}, "status": 200,
-                          "job_state": rng.choice(["running", "done"])})
+            lines.append(
+                {
+                    "type": "tool_call",
+                    "t": t,
+                    "tool": "job_status",
+                    "arguments": {"job_id": "j1"},
+                    "status": 200,
+                    "job_state": rng.choice(["running", "done"]),
+                }
+            )
         else:
-            lines.append({"type": "tool_call", "t": t, "tool": "shell",
-                          "arguments": {"command": rng.choice(["id", "ls", "whoami"])},
-                          "status": 200})
+            lines.append(
+                {
+                    "type": "tool_call",
+                    "t": t,
+                    "tool": "shell",
+                    "arguments": {"command": rng.choice(["id", "ls", "whoami"])},
+                    "status": 200,
+                }
+            )
         if i == events // 3:
             lines.append({"type": "capture", "t": t, "objective": "user"})
         if i == 2 * events // 3:
@@ -71,8 +119,7 @@ def main() -> None:
     args = parser.parse_args()
     box = load_box(BOX)
     points = []
-    print(f"{'events':>9} {'distinct 404s':>13} {'parse s':>8} {'score s':>8} {'total s':>8} "
-          f"{'CPU s':>6}")
+    print(f"{'events':>9} {'distinct 404s':>13} {'parse s':>8} {'score s':>8} {'total s':>8} {'CPU s':>6}")
     for size in args.sizes:
         text = trace_text(size)
         cpu = time.process_time()
@@ -84,15 +131,18 @@ def main() -> None:
         total = scored - started
         cpu = time.process_time() - cpu
         points.append((size, total, cpu))
-        print(f"{size:>9} {size // 10:>13} {parsed - started:>8.2f} {scored - parsed:>8.2f} "
-              f"{total:>8.2f} {cpu:>6.2f}   Score {result.metrics['score'].shown} "
-              f"Tools {result.metrics['tools'].shown}")
+        print(
+            f"{size:>9} {size // 10:>13} {parsed - started:>8.2f} {scored - parsed:>8.2f} "
+            f"{total:>8.2f} {cpu:>6.2f}   Score {result.metrics['score'].shown} "
+            f"Tools {result.metrics['tools'].shown}"
+        )
     if len(points) >= 2:
         for what, index in (("wall-clock", 1), ("CPU", 2)):
-            print(f"fitted log-log slope of {what} time against events: "
-                  f"{slope([(p[0], p[index]) for p in points]):.2f} (1 = linear)")
-        print("(CPU seconds say how much of the wall-clock time was this process on a shared "
-              "machine)")
+            print(
+                f"fitted log-log slope of {what} time against events: "
+                f"{slope([(p[0], p[index]) for p in points]):.2f} (1 = linear)"
+            )
+        print("(CPU seconds say how much of the wall-clock time was this process on a shared machine)")
 
 
 def slope(points: list[tuple[int, float]]) -> float:
@@ -100,8 +150,7 @@ def slope(points: list[tuple[int, float]]) -> float:
     xs = [math.log(n) for n, _ in points]
     ys = [math.log(s) for _, s in points]
     mx, my = sum(xs) / len(xs), sum(ys) / len(ys)
-    return sum((x - mx) * (y - my) for x, y in zip(xs, ys, strict=True)) / sum(
-        (x - mx) ** 2 for x in xs)
+    return sum((x - mx) * (y - my) for x, y in zip(xs, ys, strict=True)) / sum((x - mx) ** 2 for x in xs)
 
 
 if __name__ == "__main__":

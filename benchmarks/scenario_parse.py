@@ -26,11 +26,17 @@ SIDE = 4096
 def scenario_text(every: int) -> bytes:
     lanes = SIDE // every
     row = (b"S" + b">" * (every - 2) + b"K") * lanes + b"." * (SIDE - lanes * every)
-    out = [b"# 4096x4096, a source every %d cells\nlattice 1\nsize 4096 4096\nticks 100\nsnapshot 10\n" % every]
+    out = [
+        b"# 4096x4096, a source every %d cells\nlattice 1\nsize 4096 4096\nticks 100\nsnapshot 10\n" % every
+    ]
     out.append(b"item 1\nitem 2 plate\n")
     for y in range(SIDE):
-        out.append(b"".join(b"source %d %d E %d %d\n" % (x, y, 1 + (x + y) % 255, 1 + x % 7)
-                            for x in range(0, lanes * every, every)))
+        out.append(
+            b"".join(
+                b"source %d %d E %d %d\n" % (x, y, 1 + (x + y) % 255, 1 + x % 7)
+                for x in range(0, lanes * every, every)
+            )
+        )
     out.append(b"grid\n")
     out.append(b"\n".join([row] * SIDE) + b"\n")
     return b"".join(out)
@@ -50,10 +56,14 @@ def main(argv: list[str] | None = None) -> int:
     scenario = parse_scenario(data, source="bench.lat")
     seconds, cpu = time.perf_counter() - start, time.process_time() - cpu
     grown = peak_mib() - before
-    print(f"scenario: {scenario.width}x{scenario.height}, {len(scenario.sources):,} sources, "
-          f"{len(data) / 1e6:.1f} MB (limit {MAX_SCENARIO_BYTES / 1e6:.0f} MB)")
-    print(f"parse: {seconds:.2f} s ({cpu:.2f} s of CPU); peak memory grew by {grown:,.0f} MiB "
-          f"(process peak {peak_mib():,.0f} MiB, the text itself {len(data) / 2**20:,.0f} MiB)")
+    print(
+        f"scenario: {scenario.width}x{scenario.height}, {len(scenario.sources):,} sources, "
+        f"{len(data) / 1e6:.1f} MB (limit {MAX_SCENARIO_BYTES / 1e6:.0f} MB)"
+    )
+    print(
+        f"parse: {seconds:.2f} s ({cpu:.2f} s of CPU); peak memory grew by {grown:,.0f} MiB "
+        f"(process peak {peak_mib():,.0f} MiB, the text itself {len(data) / 2**20:,.0f} MiB)"
+    )
     return 0
 
 

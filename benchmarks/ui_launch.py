@@ -38,8 +38,9 @@ app.exec()
 
 
 def launch(db: str) -> tuple[float, float]:
-    out = subprocess.run([sys.executable, "-c", CHILD, db], capture_output=True, text=True,
-                         check=True).stdout.split()
+    out = subprocess.run(
+        [sys.executable, "-c", CHILD, db], capture_output=True, text=True, check=True
+    ).stdout.split()
     return float(out[0]), float(out[1])
 
 
@@ -53,8 +54,10 @@ def main() -> int:
         times = [launch(db) for _ in range(args.repeat)]
     shown = [t[0] for t in times]
     listed = [t[1] for t in times]
-    print(f"launch → first window shown: median {statistics.median(shown) * 1000:.0f} ms "
-          f"(min {min(shown) * 1000:.0f}, max {max(shown) * 1000:.0f}; {args.repeat} launches)")
+    print(
+        f"launch → first window shown: median {statistics.median(shown) * 1000:.0f} ms "
+        f"(min {min(shown) * 1000:.0f}, max {max(shown) * 1000:.0f}; {args.repeat} launches)"
+    )
     print(f"launch → runs list filled:   median {statistics.median(listed) * 1000:.0f} ms")
     return 0
 

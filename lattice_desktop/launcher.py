@@ -41,9 +41,11 @@ def no_display_reason(environ: os._Environ | dict[str, str], platform: str) -> s
         environ.get(name) for name in ("DISPLAY", "WAYLAND_DISPLAY", "QT_QPA_PLATFORM")
     ):
         return None
-    return ("lattice-desktop: no display to open the app on (DISPLAY, WAYLAND_DISPLAY and "
-            f"QT_QPA_PLATFORM are unset); without one, use the commands {HEADLESS_COMMANDS} "
-            "(lattice-desktop --help).")
+    return (
+        "lattice-desktop: no display to open the app on (DISPLAY, WAYLAND_DISPLAY and "
+        f"QT_QPA_PLATFORM are unset); without one, use the commands {HEADLESS_COMMANDS} "
+        "(lattice-desktop --help)."
+    )
 
 
 def run_as_python(argv: list[str]) -> int:

@@ -11,8 +11,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 
 # Okabe–Ito: distinguishable with the common colour-vision deficiencies.
-GREEN, AMBER, RED, BLUE, PURPLE, GREY = (
-    "#009E73", "#E69F00", "#D55E00", "#0072B2", "#CC79A7", "#8A8F98")
+GREEN, AMBER, RED, BLUE, PURPLE, GREY = ("#009E73", "#E69F00", "#D55E00", "#0072B2", "#CC79A7", "#8A8F98")
 
 
 @dataclass(frozen=True)

@@ -63,9 +63,21 @@ def write_archive(folder: Path, target: Path, top: str) -> Path:
 def build(dist: Path, work: Path, *, archive: bool = True) -> Bundle:
     started = time.monotonic()
     subprocess.run(
-        [sys.executable, "-m", "PyInstaller", "--noconfirm", "--log-level", "WARN",
-         "--distpath", str(dist), "--workpath", str(work), str(PACKAGING / f"{NAME}.spec")],
-        check=True, cwd=ROOT,
+        [
+            sys.executable,
+            "-m",
+            "PyInstaller",
+            "--noconfirm",
+            "--log-level",
+            "WARN",
+            "--distpath",
+            str(dist),
+            "--workpath",
+            str(work),
+            str(PACKAGING / f"{NAME}.spec"),
+        ],
+        check=True,
+        cwd=ROOT,
     )
     folder = dist / NAME
     top = f"{NAME}-{version()}-linux-{platform.machine()}"
@@ -79,8 +91,9 @@ def build(dist: Path, work: Path, *, archive: bool = True) -> Bundle:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--dist", type=Path, default=ROOT / "dist", help="where the bundle goes")
-    parser.add_argument("--work", type=Path, default=ROOT / "build" / "pyinstaller",
-                        help="PyInstaller's scratch folder")
+    parser.add_argument(
+        "--work", type=Path, default=ROOT / "build" / "pyinstaller", help="PyInstaller's scratch folder"
+    )
     parser.add_argument("--no-archive", action="store_true", help="skip the tar.gz")
     args = parser.parse_args(argv)
     bundle = build(args.dist.resolve(), args.work.resolve(), archive=not args.no_archive)

@@ -29,8 +29,11 @@ print('ok')
 
 
 def core_modules() -> list[str]:
-    return [m.name for m in pkgutil.walk_packages(lattice_desktop.__path__, "lattice_desktop.")
-            if not m.name.startswith("lattice_desktop.ui")]
+    return [
+        m.name
+        for m in pkgutil.walk_packages(lattice_desktop.__path__, "lattice_desktop.")
+        if not m.name.startswith("lattice_desktop.ui")
+    ]
 
 
 def test_every_core_module_imports_without_qt():
@@ -59,4 +62,5 @@ def test_only_the_app_entry_points_import_the_main_window():
     importers = graph.find_modules_that_directly_import("lattice_desktop.ui.main_window")
     assert importers == {"lattice_desktop.ui.app", "lattice_desktop.ui.screenshots"}
     assert "lattice_desktop.ui.harness_window" in graph.find_modules_directly_imported_by(
-        "lattice_desktop.ui.main_window")
+        "lattice_desktop.ui.main_window"
+    )

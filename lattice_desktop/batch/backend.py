@@ -21,8 +21,16 @@ class Backend(Protocol):
     def release(self, handle: object) -> None:
         """The batch needs a shared value no more."""
 
-    def submit(self, tag: object, batch_id: str, case: object, entries: list[object], module: object, *,
-               priority: int) -> None:
+    def submit(
+        self,
+        tag: object,
+        batch_id: str,
+        case: object,
+        entries: list[object],
+        module: object,
+        *,
+        priority: int,
+    ) -> None:
         """Queue one task of jobs (higher priority first); its answer comes back from `completed`."""
 
     def completed(self, timeout: float) -> list[Done]:
@@ -45,8 +53,16 @@ class SerialBackend:
     def release(self, handle: object) -> None:
         return None
 
-    def submit(self, tag: object, batch_id: str, case: object, entries: list[object], module: object, *,
-               priority: int) -> None:
+    def submit(
+        self,
+        tag: object,
+        batch_id: str,
+        case: object,
+        entries: list[object],
+        module: object,
+        *,
+        priority: int,
+    ) -> None:
         heapq.heappush(self._queue, (-priority, next(self._order), tag, (batch_id, case, entries, module)))
 
     def completed(self, timeout: float) -> list[Done]:

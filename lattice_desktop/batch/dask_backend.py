@@ -45,11 +45,18 @@ def open_cluster(scheduler: str | None = None, *, workers: int = 2) -> Iterator[
     with _local_lock:
         _local_clusters += 1
     try:
-        with LocalCluster(
-            # Loopback only, every port chosen free (a fixed dashboard port may be taken).
-            n_workers=workers, threads_per_worker=1, processes=True, host="127.0.0.1",
-            dashboard_address="127.0.0.1:0", silence_logs=logging.ERROR,
-        ) as cluster, Client(cluster) as client:
+        with (
+            LocalCluster(
+                # Loopback only, every port chosen free (a fixed dashboard port may be taken).
+                n_workers=workers,
+                threads_per_worker=1,
+                processes=True,
+                host="127.0.0.1",
+                dashboard_address="127.0.0.1:0",
+                silence_logs=logging.ERROR,
+            ) as cluster,
+            Client(cluster) as client,
+        ):
             yield client
     finally:
         with _local_lock:
@@ -72,8 +79,14 @@ def _stop_resource_tracker() -> None:
         tracker._stop()
 
 
-def grade_on_cluster(case: CaseManifest, submissions: list[Submission], *, scheduler: str | None = None,
-                     workers: int = 2, **options: Any) -> BatchResult:
+def grade_on_cluster(
+    case: CaseManifest,
+    submissions: list[Submission],
+    *,
+    scheduler: str | None = None,
+    workers: int = 2,
+    **options: Any,
+) -> BatchResult:
     """`grade_batch` on the cluster at `scheduler`, or on a local one for the batch's length."""
     if not submissions:  # nothing to grade: no cluster to start or reach
         return BatchResult()
@@ -101,8 +114,16 @@ class DaskBackend:
         if isinstance(handle, Future):
             handle.release()
 
-    def submit(self, tag: object, batch_id: str, case: object, entries: list[object], module: object, *,
-               priority: int) -> None:
+    def submit(
+        self,
+        tag: object,
+        batch_id: str,
+        case: object,
+        entries: list[object],
+        module: object,
+        *,
+        priority: int,
+    ) -> None:
         future = self.client.submit(run_jobs, batch_id, case, entries, module, priority=priority, pure=False)
         self._tags[future.key] = tag
         self._futures[future.key] = future

@@ -99,14 +99,23 @@ def grade_batch(
 ) -> BatchResult:
     """Grade every submission on `backend`; store each run whole through `writer` (if any).
     Each change is reported on `work` with a `BatchProgress`; cancelling it raises `Cancelled`."""
-    batch = _Batch(case, backend, writer, work or Work(), allow_build=allow_build,
-                   allow_unisolated=allow_unisolated)
+    batch = _Batch(
+        case, backend, writer, work or Work(), allow_build=allow_build, allow_unisolated=allow_unisolated
+    )
     return batch.run(submissions, regrade=regrade)
 
 
 class _Batch:
-    def __init__(self, case: CaseManifest, backend: Backend, writer: Writer | None, work: Work, *,
-                 allow_build: bool, allow_unisolated: bool) -> None:
+    def __init__(
+        self,
+        case: CaseManifest,
+        backend: Backend,
+        writer: Writer | None,
+        work: Work,
+        *,
+        allow_build: bool,
+        allow_unisolated: bool,
+    ) -> None:
         self.case, self.backend, self.writer, self.work = case, backend, writer, work
         self.allow_build, self.allow_unisolated = allow_build, allow_unisolated
         self.id = uuid.uuid4().hex
@@ -139,9 +148,12 @@ class _Batch:
             self.work.raise_if_cancelled()
             try:
                 build = build_submission(
-                    submission, allowed=self.allow_build, allow_unisolated=self.allow_unisolated,
+                    submission,
+                    allowed=self.allow_build,
+                    allow_unisolated=self.allow_unisolated,
                     timeout=self.case.sandbox.build_timeout,
-                    max_module_bytes=self.case.sandbox.max_module_bytes, cancel=self.work,
+                    max_module_bytes=self.case.sandbox.max_module_bytes,
+                    cancel=self.work,
                 )
             except UserError as exc:
                 self._problem(Problem(str(submission.folder), str(exc)))
@@ -149,8 +161,9 @@ class _Batch:
             now = datetime.now(UTC)
             if not build.ok or build.module is None:
                 failed = all_failed(self.case, Outcome.BUILD_FAILURE, build.detail)
-                self._finished(GradeReport(self.case, submission, None, build, failed,
-                                           verdict_of(failed), now, now))
+                self._finished(
+                    GradeReport(self.case, submission, None, build, failed, verdict_of(failed), now, now)
+                )
                 continue
             digest = hashlib.sha256(build.module).hexdigest()
             if digest in done_before:
@@ -182,17 +195,24 @@ class _Batch:
             if entry.name not in self.shared_entries:
                 self.shared_entries[entry.name] = self.backend.share(*_entry_payload(self.case, entry))
         job.outstanding += len(entries)
-        self.backend.submit((index, tuple(e.name for e in entries)), self.id, self.shared_case,
-                            [self.shared_entries[e.name] for e in entries], job.module,
-                            priority=sum(e.size for e in entries))
+        self.backend.submit(
+            (index, tuple(e.name for e in entries)),
+            self.id,
+            self.shared_case,
+            [self.shared_entries[e.name] for e in entries],
+            job.module,
+            priority=sum(e.size for e in entries),
+        )
 
     def _loop(self) -> None:
         while self.pending:
             self.work.raise_if_cancelled()
             for (index, names), answer in self.backend.completed(timeout=0.05):
                 self._take(index, names, answer)
-            self._flush(full=len(self.unstored) >= FLUSH_RUNS
-                        or time.monotonic() - self.first_unstored >= FLUSH_SECONDS)
+            self._flush(
+                full=len(self.unstored) >= FLUSH_RUNS
+                or time.monotonic() - self.first_unstored >= FLUSH_SECONDS
+            )
 
     def _take(self, index: int, names: tuple[str, ...], answer: JobResult | BaseException) -> None:
         job = self.pending[index]
@@ -203,8 +223,12 @@ class _Batch:
         if isinstance(answer, BaseException):
             text = "".join(traceback.format_exception(answer, limit=8)).strip()
             for name in names:
-                job.results[name] = unrun(self.case, self.case.entry(name), Outcome.INTERNAL_ERROR,
-                                          f"the batch worker failed running this case: {text}")
+                job.results[name] = unrun(
+                    self.case,
+                    self.case.entry(name),
+                    Outcome.INTERNAL_ERROR,
+                    f"the batch worker failed running this case: {text}",
+                )
         elif answer.module_failure is not None:
             outcome, detail = answer.module_failure
             job.failure = job.failure or (Outcome(outcome), detail)
@@ -231,10 +255,19 @@ class _Batch:
             results = [job.results[e.name] for e in self.case.smoke + self.case.stress]
         del self.pending[index]
         self.backend.release(job.module)
-        self._finished(GradeReport(
-            self.case, job.submission, job.digest, job.build, results, verdict_of(results),
-            job.started, datetime.now(UTC), module_from_cache=job.from_cache,
-        ))
+        self._finished(
+            GradeReport(
+                self.case,
+                job.submission,
+                job.digest,
+                job.build,
+                results,
+                verdict_of(results),
+                job.started,
+                datetime.now(UTC),
+                module_from_cache=job.from_cache,
+            )
+        )
 
     def _finished(self, report: GradeReport) -> None:
         if not self.unstored:
@@ -266,8 +299,15 @@ class _Batch:
 
     def _tell(self, landed: tuple[FinishedRun, ...] = (), problem: Problem | None = None) -> None:
         total = self.jobs_done + self._jobs_left()
-        progress = BatchProgress(self.jobs_done, total, len(self.result.runs), self.runs_total,
-                                 time.monotonic() - self.started, landed, problem)
+        progress = BatchProgress(
+            self.jobs_done,
+            total,
+            len(self.result.runs),
+            self.runs_total,
+            time.monotonic() - self.started,
+            landed,
+            problem,
+        )
         self.work.report(self.jobs_done / total if total else 0.0, "grading many", progress)
 
     def _jobs_left(self) -> int:

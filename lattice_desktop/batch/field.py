@@ -36,7 +36,8 @@ def find_submissions(paths: Iterable[str | Path]) -> tuple[list[Submission], lis
             folders = sorted(p for p in path.iterdir() if (p / MANIFEST_NAME).is_file())
             if not folders:
                 problems.append(
-                    Problem(str(path), f"holds no submission folder (none has a {MANIFEST_NAME})"))
+                    Problem(str(path), f"holds no submission folder (none has a {MANIFEST_NAME})")
+                )
         else:
             problems.append(Problem(str(path), "no such file or folder"))
             continue

@@ -24,10 +24,11 @@ class BatchSummary:
 
     def to_dict(self) -> dict[str, Any]:
         return {
-            "graded": self.graded, "already_stored": self.already_stored, "problems": self.problems,
+            "graded": self.graded,
+            "already_stored": self.already_stored,
+            "problems": self.problems,
             "verdicts": self.verdicts,
-            "top": [{"rank": e.rank, "model": e.model, "run_id": e.run_id, "fuel": e.fuel}
-                    for e in self.top],
+            "top": [{"rank": e.rank, "model": e.model, "run_id": e.run_id, "fuel": e.fuel} for e in self.top],
         }
 
 
@@ -36,11 +37,13 @@ def summarize(case: CaseManifest, result: BatchResult, *, stored: bool) -> Batch
     counts.update(run.verdict.value for _s, run in result.skipped)
     top: list[BoardEntry] = []
     if stored:
-        board = leaderboard(case.name, case.version, case.variant, WASMTIME_VERSION,
-                            content=case.manifest_hash)
+        board = leaderboard(
+            case.name, case.version, case.variant, WASMTIME_VERSION, content=case.manifest_hash
+        )
         top = board.entries[:TOP]
-    return BatchSummary(len(result.runs), len(result.skipped), len(result.problems),
-                        dict(sorted(counts.items())), top)
+    return BatchSummary(
+        len(result.runs), len(result.skipped), len(result.problems), dict(sorted(counts.items())), top
+    )
 
 
 def clock(seconds: float | None) -> str:
@@ -51,8 +54,10 @@ def clock(seconds: float | None) -> str:
 
 
 def progress_text(p: BatchProgress) -> str:
-    return (f"{p.jobs_done}/{p.jobs_total} jobs · {p.runs_done}/{p.runs_total} runs · "
-            f"{clock(p.elapsed)} elapsed · {clock(p.remaining)} left")
+    return (
+        f"{p.jobs_done}/{p.jobs_total} jobs · {p.runs_done}/{p.runs_total} runs · "
+        f"{clock(p.elapsed)} elapsed · {clock(p.remaining)} left"
+    )
 
 
 def outcome_text(result: BatchResult) -> str:

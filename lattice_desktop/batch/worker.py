@@ -59,7 +59,6 @@ def cancel_batch(batch_id: str, wall_clock: float) -> None:
     engine.interrupt_all(wall_clock)
 
 
-
 def _token(batch_id: str) -> Work:
     with _cancels_lock:
         return _cancels.setdefault(batch_id, Work())
@@ -69,22 +68,42 @@ def result_to_data(r: CaseResult) -> dict[str, Any]:
     """A case result as builtins only, so any worker can send it to any client."""
     m = r.mismatch
     return {
-        "name": r.name, "kind": r.kind, "behaviour": r.behaviour, "size": r.size,
-        "outcome": r.outcome.value, "ceiling": r.ceiling, "budget": r.budget, "fuel": r.fuel,
-        "detail": r.detail, "trap_code": r.trap_code, "frames": list(r.frames),
-        "output_digest": r.output_digest, "checksums": r.checksums,
+        "name": r.name,
+        "kind": r.kind,
+        "behaviour": r.behaviour,
+        "size": r.size,
+        "outcome": r.outcome.value,
+        "ceiling": r.ceiling,
+        "budget": r.budget,
+        "fuel": r.fuel,
+        "detail": r.detail,
+        "trap_code": r.trap_code,
+        "frames": list(r.frames),
+        "output_digest": r.output_digest,
+        "checksums": r.checksums,
         "mismatch": None if m is None else [m.index, m.expected, m.got, m.tick, m.unit],
-        "snapshot_interval": r.snapshot_interval, "wall_time": r.wall_time,
+        "snapshot_interval": r.snapshot_interval,
+        "wall_time": r.wall_time,
     }
 
 
 def result_from_data(data: dict[str, Any]) -> CaseResult:
     m = data["mismatch"]
     return CaseResult(
-        name=data["name"], kind=data["kind"], behaviour=data["behaviour"], size=data["size"],
-        outcome=Outcome(data["outcome"]), ceiling=data["ceiling"], budget=data["budget"],
-        fuel=data["fuel"], detail=data["detail"], trap_code=data["trap_code"],
-        frames=tuple(data["frames"]), output_digest=data["output_digest"],
-        checksums=data["checksums"], mismatch=None if m is None else Mismatch(*m),
-        snapshot_interval=data["snapshot_interval"], wall_time=data["wall_time"],
+        name=data["name"],
+        kind=data["kind"],
+        behaviour=data["behaviour"],
+        size=data["size"],
+        outcome=Outcome(data["outcome"]),
+        ceiling=data["ceiling"],
+        budget=data["budget"],
+        fuel=data["fuel"],
+        detail=data["detail"],
+        trap_code=data["trap_code"],
+        frames=tuple(data["frames"]),
+        output_digest=data["output_digest"],
+        checksums=data["checksums"],
+        mismatch=None if m is None else Mismatch(*m),
+        snapshot_interval=data["snapshot_interval"],
+        wall_time=data["wall_time"],
     )

@@ -23,25 +23,40 @@ from lattice_desktop.work import Work
 
 def register(commands: argparse._SubParsersAction) -> None:
     p = commands.add_parser(
-        "grade-batch", help="grade many submissions on a dask cluster (local or remote)",
+        "grade-batch",
+        help="grade many submissions on a dask cluster (local or remote)",
         description="Grade every submission (a folder of submission folders counts as all of them) "
         "against one case, spread over worker processes: a local cluster, or an existing one "
         "started with `dask scheduler` and `dask worker`. Runs already stored for the same module, "
         "case content and wasmtime version are skipped. Exit code: 0 all graded, 1 some "
         "submissions could not be read, 2 usage error, 4 internal error, 130 cancelled.",
     )
-    p.add_argument("submissions", nargs="+", metavar="SUBMISSION",
-                   help="submission folders, or folders holding submission folders")
+    p.add_argument(
+        "submissions",
+        nargs="+",
+        metavar="SUBMISSION",
+        help="submission folders, or folders holding submission folders",
+    )
     p.add_argument("--case", required=True, help="case manifest, its folder, or a bundled case name")
-    p.add_argument("--scheduler", metavar="tcp://HOST:PORT",
-                   help="an existing dask scheduler (default: start a local cluster)")
-    p.add_argument("--workers", type=positive_int, default=2,
-                   help="worker processes of the local cluster (default 2)")
-    p.add_argument("--build", action="store_true",
-                   help="allow running the submissions' [build] commands (they are someone else's code)")
-    p.add_argument("--allow-unisolated-build", action="store_true",
-                   help="where the build jail cannot be set up, run the build commands anyway, "
-                   "with your user's rights (never the default)")
+    p.add_argument(
+        "--scheduler",
+        metavar="tcp://HOST:PORT",
+        help="an existing dask scheduler (default: start a local cluster)",
+    )
+    p.add_argument(
+        "--workers", type=positive_int, default=2, help="worker processes of the local cluster (default 2)"
+    )
+    p.add_argument(
+        "--build",
+        action="store_true",
+        help="allow running the submissions' [build] commands (they are someone else's code)",
+    )
+    p.add_argument(
+        "--allow-unisolated-build",
+        action="store_true",
+        help="where the build jail cannot be set up, run the build commands anyway, "
+        "with your user's rights (never the default)",
+    )
     p.add_argument("--regrade", action="store_true", help="grade again runs that are already stored")
     p.add_argument("--json", action="store_true", help="print every run and a summary as JSON on stdout")
     add_db_option(p)
@@ -63,21 +78,36 @@ def run(args: argparse.Namespace) -> int:
     except ImportError:
         raise UserError("grade-batch needs dask.distributed: pip install 'lattice-desktop[batch]'") from None
     try:
-        result = grade_on_cluster(case, submissions, scheduler=args.scheduler, workers=args.workers,
-                                  writer=writer, allow_build=args.build, regrade=args.regrade,
-                                  allow_unisolated=args.allow_unisolated_build,
-                                  work=Work(printer))
+        result = grade_on_cluster(
+            case,
+            submissions,
+            scheduler=args.scheduler,
+            workers=args.workers,
+            writer=writer,
+            allow_build=args.build,
+            regrade=args.regrade,
+            allow_unisolated=args.allow_unisolated_build,
+            work=Work(printer),
+        )
     finally:
         printer.close()
         writer.close()
     result.problems[:0] = problems
     summary = summarize(case, result, stored=True)
     if args.json:
-        json.dump({"runs": [_run_dict(r) for r in result.runs], "summary": summary.to_dict(),
-                   "already_stored": [{"submission": str(s.folder), "run_id": run.run_id,
-                                       "verdict": run.verdict.value} for s, run in result.skipped],
-                   "problems": [{"path": p.path, "message": p.message} for p in result.problems]},
-                  sys.stdout, indent=2)
+        json.dump(
+            {
+                "runs": [_run_dict(r) for r in result.runs],
+                "summary": summary.to_dict(),
+                "already_stored": [
+                    {"submission": str(s.folder), "run_id": run.run_id, "verdict": run.verdict.value}
+                    for s, run in result.skipped
+                ],
+                "problems": [{"path": p.path, "message": p.message} for p in result.problems],
+            },
+            sys.stdout,
+            indent=2,
+        )
         sys.stdout.write("\n")
     else:
         for line in summary_lines(case, summary):
@@ -89,9 +119,15 @@ def _run_dict(finished) -> dict:
     data = report_to_dict(finished.report)
     data["run_id"] = finished.run_id
     place = standing(finished.run_id) if finished.run_id is not None else None
-    data["standing"] = None if place is None else {
-        "rank": place.rank, "of": place.of, "percentile": place.percentile,
-    }
+    data["standing"] = (
+        None
+        if place is None
+        else {
+            "rank": place.rank,
+            "of": place.of,
+            "percentile": place.percentile,
+        }
+    )
     return data
 
 

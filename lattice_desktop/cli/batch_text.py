@@ -27,9 +27,11 @@ def run_line(p: BatchProgress, index: int) -> str:
     finished = p.landed[index]
     report = finished.report
     where = f"run {finished.run_id}" if finished.run_id is not None else "not stored"
-    return (f"[{p.runs_done - len(p.landed) + index + 1}/{p.runs_total}] {shown(report.submission.model)} "
-            f"({shown(report.submission.name)}): {report.verdict.symbol} {report.verdict.label} · "
-            f"stress fuel {fuel(report.stress_fuel)} · {where}")
+    return (
+        f"[{p.runs_done - len(p.landed) + index + 1}/{p.runs_total}] {shown(report.submission.model)} "
+        f"({shown(report.submission.name)}): {report.verdict.symbol} {report.verdict.label} · "
+        f"stress fuel {fuel(report.stress_fuel)} · {where}"
+    )
 
 
 class ProgressPrinter:
@@ -73,8 +75,11 @@ class ProgressPrinter:
 
 
 def summary_lines(case: CaseManifest, summary: BatchSummary) -> list[str]:
-    lines = [f"{case.label}: {summary.graded} graded, {summary.already_stored} already stored, "
-             f"{summary.problems} could not be read", ""]
+    lines = [
+        f"{case.label}: {summary.graded} graded, {summary.already_stored} already stored, "
+        f"{summary.problems} could not be read",
+        "",
+    ]
     lines.append(f"{'verdict':<16}{'runs':>6}")
     for verdict in Verdict:
         count = summary.verdicts.get(verdict.value)

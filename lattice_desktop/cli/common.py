@@ -22,9 +22,9 @@ VERDICT_EXIT = {
 
 def add_db_option(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
-        "--db", metavar="PATH_OR_URL",
-        help="database file or postgresql:// URL "
-        "(default: $LATTICE_DESKTOP_DB, else the user data folder)",
+        "--db",
+        metavar="PATH_OR_URL",
+        help="database file or postgresql:// URL (default: $LATTICE_DESKTOP_DB, else the user data folder)",
     )
 
 

@@ -20,17 +20,24 @@ from lattice_desktop.work import Step, Work
 
 def register(commands: argparse._SubParsersAction) -> None:
     p = commands.add_parser(
-        "grade", help="grade a submission folder against a case",
+        "grade",
+        help="grade a submission folder against a case",
         description="Grade a submission: smoke tests first, then fuel on the stress cases. "
         "Exit code: 0 correct, 1 incorrect, 2 usage error, 3 over ceiling, 4 internal error.",
     )
     p.add_argument("submission", help="submission folder (or its submission.toml)")
     p.add_argument("--case", required=False, help="case manifest, its folder, or a bundled case name")
-    p.add_argument("--build", action="store_true",
-                   help="allow running the submission's [build] commands (they are someone else's code)")
-    p.add_argument("--allow-unisolated-build", action="store_true",
-                   help="where the build jail cannot be set up, run the build commands anyway, "
-                   "with your user's rights (never the default)")
+    p.add_argument(
+        "--build",
+        action="store_true",
+        help="allow running the submission's [build] commands (they are someone else's code)",
+    )
+    p.add_argument(
+        "--allow-unisolated-build",
+        action="store_true",
+        help="where the build jail cannot be set up, run the build commands anyway, "
+        "with your user's rights (never the default)",
+    )
     p.add_argument("--json", action="store_true", help="print the report as JSON on stdout")
     p.add_argument("--workers", type=positive_int, default=2, help="threads running cases (default 2)")
     p.add_argument("--no-store", action="store_true", help="grade without recording the run")
@@ -49,14 +56,26 @@ def run(args: argparse.Namespace) -> int:
     work = Work(_progress_printer())
     try:
         if args.no_store:
-            report = grade(case, submission, allow_build=args.build,
-                           allow_unisolated=args.allow_unisolated_build, workers=args.workers, work=work)
+            report = grade(
+                case,
+                submission,
+                allow_build=args.build,
+                allow_unisolated=args.allow_unisolated_build,
+                workers=args.workers,
+                work=work,
+            )
             run_id, place = None, None
         else:
             writer = open_storage(args)
-            stored = grade_and_store(case, submission, writer=writer, allow_build=args.build,
-                                     allow_unisolated=args.allow_unisolated_build,
-                                     workers=args.workers, work=work)
+            stored = grade_and_store(
+                case,
+                submission,
+                writer=writer,
+                allow_build=args.build,
+                allow_unisolated=args.allow_unisolated_build,
+                workers=args.workers,
+                work=work,
+            )
             report, run_id = stored.report, stored.run_id
             place = standing(run_id)
             writer.close()
@@ -68,9 +87,15 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         data = report_to_dict(report)
         data["run_id"] = run_id
-        data["standing"] = None if place is None else {
-            "rank": place.rank, "of": place.of, "percentile": place.percentile,
-        }
+        data["standing"] = (
+            None
+            if place is None
+            else {
+                "rank": place.rank,
+                "of": place.of,
+                "percentile": place.percentile,
+            }
+        )
         json.dump(data, sys.stdout, indent=2)
         sys.stdout.write("\n")
     else:

@@ -27,19 +27,22 @@ def register(commands: argparse._SubParsersAction) -> argparse._SubParsersAction
     sub = harness.add_subparsers(dest="harness_command", metavar="SUBCOMMAND")
     harness.set_defaults(func=lambda _args: _usage(harness))
 
-    p = sub.add_parser("score", help="score one run trace (or each sample of an Inspect AI "
-                                     "log) against its box")
-    p.add_argument("trace", metavar="TRACE",
-                   help="run trace (JSON Lines) or Inspect AI log (.eval, .json)")
+    p = sub.add_parser(
+        "score", help="score one run trace (or each sample of an Inspect AI log) against its box"
+    )
+    p.add_argument("trace", metavar="TRACE", help="run trace (JSON Lines) or Inspect AI log (.eval, .json)")
     p.add_argument("--box", required=True, metavar="BOX", help="box definition (TOML)")
-    p.add_argument("--json", action="store_true",
-                   help="print the whole result as JSON (a list, one per sample, for an "
-                        "Inspect AI log)")
+    p.add_argument(
+        "--json",
+        action="store_true",
+        help="print the whole result as JSON (a list, one per sample, for an Inspect AI log)",
+    )
     p.set_defaults(func=_score)
 
     p = sub.add_parser("import", help="score runs and store them with their inputs")
-    p.add_argument("traces", nargs="+", metavar="TRACE",
-                   help="run traces (JSON Lines) or Inspect AI logs (.eval, .json)")
+    p.add_argument(
+        "traces", nargs="+", metavar="TRACE", help="run traces (JSON Lines) or Inspect AI logs (.eval, .json)"
+    )
     p.add_argument("--box", required=True, metavar="BOX")
     add_db_option(p)
     p.set_defaults(func=_import)
@@ -70,8 +73,7 @@ def _score(args: argparse.Namespace) -> int:
         return EXIT_USAGE
     if args.json:
         dicts = [r.to_dict() for r in results]
-        print(json.dumps(dicts if is_inspect_log(args.trace) else dicts[0], indent=2,
-                         ensure_ascii=False))
+        print(json.dumps(dicts if is_inspect_log(args.trace) else dicts[0], indent=2, ensure_ascii=False))
     else:
         print("\n\n".join(format_result(r) for r in results))
     return 0
@@ -79,15 +81,17 @@ def _score(args: argparse.Namespace) -> int:
 
 def format_result(result: HarnessResult) -> str:
     """The metrics table: value ("-" when missing), evidence and the filled-in formula."""
-    lines = [f"run {shown(result.run_id)}   harness {shown(result.harness)}   model {shown(result.model)}   "
-             f"box {shown(result.box)}   stage {shown(result.stage)}", ""]
+    lines = [
+        f"run {shown(result.run_id)}   harness {shown(result.harness)}   model {shown(result.model)}   "
+        f"box {shown(result.box)}   stage {shown(result.stage)}",
+        "",
+    ]
     rows = [(name.capitalize(), result.metrics[name]) for name in METRIC_ORDER]
     rows.append(("Execution", result.execution))
     lines.append(f"{'metric':<11} {'value':>5}  {'evidence':<17}  formula")
     for name, metric in rows:
         lines.append(f"{name:<11} {metric.shown:>5}  {metric.evidence:<17}  {shown(metric.formula)}")
-    notes = [f"{name}: {shown(note)}" for name, metric in rows for note in metric.notes
-             if metric.measured]
+    notes = [f"{name}: {shown(note)}" for name, metric in rows for note in metric.notes if metric.measured]
     if result.loops:
         lines += ["", "loops (only the worst counts):"]
         lines += [f"  {shown(loop.describe())}" for loop in result.loops]
@@ -125,8 +129,10 @@ def _verify(args: argparse.Namespace) -> int:
     for run_id, found in problems:
         for problem in found:
             print(f"run {run_id}: {shown(problem)}")
-    print(f"{count - len(problems)} of {count} stored harness runs reproduce"
-          + ("" if not problems else f"; {len(problems)} do not (a scoring bug: report it)"))
+    print(
+        f"{count - len(problems)} of {count} stored harness runs reproduce"
+        + ("" if not problems else f"; {len(problems)} do not (a scoring bug: report it)")
+    )
     return 0 if not problems else 1
 
 
@@ -141,12 +147,16 @@ def _leaderboard(args: argparse.Namespace) -> int:
         names = {id(e): shown(f"{e.result.harness} / {e.result.model}") for e in ranked}
         width = max(32, *(len(name) for name in names.values()))
         print(f"{shown(box)} · stage {shown(stage)}")
-        print(f"  {'#':>3}  {'harness / model':<{width}} {'Score':>5} {'Exec':>5} {'Cost':>5} "
-              f"{'Focus':>5} {'Time':>5} {'Compl':>5} {'Tools':>5}")
+        print(
+            f"  {'#':>3}  {'harness / model':<{width}} {'Score':>5} {'Exec':>5} {'Cost':>5} "
+            f"{'Focus':>5} {'Time':>5} {'Compl':>5} {'Tools':>5}"
+        )
         for entry in ranked:
             r = entry.result
             cells = [r.metrics[n].shown for n in METRIC_ORDER]
-            print(f"  {entry.position:>3}  {names[id(entry)]:<{width}} {cells[0]:>5} "
-                  f"{r.execution.shown:>5} {cells[1]:>5} {cells[2]:>5} {cells[3]:>5} "
-                  f"{cells[4]:>5} {cells[5]:>5}")
+            print(
+                f"  {entry.position:>3}  {names[id(entry)]:<{width}} {cells[0]:>5} "
+                f"{r.execution.shown:>5} {cells[1]:>5} {cells[2]:>5} {cells[3]:>5} "
+                f"{cells[4]:>5} {cells[5]:>5}"
+            )
     return 0

@@ -18,8 +18,7 @@ def build_parser() -> argparse.ArgumentParser:
         prog="lattice-desktop",
         description="Grade WebAssembly submissions against performance cases. "
         "Run without a command to open the app on its bundled demo.",
-        epilog="The app: lattice-desktop [--db PATH_OR_URL] [open PATH… | demo | "
-        "screenshots OUTDIR].",
+        epilog="The app: lattice-desktop [--db PATH_OR_URL] [open PATH… | demo | screenshots OUTDIR].",
     )
     parser.add_argument("--version", action="version", version=f"lattice-desktop {__version__}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")

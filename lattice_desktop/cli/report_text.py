@@ -16,8 +16,11 @@ def result_rows(results: list[CaseResult]) -> list[str]:
         over = f"+{percent(100.0 * r.overshoot / r.ceiling)}" if r.overshoot is not None else ""
         pct = percent(r.percent_of_ceiling, 0) if not r.is_smoke else ""
         cells = [
-            f"  {shown(r.name):<{name_width}}", f"{r.outcome.look.text:<16}", f"{fuel(r.fuel):>12}",
-            f"{pct:>6}", f"{over:>8}",
+            f"  {shown(r.name):<{name_width}}",
+            f"{r.outcome.look.text:<16}",
+            f"{fuel(r.fuel):>12}",
+            f"{pct:>6}",
+            f"{over:>8}",
         ]
         line = "  ".join(cells).rstrip()
         detail = r.detail.splitlines()[0] if r.detail else ""
@@ -49,8 +52,9 @@ def failure_reason(results: list[CaseResult]) -> str:
     return text + (f" (and {len(failed) - 1} more)" if len(failed) > 1 else "")
 
 
-def report_lines(report: GradeReport, *, standing: Standing | None = None,
-                 run_id: int | None = None) -> list[str]:
+def report_lines(
+    report: GradeReport, *, standing: Standing | None = None, run_id: int | None = None
+) -> list[str]:
     case = report.case
     head = f"{shown(report.submission.model)} · {shown(case.label)}"
     lines = [head + (f" · run {run_id}" if run_id else ""), ""]

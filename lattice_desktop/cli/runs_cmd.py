@@ -36,8 +36,11 @@ def register(commands: argparse._SubParsersAction) -> None:
     p.add_argument("case", help="case name, e.g. lattice")
     p.add_argument("--version", type=int, dest="case_version")
     p.add_argument("--variant")
-    p.add_argument("--content", metavar="HASH",
-                   help="the case content to rank (a manifest hash or its prefix; default: the newest run's)")
+    p.add_argument(
+        "--content",
+        metavar="HASH",
+        help="the case content to rank (a manifest hash or its prefix; default: the newest run's)",
+    )
     p.add_argument("--json", action="store_true")
     add_db_option(p)
     p.set_defaults(func=_leaderboard)
@@ -48,14 +51,19 @@ def _runs(args: argparse.Namespace) -> int:
     rows = list_runs(case=args.case, model=args.model, verdict=args.verdict, limit=args.limit)
     if not rows:
         filtered = args.case or args.model or args.verdict
-        print("No runs match those filters." if filtered else
-              "No runs yet — grade one with `lattice-desktop grade SUBMISSION --case CASE`.")
+        print(
+            "No runs match those filters."
+            if filtered
+            else "No runs yet — grade one with `lattice-desktop grade SUBMISSION --case CASE`."
+        )
         return 0
     print(f"{'run':>5}  {'case':<22} {'model':<20} {'verdict':<14} {'score':>12}  finished")
     for r in rows:
         when = moment(r.finished) if r.finished else "-"
-        print(f"{r.id:>5}  {shown(r.case_label):<22} {shown(r.model):<20} "
-              f"{r.verdict.look.text:<14} {fuel(r.score):>12}  {when}")
+        print(
+            f"{r.id:>5}  {shown(r.case_label):<22} {shown(r.model):<20} "
+            f"{r.verdict.look.text:<14} {fuel(r.score):>12}  {when}"
+        )
     return 0
 
 
@@ -67,13 +75,21 @@ def _show(args: argparse.Namespace) -> int:
     place = standing(run.id)
     s = run.summary
     if args.json:
-        json.dump({
-            "run_id": s.id, "case": s.case_label, "model": s.model, "verdict": s.verdict.value,
-            "score": s.score, "wasmtime_version": run.wasmtime_version,
-            "standing": None if place is None else vars(place),
-            "results": [result_to_dict(r) for r in run.results],
-            "build": {"ok": run.build_ok, "detail": run.build_detail, "log": run.build_log},
-        }, sys.stdout, indent=2)
+        json.dump(
+            {
+                "run_id": s.id,
+                "case": s.case_label,
+                "model": s.model,
+                "verdict": s.verdict.value,
+                "score": s.score,
+                "wasmtime_version": run.wasmtime_version,
+                "standing": None if place is None else vars(place),
+                "results": [result_to_dict(r) for r in run.results],
+                "build": {"ok": run.build_ok, "detail": run.build_detail, "log": run.build_log},
+            },
+            sys.stdout,
+            indent=2,
+        )
         print()
         return 0
     print(f"run {s.id} · {shown(s.model)} · {shown(s.case_label)} · wasmtime {shown(run.wasmtime_version)}")
@@ -102,31 +118,51 @@ def _leaderboard(args: argparse.Namespace) -> int:
     if args.content and not board.content.startswith(args.content):
         raise UserError(f"no runs of '{shown(args.case)}' with case content {shown(args.content)}")
     if args.json:
-        json.dump({
-            "case": board.case_name, "version": board.version, "variant": board.variant,
-            "wasmtime_version": board.wasmtime_version, "content": board.content,
-            "other_contents": board.other_contents,
-            "entries": [_entry(e) for e in board.entries],
-            "over_ceiling": [_entry(e) for e in board.over_ceiling],
-        }, sys.stdout, indent=2)
+        json.dump(
+            {
+                "case": board.case_name,
+                "version": board.version,
+                "variant": board.variant,
+                "wasmtime_version": board.wasmtime_version,
+                "content": board.content,
+                "other_contents": board.other_contents,
+                "entries": [_entry(e) for e in board.entries],
+                "over_ceiling": [_entry(e) for e in board.over_ceiling],
+            },
+            sys.stdout,
+            indent=2,
+        )
         print()
         return 0
-    print(f"{shown(board.case_name)} {board.version}/{shown(board.variant)} "
-          f"· wasmtime {shown(board.wasmtime_version)} · {board.content_label}")
+    print(
+        f"{shown(board.case_name)} {board.version}/{shown(board.variant)} "
+        f"· wasmtime {shown(board.wasmtime_version)} · {board.content_label}"
+    )
     if not board.entries and not board.over_ceiling:
         print("No runs yet for this case.")
     for e in board.entries:
-        print(f"#{e.rank:<3} {shown(e.model):<24} {fuel(e.fuel):>12}  ×{e.ratio:<7.2f} "
-              f"{e.runs:>4} runs  {moment(e.date, '%Y-%m-%d')}  (run {e.run_id})")
+        print(
+            f"#{e.rank:<3} {shown(e.model):<24} {fuel(e.fuel):>12}  ×{e.ratio:<7.2f} "
+            f"{e.runs:>4} runs  {moment(e.date, '%Y-%m-%d')}  (run {e.run_id})"
+        )
     if board.over_ceiling:
         print(f"{Verdict.OVER_CEILING.look.text} (not ranked):")
         for e in board.over_ceiling:
-            print(f"{Verdict.OVER_CEILING.symbol:<4} {shown(e.model):<24} {fuel(e.fuel):>12}  "
-                  f"+{e.percent_over or 0:.0f}% {e.runs:>4} runs  (run {e.run_id})")
+            print(
+                f"{Verdict.OVER_CEILING.symbol:<4} {shown(e.model):<24} {fuel(e.fuel):>12}  "
+                f"+{e.percent_over or 0:.0f}% {e.runs:>4} runs  (run {e.run_id})"
+            )
     return 0
 
 
 def _entry(e) -> dict:
-    return {"rank": e.rank, "model": e.model, "run_id": e.run_id, "fuel": e.fuel,
-            "ratio": e.ratio, "runs": e.runs, "date": e.date.isoformat() if e.date else None,
-            "percent_over": e.percent_over}
+    return {
+        "rank": e.rank,
+        "model": e.model,
+        "run_id": e.run_id,
+        "fuel": e.fuel,
+        "ratio": e.ratio,
+        "runs": e.runs,
+        "date": e.date.isoformat() if e.date else None,
+        "percent_over": e.percent_over,
+    }

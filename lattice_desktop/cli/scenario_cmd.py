@@ -31,10 +31,18 @@ def register(commands: argparse._SubParsersAction) -> None:
     g.add_argument("--size", type=positive_int, nargs=2, metavar=("W", "H"), default=(32, 32))
     g.add_argument("--ticks", type=positive_int, default=200)
     g.add_argument("--snapshot", type=positive_int, default=10)
-    g.add_argument("--density", type=unit_interval, default=0.5,
-                   help="how many features to try, 0..1 (1: about one per 40 cells)")
-    g.add_argument("--noise", type=unit_interval, default=0.0,
-                   help="fraction of cells given a random single entity facing anywhere, 0..1")
+    g.add_argument(
+        "--density",
+        type=unit_interval,
+        default=0.5,
+        help="how many features to try, 0..1 (1: about one per 40 cells)",
+    )
+    g.add_argument(
+        "--noise",
+        type=unit_interval,
+        default=0.0,
+        help="fraction of cells given a random single entity facing anywhere, 0..1",
+    )
     g.add_argument("--features", nargs="+", choices=FEATURES, default=list(FEATURES))
     g.add_argument("--count", type=positive_int, default=1, help="how many (seeds SEED, SEED+1, …)")
     g.add_argument("--out", type=Path, help="folder to write NAME.lat files into")
@@ -43,8 +51,12 @@ def register(commands: argparse._SubParsersAction) -> None:
     e = sub.add_parser("expect", help="compute each scenario's expected checksums with the reference")
     e.add_argument("paths", nargs="+", type=Path, help="scenario files or folders of *.lat")
     e.add_argument("--engine", type=Path, default=REFERENCE, help="reference engine (wasm)")
-    e.add_argument("--timeout", type=_seconds, default=DEFAULT_LIMITS.wall_clock,
-                   help="seconds one scenario may run before it is stopped (default %(default)g)")
+    e.add_argument(
+        "--timeout",
+        type=_seconds,
+        default=DEFAULT_LIMITS.wall_clock,
+        help="seconds one scenario may run before it is stopped (default %(default)g)",
+    )
     e.set_defaults(func=_expect)
 
     s = sub.add_parser("stats", help="a census of what each scenario's run exercises")
@@ -54,8 +66,12 @@ def register(commands: argparse._SubParsersAction) -> None:
     c = sub.add_parser("check", help="validate scenarios and confirm their expected checksums")
     c.add_argument("paths", nargs="+", type=Path)
     c.add_argument("--engine", type=Path, default=REFERENCE)
-    c.add_argument("--timeout", type=_seconds, default=DEFAULT_LIMITS.wall_clock,
-                   help="seconds one scenario may run before it is stopped (default %(default)g)")
+    c.add_argument(
+        "--timeout",
+        type=_seconds,
+        default=DEFAULT_LIMITS.wall_clock,
+        help="seconds one scenario may run before it is stopped (default %(default)g)",
+    )
     c.set_defaults(func=_check)
 
 
@@ -66,9 +82,16 @@ def _generate(args: argparse.Namespace) -> int:
     for i in range(args.count):
         seed = args.seed + i
         try:
-            text = generate(seed, width=width, height=height, ticks=args.ticks,
-                            snapshot=args.snapshot, density=args.density, noise=args.noise,
-                            features=tuple(args.features))
+            text = generate(
+                seed,
+                width=width,
+                height=height,
+                ticks=args.ticks,
+                snapshot=args.snapshot,
+                density=args.density,
+                noise=args.noise,
+                features=tuple(args.features),
+            )
         except ValueError as exc:
             raise UserError(str(exc)) from None
         parse_scenario(text, source=f"<generated seed {seed}>")  # our own output must be valid

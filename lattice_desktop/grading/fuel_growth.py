@@ -7,8 +7,15 @@ from collections.abc import Sequence
 
 import numpy as np
 
-_ORDERS = ((0.0, "O(1)"), (0.5, "O(√n)"), (1.0, "O(n)"), (1.5, "O(n^1.5)"), (2.0, "O(n²)"),
-           (2.5, "O(n^2.5)"), (3.0, "O(n³)"))
+_ORDERS = (
+    (0.0, "O(1)"),
+    (0.5, "O(√n)"),
+    (1.0, "O(n)"),
+    (1.5, "O(n^1.5)"),
+    (2.0, "O(n²)"),
+    (2.5, "O(n^2.5)"),
+    (3.0, "O(n³)"),
+)
 
 
 def fit_slope(sizes: Sequence[float], fuels: Sequence[float]) -> tuple[float, float] | None:

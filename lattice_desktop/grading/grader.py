@@ -148,18 +148,30 @@ def grade(
     def report_progress(phase: str, message: str, done: int, result: CaseResult | None = None) -> None:
         cancel.report(done / total, message, GradingStep(phase, done, total, result))
 
-    def finish(results: list[CaseResult], digest: str | None, build: BuildResult | None,
-               cached: bool = False) -> GradeReport:
+    def finish(
+        results: list[CaseResult], digest: str | None, build: BuildResult | None, cached: bool = False
+    ) -> GradeReport:
         report_progress("done", "graded", total)
         return GradeReport(
-            case, submission, digest, build, results, verdict_of(results), started,
-            datetime.now(UTC), module_from_cache=cached,
+            case,
+            submission,
+            digest,
+            build,
+            results,
+            verdict_of(results),
+            started,
+            datetime.now(UTC),
+            module_from_cache=cached,
         )
 
     report_progress("build", "building" if submission.commands else "loading module", 0)
     build = build_submission(
-        submission, allowed=allow_build, timeout=case.sandbox.build_timeout,
-        max_module_bytes=case.sandbox.max_module_bytes, cancel=cancel, allow_unisolated=allow_unisolated,
+        submission,
+        allowed=allow_build,
+        timeout=case.sandbox.build_timeout,
+        max_module_bytes=case.sandbox.max_module_bytes,
+        cancel=cancel,
+        allow_unisolated=allow_unisolated,
     )
     if not build.ok or build.module is None:
         return finish(all_failed(case, Outcome.BUILD_FAILURE, build.detail), None, build)
@@ -197,14 +209,14 @@ def grade(
     return finish(results, digest, build, compiled.from_cache)
 
 
-def compile_for_case(
-    case: CaseManifest, wasm: bytes, cancel: Work
-) -> CompiledModule | tuple[Outcome, str]:
+def compile_for_case(case: CaseManifest, wasm: bytes, cancel: Work) -> CompiledModule | tuple[Outcome, str]:
     """The compiled module, or why the module as a whole fails (invalid, badly linked)."""
     try:
         compiled = compile_module(
-            wasm, max_bytes=case.sandbox.max_module_bytes,
-            timeout=case.sandbox.compile_timeout, cancel=cancel,
+            wasm,
+            max_bytes=case.sandbox.max_module_bytes,
+            timeout=case.sandbox.compile_timeout,
+            cancel=cancel,
         )
     except CompileError as exc:
         cancel.raise_if_cancelled()  # a compile killed by Cancel is not the module's fault
@@ -217,8 +229,10 @@ def compile_for_case(
 def skipped_after_smoke(case: CaseManifest, smoke: Iterable[CaseResult]) -> list[CaseResult]:
     """The stress results of a submission that failed a smoke test: skipped, counted failed."""
     failed = ", ".join(r.name for r in smoke if not r.outcome.correct)
-    return [unrun(case, entry, Outcome.SKIPPED, f"skipped: smoke test failed ({failed}); counted failed")
-            for entry in case.stress]
+    return [
+        unrun(case, entry, Outcome.SKIPPED, f"skipped: smoke test failed ({failed}); counted failed")
+        for entry in case.stress
+    ]
 
 
 def grade_entry(case: CaseManifest, entry: CaseEntry, module: wasmtime.Module, cancel: Work) -> CaseResult:
@@ -232,8 +246,16 @@ def grade_entry(case: CaseManifest, entry: CaseEntry, module: wasmtime.Module, c
     try:
         # An answer longer than the expected one plus a checksum is wrong whatever it holds:
         # only that much is copied out of wasm (its size and digest still cover all of it).
-        run = execute(module, case.contract, case.sandbox, entry, budget=budget, cancel=cancel,
-                      input_bytes=data, keep_output=len(expected) + 8)
+        run = execute(
+            module,
+            case.contract,
+            case.sandbox,
+            entry,
+            budget=budget,
+            cancel=cancel,
+            input_bytes=data,
+            keep_output=len(expected) + 8,
+        )
     except Cancelled:
         raise
     except Exception:  # a bug of ours: never blamed on the submission
@@ -242,18 +264,30 @@ def grade_entry(case: CaseManifest, entry: CaseEntry, module: wasmtime.Module, c
 
 
 def _pack(entry: CaseEntry) -> bytes:
-    return struct.pack(f"<{len(entry.scalar_expected)}q",
-                       *(v - (1 << 64) if v >= 1 << 63 else v for v in entry.scalar_expected))
+    return struct.pack(
+        f"<{len(entry.scalar_expected)}q",
+        *(v - (1 << 64) if v >= 1 << 63 else v for v in entry.scalar_expected),
+    )
 
 
-def _judge(case: CaseManifest, entry: CaseEntry, run: Execution, data: bytes, expected: bytes,
-           budget: int) -> CaseResult:
+def _judge(
+    case: CaseManifest, entry: CaseEntry, run: Execution, data: bytes, expected: bytes, budget: int
+) -> CaseResult:
     ceiling = case.sandbox.fuel_limit
     interval = snapshot_interval(case.family, data)
     measured = CaseResult(  # what every outcome below shares; each sets its own outcome
-        name=entry.name, kind=entry.kind, behaviour=entry.behaviour, size=entry.size,
-        outcome=Outcome.PASS, ceiling=ceiling, budget=budget, fuel=run.fuel, trap_code=run.trap_code,
-        frames=run.frames, snapshot_interval=interval, wall_time=run.wall_time,
+        name=entry.name,
+        kind=entry.kind,
+        behaviour=entry.behaviour,
+        size=entry.size,
+        outcome=Outcome.PASS,
+        ceiling=ceiling,
+        budget=budget,
+        fuel=run.fuel,
+        trap_code=run.trap_code,
+        frames=run.frames,
+        snapshot_interval=interval,
+        wall_time=run.wall_time,
     )
     if run.outcome is not None:
         return replace(measured, outcome=run.outcome, detail=run.detail)
@@ -266,22 +300,37 @@ def _judge(case: CaseManifest, entry: CaseEntry, run: Execution, data: bytes, ex
         # Keep what Results and Diff show (every expected snapshot and one past), not the
         # whole answer: a 16 MiB wrong answer per case must not grow the database by as much.
         kept = None if checksums is None else checksums[: len(expected) + 8]
-        return replace(measured, outcome=Outcome.WRONG_ANSWER, detail=reason, output_digest=digest,
-                       checksums=kept, mismatch=mismatch)
+        return replace(
+            measured,
+            outcome=Outcome.WRONG_ANSWER,
+            detail=reason,
+            output_digest=digest,
+            checksums=kept,
+            mismatch=mismatch,
+        )
     fuel = run.fuel or 0
     if entry.is_smoke or fuel <= ceiling:
         return replace(measured, outcome=Outcome.PASS, output_digest=digest, checksums=checksums)
     over = 100.0 * (fuel - ceiling) / ceiling
     return replace(
-        measured, outcome=Outcome.OVER_CEILING, output_digest=digest, checksums=checksums,
+        measured,
+        outcome=Outcome.OVER_CEILING,
+        output_digest=digest,
+        checksums=checksums,
         detail=f"correct on the runway: {fuel - ceiling:,} fuel ({over:.1f}%) over the ceiling",
     )
 
 
 def unrun(case: CaseManifest, entry: CaseEntry, outcome: Outcome, detail: str) -> CaseResult:
     return CaseResult(
-        name=entry.name, kind=entry.kind, behaviour=entry.behaviour, size=entry.size,
-        outcome=outcome, ceiling=case.sandbox.fuel_limit, budget=case.budget(entry), detail=detail,
+        name=entry.name,
+        kind=entry.kind,
+        behaviour=entry.behaviour,
+        size=entry.size,
+        outcome=outcome,
+        ceiling=case.sandbox.fuel_limit,
+        budget=case.budget(entry),
+        detail=detail,
     )
 
 

@@ -99,8 +99,14 @@ class Box:
 class _Reader:
     """Typed access to one TOML table that reports errors with file, line and key."""
 
-    def __init__(self, text: str, source: str, data: dict[str, Any],
-                 section: str | None = None, index: int | None = None) -> None:
+    def __init__(
+        self,
+        text: str,
+        source: str,
+        data: dict[str, Any],
+        section: str | None = None,
+        index: int | None = None,
+    ) -> None:
         self.text, self.source, self.data = text, source, data
         self.section, self.index = section, index
 
@@ -134,9 +140,7 @@ class _Reader:
         value = self.data.get(key, default)
         if value is None:
             raise self.error(f"{key!r} is required", key)
-        if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(
-            value
-        ):
+        if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
             raise self.error(f"{key!r} must be a number, not {value!r}", key)
         if positive and value <= 0:
             raise self.error(f"{key!r} must be greater than 0, not {value!r}", key)
@@ -173,13 +177,15 @@ def _tool(reader: _Reader) -> Tool:
     too_large = reader.boolean("schema_too_large", default=False)
     raw = reader.data.get("schema")
     if too_large and raw is not None:
-        raise reader.error("give either 'schema' or 'schema_too_large = true', not both",
-                           "schema")
+        raise reader.error("give either 'schema' or 'schema_too_large = true', not both", "schema")
     schema: dict[str, Any] | bool | None = None
     if not too_large:
         if raw is None:
-            raise reader.error("'schema' is required (a JSON Schema, as a table or a JSON "
-                               "string; {} if the tool declares none)", "schema")
+            raise reader.error(
+                "'schema' is required (a JSON Schema, as a table or a JSON "
+                "string; {} if the tool declares none)",
+                "schema",
+            )
         if isinstance(raw, str):
             try:
                 raw = json.loads(raw)
@@ -191,8 +197,9 @@ def _tool(reader: _Reader) -> Tool:
             Draft202012Validator.check_schema(raw)
         except SchemaError as exc:
             where = "/".join(str(p) for p in exc.path) or "(root)"
-            raise reader.error(f"'schema' is not a valid JSON Schema at {where}: {exc.message}",
-                               "schema") from None
+            raise reader.error(
+                f"'schema' is not a valid JSON Schema at {where}: {exc.message}", "schema"
+            ) from None
         size = len(json.dumps(raw, separators=(",", ":")))
         schema = raw if size <= MAX_SCHEMA_BYTES else None
     target = reader.data.get("target")
@@ -211,12 +218,10 @@ def _tool(reader: _Reader) -> Tool:
 def _weights(reader: _Reader) -> dict[str, float]:
     if "execution_weights" not in reader.data:
         return dict(DEFAULT_EXECUTION_WEIGHTS)
-    table = _Reader(reader.text, reader.source, reader.table("execution_weights"),
-                    "execution_weights")
+    table = _Reader(reader.text, reader.source, reader.table("execution_weights"), "execution_weights")
     table.check_keys({*EXECUTION_METRICS, "tools"})
     if table.number("tools", default=0.0, positive=False) != 0:
-        raise table.error("Tools is published for debugging only: its weight must be 0",
-                          "tools")
+        raise table.error("Tools is published for debugging only: its weight must be 0", "tools")
     weights = {m: table.number(m, positive=False) for m in EXECUTION_METRICS}
     if sum(weights.values()) <= 0:
         raise table.error("at least one Execution weight must be greater than 0")
@@ -228,17 +233,32 @@ def parse_box(text: str, *, source: str = "<box>") -> Box:
     try:
         data = tomli.loads(text)
     except tomli.TOMLDecodeError as exc:
-        raise UserError(f"not valid TOML: {exc.msg}",
-                        Location(source, getattr(exc, "lineno", None))) from None
+        raise UserError(
+            f"not valid TOML: {exc.msg}", Location(source, getattr(exc, "lineno", None))
+        ) from None
     except RecursionError:
-        raise UserError("arrays or tables are nested too deeply",
-                        Location(source, deepest_line(text))) from None
+        raise UserError(
+            "arrays or tables are nested too deeply", Location(source, deepest_line(text))
+        ) from None
     top = _Reader(text, source, data)
-    top.check_keys({"format", "id", "name", "deadline_seconds", "stage", "objectives",
-                    "tools", "execution_weights", "inspect"})
+    top.check_keys(
+        {
+            "format",
+            "id",
+            "name",
+            "deadline_seconds",
+            "stage",
+            "objectives",
+            "tools",
+            "execution_weights",
+            "inspect",
+        }
+    )
     if data.get("format", BOX_FORMAT_VERSION) != BOX_FORMAT_VERSION:
-        raise top.error(f"unsupported box format {data['format']!r} "
-                        f"(this version reads format {BOX_FORMAT_VERSION})", "format")
+        raise top.error(
+            f"unsupported box format {data['format']!r} (this version reads format {BOX_FORMAT_VERSION})",
+            "format",
+        )
     stage = _Reader(text, source, top.table("stage"), "stage")
     stage.check_keys({"id", "model_budget_usd"})
 
@@ -255,8 +275,7 @@ def parse_box(text: str, *, source: str = "<box>") -> Box:
     for i, raw in enumerate(top.tables("tools")):
         tool = _tool(_Reader(text, source, raw, "tools", i))
         if any(t.name == tool.name for t in tools):
-            raise _Reader(text, source, raw, "tools", i).error(
-                f"tool {tool.name!r} is defined twice", "name")
+            raise _Reader(text, source, raw, "tools", i).error(f"tool {tool.name!r} is defined twice", "name")
         tools.append(tool)
 
     return Box(
@@ -269,8 +288,11 @@ def parse_box(text: str, *, source: str = "<box>") -> Box:
         tools=tuple(tools),
         execution_weights=_weights(top),
         source=source,
-        inspect=(parse_mapping(top.sub("inspect", top.table("inspect")),
-                               {o.id for o in objectives}) if "inspect" in data else None),
+        inspect=(
+            parse_mapping(top.sub("inspect", top.table("inspect")), {o.id for o in objectives})
+            if "inspect" in data
+            else None
+        ),
     )
 
 

@@ -15,13 +15,13 @@ def execution_metric(box: Box, metrics: dict[str, Metric]) -> Metric:
     measured = [m for m in EXECUTION_METRICS if metrics[m].measured]
     dropped = [m for m in EXECUTION_METRICS if not metrics[m].measured]
     total_weight = sum(weights[m] for m in measured)
-    inputs = {"weights": dict(weights), "values": {m: metrics[m].value for m in measured},
-              "dropped": dropped}
+    inputs = {"weights": dict(weights), "values": {m: metrics[m].value for m in measured}, "dropped": dropped}
     if total_weight == 0:
         return missing("Execution", "no weighted metric was measured", inputs)
     values = {m: metrics[m].exact_value or Fraction(0) for m in measured}
-    value = (sum((exact(weights[m]) * values[m] for m in measured), Fraction(0))
-             / sum(exact(weights[m]) for m in measured))
+    value = sum((exact(weights[m]) * values[m] for m in measured), Fraction(0)) / sum(
+        exact(weights[m]) for m in measured
+    )
     top = " + ".join(f"{num(weights[m])} x {num(values[m])}" for m in measured)
     bottom = " + ".join(num(weights[m]) for m in measured)
     formula = f"Execution = ({top}) / ({bottom}) = {res(value)}"

@@ -54,8 +54,10 @@ class Loop:
     def describe(self) -> str:
         cycle = " -> ".join(self.tools)
         kind = "serious" if self.serious else "mild"
-        return (f"{cycle} x{self.repetitions}, lines {self.first_line}-{self.last_line} "
-                f"({kind}, penalty {num(self.penalty)})")
+        return (
+            f"{cycle} x{self.repetitions}, lines {self.first_line}-{self.last_line} "
+            f"({kind}, penalty {num(self.penalty)})"
+        )
 
     def to_dict(self) -> dict[str, Any]:
         return {**asdict(self), "tools": list(self.tools)}
@@ -117,15 +119,21 @@ def find_loops(index: CallIndex) -> tuple[list[Loop], Counter[str]]:
             else:
                 matched.append(j)
         for start, stop in _runs(matched):
-            if not _primitive(keys[start - p:start]):
+            if not _primitive(keys[start - p : start]):
                 continue
             repetitions = (stop - start) // p + 1
             twice += repetitions == 2
             if repetitions >= MIN_LOOP:
                 end = start - p + repetitions * p - 1
-                loops.append(Loop(tuple(c.tool for c in calls[start - p:start]), repetitions,
-                                  calls[start - p].line, calls[end].line,
-                                  loop_penalty(repetitions)))
+                loops.append(
+                    Loop(
+                        tuple(c.tool for c in calls[start - p : start]),
+                        repetitions,
+                        calls[start - p].line,
+                        calls[end].line,
+                        loop_penalty(repetitions),
+                    )
+                )
     loops.sort(key=lambda loop: (-loop.penalty, loop.first_line, len(loop.tools)))
     exempted = Counter(exempted_at.values())
     if twice:
@@ -143,8 +151,14 @@ def focus_metric(index: CallIndex) -> tuple[Metric, list[Loop]]:
     value = 1 - penalty
     why = worst.describe() if worst else f"no loop of {MIN_LOOP} or more repetitions"
     formula = f"Focus = 1 - loop penalty = 1 - {num(penalty)} ({why}) = {res(value)}"
-    inputs = {"calls": len(calls), "worst_loop": worst.to_dict() if worst else None,
-              "loops": len(loops), "exempted": dict(sorted(exempted.items()))}
-    notes = ("calls are compared on tool name and arguments as recorded: a unique id or "
-             "timestamp in every call hides a loop",)
+    inputs = {
+        "calls": len(calls),
+        "worst_loop": worst.to_dict() if worst else None,
+        "loops": len(loops),
+        "exempted": dict(sorted(exempted.items())),
+    }
+    notes = (
+        "calls are compared on tool name and arguments as recorded: a unique id or "
+        "timestamp in every call hides a loop",
+    )
     return Metric(value, RECORDED, formula, inputs, notes), loops

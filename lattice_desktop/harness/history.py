@@ -47,8 +47,10 @@ class CallIndex:
         self.targets = [call_target(box, c) for c in calls]
         modifies = [(t := box.tool(c.tool)) is not None and t.modifies for c in calls]
         self._modified = [0, *accumulate(modifies)]
-        self._untargeted = [0, *accumulate(m and t is None
-                                           for m, t in zip(modifies, self.targets, strict=True))]
+        self._untargeted = [
+            0,
+            *accumulate(m and t is None for m, t in zip(modifies, self.targets, strict=True)),
+        ]
         self._by_target: dict[Any, list[int]] = {}
         for i, (m, target) in enumerate(zip(modifies, self.targets, strict=True)):
             if m and target is not None:

@@ -64,17 +64,22 @@ def read_inspect_log(path: str | Path, box: Box) -> list[SampleTrace]:
     log without samples."""
     where = Location(str(path))
     if box.inspect is None:
-        raise UserError(f"box {box.id!r} declares no [inspect] table, so an Inspect AI log "
-                        "cannot be mapped onto it (which score or flag captures which "
-                        "objective?) — see docs/harness.md", Location(box.source, None, "inspect"))
+        raise UserError(
+            f"box {box.id!r} declares no [inspect] table, so an Inspect AI log "
+            "cannot be mapped onto it (which score or flag captures which "
+            "objective?) — see docs/harness.md",
+            Location(box.source, None, "inspect"),
+        )
     try:
         from inspect_ai.log import read_eval_log
     except ImportError:
-        raise UserError("reading Inspect AI logs needs the optional inspect_ai package: "
-                        "pip install 'lattice-desktop[inspect]'", where) from None
+        raise UserError(
+            "reading Inspect AI logs needs the optional inspect_ai package: "
+            "pip install 'lattice-desktop[inspect]'",
+            where,
+        ) from None
     if not Path(path).is_file():
-        raise UserError("not a file (a folder?)" if Path(path).exists() else "no such file",
-                        where)
+        raise UserError("not a file (a folder?)" if Path(path).exists() else "no such file", where)
     try:
         log = read_eval_log(str(path))
     except (OSError, ValueError, KeyError, zipfile.BadZipFile) as exc:
@@ -82,9 +87,12 @@ def read_inspect_log(path: str | Path, box: Box) -> list[SampleTrace]:
         raise UserError(f"not a readable Inspect AI log: {first}", where) from None
     if not log.samples:
         raise UserError(f"the log holds no samples (status {log.status})", where)
-    return [SampleTrace(f"{path}#sample={sample.id},epoch={sample.epoch}",
-                        _trace_text(log, sample, box, str(path)))
-            for sample in log.samples]
+    return [
+        SampleTrace(
+            f"{path}#sample={sample.id},epoch={sample.epoch}", _trace_text(log, sample, box, str(path))
+        )
+        for sample in log.samples
+    ]
 
 
 def _harness(log: Any, mapping: InspectMapping) -> str:
@@ -120,25 +128,39 @@ def _spend(event: Any, mapping: InspectMapping) -> dict[str, Any]:
     model = event.model
     usage = event.output.usage if event.output is not None else None
     if event.cache == "read":
-        return {"cost_usd": 0.0, "model": model,
-                "priced": f"{model}: answered from Inspect's cache, no provider call"}
+        return {
+            "cost_usd": 0.0,
+            "model": model,
+            "priced": f"{model}: answered from Inspect's cache, no provider call",
+        }
     if usage is None:
         return {"cost_usd": None, "model": model, "priced": f"{model}: the log has no usage"}
     if usage.total_cost is not None:
         return {"cost_usd": usage.total_cost, "model": model}
-    tokens = {"input": usage.input_tokens, "output": usage.output_tokens,
-              "cache_read": usage.input_tokens_cache_read or 0,
-              "cache_write": usage.input_tokens_cache_write or 0}
+    tokens = {
+        "input": usage.input_tokens,
+        "output": usage.output_tokens,
+        "cache_read": usage.input_tokens_cache_read or 0,
+        "cache_write": usage.input_tokens_cache_write or 0,
+    }
     price = mapping.price(model)
     if price is None:
-        return {"cost_usd": None, "model": model, "tokens": tokens,
-                "priced": f"{model}: no usage.total_cost in the log and no price for "
-                          f"{model} in the box's [[inspect.prices]]"}
+        return {
+            "cost_usd": None,
+            "model": model,
+            "tokens": tokens,
+            "priced": f"{model}: no usage.total_cost in the log and no price for "
+            f"{model} in the box's [[inspect.prices]]",
+        }
     cost, how = price.cost(tokens)
     if cost is None:
         return {"cost_usd": None, "model": model, "tokens": tokens, "priced": f"{model}: {how}"}
-    return {"cost_usd": float(cost), "model": model, "tokens": tokens,
-            "priced": f"{model}: {how} = ${float(cost)!r}"}
+    return {
+        "cost_usd": float(cost),
+        "model": model,
+        "tokens": tokens,
+        "priced": f"{model}: {how} = ${float(cost)!r}",
+    }
 
 
 def _jsonable(value: Any) -> Any:
@@ -163,42 +185,82 @@ def _trace_text(log: Any, sample: Any, box: Box, path: str) -> str:
             timed.append((end, {"type": "model_usage", "t": end, **_spend(event, mapping)}))
             continue
         status = 200 if event.error is None else STATUS_OF_ERROR.get(event.error.type, 500)
-        call: dict[str, Any] = {"type": "tool_call", "t": start, "tool": event.function,
-                                "arguments": _jsonable(event.arguments), "status": status,
-                                "duration": end - start, "id": event.id}
+        call: dict[str, Any] = {
+            "type": "tool_call",
+            "t": start,
+            "tool": event.function,
+            "arguments": _jsonable(event.arguments),
+            "status": status,
+            "duration": end - start,
+            "id": event.id,
+        }
         if event.error is not None:
             call["inspect_error"] = {"type": event.error.type, "message": event.error.message}
         timed.append((start, call))
         if event.truncated:
-            timed.append((end, {"type": "oversized_payload", "t": end, "tool": event.function,
-                                "bytes": int(event.truncated[0])}))
+            timed.append(
+                (
+                    end,
+                    {
+                        "type": "oversized_payload",
+                        "t": end,
+                        "tool": event.function,
+                        "bytes": int(event.truncated[0]),
+                    },
+                )
+            )
         text = _text(event.result)
         for rule, flag in flags:
             if flag in text:
-                timed.append((end, {"type": "capture", "t": end, "objective": rule.objective,
-                                    "by": rule.describe()}))
+                timed.append(
+                    (end, {"type": "capture", "t": end, "objective": rule.objective, "by": rule.describe()})
+                )
     scores = sample.scores or {}
     for rule in mapping.captures:
         score = scores.get(rule.scorer) if rule.scorer is not None else None
         if score is not None and rule.value is not None and _same(score.value, rule.value):
             # A scorer runs after the agent stops: the capture is dated to the end of the
             # agent's work, so all its spend and running time count.
-            timed.append((work_end, {"type": "capture", "t": work_end,
-                                     "objective": rule.objective, "by": rule.describe()}))
+            timed.append(
+                (
+                    work_end,
+                    {"type": "capture", "t": work_end, "objective": rule.objective, "by": rule.describe()},
+                )
+            )
     timed.sort(key=lambda item: item[0])  # stable: same-time events keep their order
     setup = first_model or 0.0
-    end_reason = ("completed" if sample.limit is None and sample.error is None else
-                  f"{sample.limit.type} limit" if sample.limit is not None else
-                  f"error: {str(sample.error.message).splitlines()[0]}")
-    origin = {"format": "inspect_ai", "log": path, "task": log.eval.task,
-              "eval_id": log.eval.eval_id, "sample_id": sample.id, "epoch": sample.epoch,
-              "scores": {name: _jsonable(s.value) for name, s in scores.items()},
-              "setup_s": setup, "mapping": mapping.to_dict()}
-    lines: list[dict[str, Any]] = [{
-        "type": "run_start", "t": 0.0, "format": 1,
-        "run_id": f"{log.eval.eval_id}/{sample.id}/{sample.epoch}",
-        "harness": _harness(log, mapping), "model": str(log.eval.model), "box": box.id,
-        "stage": box.stage, "source": origin, "unrecorded": UNRECORDED}]
+    end_reason = (
+        "completed"
+        if sample.limit is None and sample.error is None
+        else f"{sample.limit.type} limit"
+        if sample.limit is not None
+        else f"error: {str(sample.error.message).splitlines()[0]}"
+    )
+    origin = {
+        "format": "inspect_ai",
+        "log": path,
+        "task": log.eval.task,
+        "eval_id": log.eval.eval_id,
+        "sample_id": sample.id,
+        "epoch": sample.epoch,
+        "scores": {name: _jsonable(s.value) for name, s in scores.items()},
+        "setup_s": setup,
+        "mapping": mapping.to_dict(),
+    }
+    lines: list[dict[str, Any]] = [
+        {
+            "type": "run_start",
+            "t": 0.0,
+            "format": 1,
+            "run_id": f"{log.eval.eval_id}/{sample.id}/{sample.epoch}",
+            "harness": _harness(log, mapping),
+            "model": str(log.eval.model),
+            "box": box.id,
+            "stage": box.stage,
+            "source": origin,
+            "unrecorded": UNRECORDED,
+        }
+    ]
     if setup > 0:
         lines.append({"type": "paused", "t": 0.0, "until": setup, "reason": "preparation"})
     lines += [event for _t, event in timed]

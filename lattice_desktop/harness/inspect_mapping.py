@@ -80,10 +80,11 @@ class InspectMapping:
         return next((p for p in self.prices if p.model == model), None)
 
     def to_dict(self) -> dict[str, Any]:
-        return {"captures": [{k: v for k, v in asdict(r).items() if v is not None}
-                             for r in self.captures],
-                "prices": [asdict(p) for p in self.prices],
-                **({"harness": self.harness} if self.harness else {})}
+        return {
+            "captures": [{k: v for k, v in asdict(r).items() if v is not None} for r in self.captures],
+            "prices": [asdict(p) for p in self.prices],
+            **({"harness": self.harness} if self.harness else {}),
+        }
 
 
 def parse_mapping(reader: _TableReader, objectives: set[str]) -> InspectMapping:
@@ -91,21 +92,25 @@ def parse_mapping(reader: _TableReader, objectives: set[str]) -> InspectMapping:
     reader.check_keys({"captures", "prices", "harness"})
     harness = reader.string("harness") if "harness" in reader.data else None
     raw_rules = reader.data.get("captures")
-    if not isinstance(raw_rules, list) or not raw_rules or not all(isinstance(r, dict)
-                                                                  for r in raw_rules):
-        raise reader.error("at least one [[inspect.captures]] table is required: which score "
-                           "or flag captures which objective", "captures")
+    if not isinstance(raw_rules, list) or not raw_rules or not all(isinstance(r, dict) for r in raw_rules):
+        raise reader.error(
+            "at least one [[inspect.captures]] table is required: which score "
+            "or flag captures which objective",
+            "captures",
+        )
     rules = []
     for i, raw in enumerate(raw_rules):
         rule = reader.sub("inspect.captures", raw, i)
         rule.check_keys({"objective", "scorer", "value", "flag"})
         objective = rule.string("objective")
         if objective not in objectives:
-            raise rule.error(f"objective {objective!r} is not defined by this box "
-                             f"(it defines {', '.join(sorted(objectives))})", "objective")
+            raise rule.error(
+                f"objective {objective!r} is not defined by this box "
+                f"(it defines {', '.join(sorted(objectives))})",
+                "objective",
+            )
         if ("flag" in raw) == ("scorer" in raw):
-            raise rule.error("give either 'scorer' (with 'value') or 'flag', not both or "
-                             "neither", "scorer")
+            raise rule.error("give either 'scorer' (with 'value') or 'flag', not both or neither", "scorer")
         if "flag" in raw:
             if "value" in raw:
                 raise rule.error("'value' goes with 'scorer', not with 'flag'", "value")
@@ -115,8 +120,11 @@ def parse_mapping(reader: _TableReader, objectives: set[str]) -> InspectMapping:
         if isinstance(value, int) and not isinstance(value, bool):
             value = float(value)
         if not isinstance(value, str | float | bool):
-            raise rule.error("'value' is required with 'scorer': the score value that means "
-                             "captured (a string such as \"C\", a number or a boolean)", "value")
+            raise rule.error(
+                "'value' is required with 'scorer': the score value that means "
+                'captured (a string such as "C", a number or a boolean)',
+                "value",
+            )
         rules.append(CaptureRule(objective, scorer=rule.string("scorer"), value=value))
     prices: list[Price] = []
     raw_prices = reader.data.get("prices", [])
@@ -128,10 +136,10 @@ def parse_mapping(reader: _TableReader, objectives: set[str]) -> InspectMapping:
         model = price.string("model")
         if any(p.model == model for p in prices):
             raise price.error(f"model {model!r} is priced twice", "model")
-        per = {k: price.number(f"{k}_per_mtok", positive=False) for k in PRICE_KEYS
-               if f"{k}_per_mtok" in raw}
+        per = {k: price.number(f"{k}_per_mtok", positive=False) for k in PRICE_KEYS if f"{k}_per_mtok" in raw}
         if not per:
-            raise price.error("give at least 'input_per_mtok' and 'output_per_mtok' "
-                              "(USD per million tokens)", "model")
+            raise price.error(
+                "give at least 'input_per_mtok' and 'output_per_mtok' (USD per million tokens)", "model"
+            )
         prices.append(Price(model, per))
     return InspectMapping(tuple(rules), tuple(prices), harness)

@@ -38,9 +38,11 @@ def progress(box: Box, trace: Trace) -> Progress:
     for capture in trace.of(Capture):
         if box.objective(capture.objective) is None:
             known = ", ".join(o.id for o in box.objectives)
-            raise UserError(f"capture of objective {capture.objective!r}, which box "
-                            f"{box.id!r} does not define (it defines {known})",
-                            Location(trace.source, capture.line, "objective"))
+            raise UserError(
+                f"capture of objective {capture.objective!r}, which box "
+                f"{box.id!r} does not define (it defines {known})",
+                Location(trace.source, capture.line, "objective"),
+            )
         firsts.setdefault(capture.objective, capture)
     return Progress(tuple(firsts.values()))
 
@@ -54,10 +56,15 @@ def score_metric(box: Box, got: Progress) -> Metric:
     value = captured_w / total
     terms = " + ".join(f"{o.id} {num(o.weight)}" for o in captured) or "0"
     all_terms = " + ".join(f"{o.id} {num(o.weight)}" for o in box.objectives)
-    formula = (f"Score = captured weight / total weight = ({terms}) / ({all_terms}) "
-               f"= {num(captured_w)} / {num(total)} = {res(value)}")
-    inputs = {"captured": [o.id for o in captured], "captured_weight": float(captured_w),
-              "total_weight": float(total)}
+    formula = (
+        f"Score = captured weight / total weight = ({terms}) / ({all_terms}) "
+        f"= {num(captured_w)} / {num(total)} = {res(value)}"
+    )
+    inputs = {
+        "captured": [o.id for o in captured],
+        "captured_weight": float(captured_w),
+        "total_weight": float(total),
+    }
     return Metric(value, RECORDED, formula, inputs)
 
 
@@ -87,13 +94,21 @@ def cost_metric(box: Box, trace: Trace, got: Progress) -> Metric:
     detail = {"priced": priced} if priced else {}
     if unknown:
         lines = ", ".join(map(str, unknown))
-        return missing("Cost", f"the provider reported no cost for the model call(s) on "
-                               f"line(s) {lines}", {"unreported_lines": unknown, **detail})
+        return missing(
+            "Cost",
+            f"the provider reported no cost for the model call(s) on line(s) {lines}",
+            {"unreported_lines": unknown, **detail},
+        )
     budget = box.model_budget_usd
     value = 1 - min(Fraction(1), spend / exact(budget))
     formula = f"Cost = 1 - min(1, {num(spend)} / {num(exact(budget))}) = {res(value)}"
-    inputs = {"spend_usd": float(spend), "budget_usd": budget, "stage": box.stage,
-              "last_capture_line": got.last.line, **detail}
+    inputs = {
+        "spend_usd": float(spend),
+        "budget_usd": budget,
+        "stage": box.stage,
+        "last_capture_line": got.last.line,
+        **detail,
+    }
     return Metric(value, PRICED if priced else PROVIDER_REPORTED, formula, inputs)
 
 
@@ -123,10 +138,16 @@ def time_metric(box: Box, trace: Trace, got: Progress) -> Metric:
     elapsed, paused = elapsed_to_last_capture(trace, got)
     deadline = exact(box.deadline_seconds)
     value = 1 - min(Fraction(1), elapsed / deadline)
-    formula = (f"elapsed = ({num(exact(got.last.t))} - {num(exact(trace.start_t))}) - "
-               f"{num(paused)} paused = {num(elapsed)} s; "
-               f"Time = 1 - min(1, {num(elapsed)} / {num(deadline)}) = {res(value)}")
-    inputs = {"last_capture_t": got.last.t, "run_start_t": trace.start_t,
-              "paused_s": float(paused), "elapsed_s": float(elapsed),
-              "deadline_s": box.deadline_seconds}
+    formula = (
+        f"elapsed = ({num(exact(got.last.t))} - {num(exact(trace.start_t))}) - "
+        f"{num(paused)} paused = {num(elapsed)} s; "
+        f"Time = 1 - min(1, {num(elapsed)} / {num(deadline)}) = {res(value)}"
+    )
+    inputs = {
+        "last_capture_t": got.last.t,
+        "run_start_t": trace.start_t,
+        "paused_s": float(paused),
+        "elapsed_s": float(elapsed),
+        "deadline_s": box.deadline_seconds,
+    }
     return Metric(value, RECORDED, formula, inputs)

@@ -19,32 +19,39 @@ def provenance_lines(result: HarnessResult) -> list[str]:
     origin = result.origin
     lines: list[str] = []
     if origin.get("format") == "inspect_ai":
-        lines.append(f"Inspect AI log {origin.get('log')}: task {origin.get('task')}, "
-                     f"eval {origin.get('eval_id')}, sample {_value(origin.get('sample_id'))}, "
-                     f"epoch {origin.get('epoch')}")
+        lines.append(
+            f"Inspect AI log {origin.get('log')}: task {origin.get('task')}, "
+            f"eval {origin.get('eval_id')}, sample {_value(origin.get('sample_id'))}, "
+            f"epoch {origin.get('epoch')}"
+        )
         scores = origin.get("scores") or {}
-        lines.append("scores in the log: " + (", ".join(f"{name} = {_value(v)}"
-                                                        for name, v in scores.items())
-                                              or "none"))
+        lines.append(
+            "scores in the log: "
+            + (", ".join(f"{name} = {_value(v)}" for name, v in scores.items()) or "none")
+        )
         mapping = origin.get("mapping") or {}
         for rule in mapping.get("captures", []):
             if "flag" in rule:
-                lines.append(f"mapping: {rule['objective']} is captured when a tool result "
-                             f"contains {_value(rule['flag'])}")
+                lines.append(
+                    f"mapping: {rule['objective']} is captured when a tool result "
+                    f"contains {_value(rule['flag'])}"
+                )
             else:
-                lines.append(f"mapping: {rule['objective']} is captured when scorer "
-                             f"{_value(rule.get('scorer'))} gives {_value(rule.get('value'))}")
+                lines.append(
+                    f"mapping: {rule['objective']} is captured when scorer "
+                    f"{_value(rule.get('scorer'))} gives {_value(rule.get('value'))}"
+                )
         for price in mapping.get("prices", []):
             rates = ", ".join(f"{kind} ${plain(rate)}" for kind, rate in price["per_mtok"].items())
             lines.append(f"price per million tokens of {price['model']}: {rates}")
-        lines.append(f"setup before the first model call: {origin.get('setup_s', 0)!r} s "
-                     "(not counted in Time)")
+        lines.append(
+            f"setup before the first model call: {origin.get('setup_s', 0)!r} s (not counted in Time)"
+        )
     elif origin:
         lines.append("source: " + _value(origin))
     cost = result.metrics["cost"]
     priced = cost.inputs.get("priced", [])
     if priced:
-        lines.append(f"spend to the last capture, per model call ({len(priced)}; lines of the "
-                     "stored trace):")
+        lines.append(f"spend to the last capture, per model call ({len(priced)}; lines of the stored trace):")
         lines += [f"  {line}" for line in priced]
     return lines

@@ -102,12 +102,15 @@ class HarnessResult:
 def _check_match(box: Box, trace: Trace) -> None:
     where = Location(trace.source, trace.start_line, "box")
     if trace.box != box.id:
-        raise UserError(f"the trace was recorded against box {trace.box!r}, not {box.id!r} "
-                        f"({box.source})", where)
+        raise UserError(
+            f"the trace was recorded against box {trace.box!r}, not {box.id!r} ({box.source})", where
+        )
     if trace.stage is not None and trace.stage != box.stage:
-        raise UserError(f"the trace was recorded in stage {trace.stage!r}, but box "
-                        f"{box.id!r} belongs to stage {box.stage!r}",
-                        Location(trace.source, trace.start_line, "stage"))
+        raise UserError(
+            f"the trace was recorded in stage {trace.stage!r}, but box "
+            f"{box.id!r} belongs to stage {box.stage!r}",
+            Location(trace.source, trace.start_line, "stage"),
+        )
 
 
 def score(box: Box, trace: Trace) -> HarnessResult:
@@ -148,8 +151,9 @@ def verify(box: Box, trace: Trace, stored: HarnessResult) -> list[str]:
     old = stored.to_dict()
     problems = []
     if old["scorer_version"] != fresh["scorer_version"]:
-        problems.append(f"scored by scorer version {old['scorer_version']}, this is "
-                        f"version {fresh['scorer_version']}")
+        problems.append(
+            f"scored by scorer version {old['scorer_version']}, this is version {fresh['scorer_version']}"
+        )
     for name in (*METRIC_ORDER, "execution"):
         was = old["execution"] if name == "execution" else old["metrics"].get(name)
         now = fresh["execution"] if name == "execution" else fresh["metrics"][name]
@@ -158,10 +162,19 @@ def verify(box: Box, trace: Trace, stored: HarnessResult) -> list[str]:
             continue
         for key in ("value", "exact", "evidence", "formula", "inputs"):
             if was.get(key) != now[key]:
-                problems.append(f"{name}: stored {key} {was.get(key)!r}, "
-                                f"recomputed {now[key]!r}")
-    for key in ("run_id", "harness", "model", "box", "stage", "loops", "tool_findings",
-                "last_capture_elapsed_s", "spend_to_last_capture_usd", "origin"):
+                problems.append(f"{name}: stored {key} {was.get(key)!r}, recomputed {now[key]!r}")
+    for key in (
+        "run_id",
+        "harness",
+        "model",
+        "box",
+        "stage",
+        "loops",
+        "tool_findings",
+        "last_capture_elapsed_s",
+        "spend_to_last_capture_usd",
+        "origin",
+    ):
         if old[key] != fresh[key]:
             problems.append(f"{key}: stored {old[key]!r}, recomputed {fresh[key]!r}")
     return problems

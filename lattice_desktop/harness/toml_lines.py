@@ -9,8 +9,7 @@ from __future__ import annotations
 from lattice_desktop.manifest.toml_source import key_lines
 
 
-def line_of(text: str, section: str | None, index: int | None = None,
-            key: str | None = None) -> int | None:
+def line_of(text: str, section: str | None, index: int | None = None, key: str | None = None) -> int | None:
     """Line of `key` in the `index`-th `[section]` (or `[[section]]`); None if not found.
 
     `section=None` means the top level. Falls back to the table's own line.

@@ -48,27 +48,36 @@ class ToolFinding:
         return cls(**data)
 
 
-def _well_formed(box: Box, calls: list[ToolCall], malformed: list[MalformedRequest],
-                 findings: list[ToolFinding]) -> list[ToolCall]:
+def _well_formed(
+    box: Box, calls: list[ToolCall], malformed: list[MalformedRequest], findings: list[ToolFinding]
+) -> list[ToolCall]:
     good = []
     for call in calls:
         if box.tool(call.tool) is None:
-            findings.append(ToolFinding(call.line, call.tool, "unknown_tool",
-                                        f"tool {call.tool!r} is not declared by the box"))
+            findings.append(
+                ToolFinding(
+                    call.line, call.tool, "unknown_tool", f"tool {call.tool!r} is not declared by the box"
+                )
+            )
         elif not isinstance(call.arguments, dict):
-            findings.append(ToolFinding(call.line, call.tool, "arguments_not_object",
-                                        f"arguments must be an object, not "
-                                        f"{type(call.arguments).__name__}"))
+            findings.append(
+                ToolFinding(
+                    call.line,
+                    call.tool,
+                    "arguments_not_object",
+                    f"arguments must be an object, not {type(call.arguments).__name__}",
+                )
+            )
         else:
             good.append(call)
     for request in malformed:
-        findings.append(ToolFinding(request.line, request.tool, "malformed_request",
-                                    request.reason))
+        findings.append(ToolFinding(request.line, request.tool, "malformed_request", request.reason))
     return good
 
 
-def _arguments(box: Box, good: list[ToolCall], findings: list[ToolFinding],
-               notes: list[str]) -> tuple[int, int, int]:
+def _arguments(
+    box: Box, good: list[ToolCall], findings: list[ToolFinding], notes: list[str]
+) -> tuple[int, int, int]:
     """(checked, valid, calls not checked because their schema validates nothing).
 
     Validation depends only on the tool and the arguments, so identical calls (a long
@@ -95,13 +104,14 @@ def _arguments(box: Box, good: list[ToolCall], findings: list[ToolFinding],
         else:
             findings.append(ToolFinding(call.line, call.tool, "schema_violation", problem))
     if trivial:
-        notes.append(f"schema {{}} or {{\"type\": \"object\"}} validates nothing: calls to "
-                     f"{', '.join(sorted(trivial))} not checked")
+        notes.append(
+            f'schema {{}} or {{"type": "object"}} validates nothing: calls to '
+            f"{', '.join(sorted(trivial))} not checked"
+        )
     return checked, valid, len(good) - checked
 
 
-def _adaptation(index: CallIndex, scored: list[bool],
-                findings: list[ToolFinding]) -> tuple[int, int]:
+def _adaptation(index: CallIndex, scored: list[bool], findings: list[ToolFinding]) -> tuple[int, int]:
     """(rejections, rejections followed by an identical repeat with nothing changed)."""
     rejections = repeated = 0
     calls = index.calls
@@ -112,32 +122,46 @@ def _adaptation(index: CallIndex, scored: list[bool],
         later = index.next_same[i]
         if later is not None and not index.changed_between(i, later):
             repeated += 1
-            findings.append(ToolFinding(calls[later].line, call.tool, "repeat_after_rejection",
-                                        f"identical call repeated after {call.status} on "
-                                        f"line {call.line}"))
+            findings.append(
+                ToolFinding(
+                    calls[later].line,
+                    call.tool,
+                    "repeat_after_rejection",
+                    f"identical call repeated after {call.status} on line {call.line}",
+                )
+            )
     return rejections, repeated
 
 
-def tools_metric(box: Box, index: CallIndex,
-                 malformed: list[MalformedRequest]) -> tuple[Metric, list[ToolFinding]]:
+def tools_metric(
+    box: Box, index: CallIndex, malformed: list[MalformedRequest]
+) -> tuple[Metric, list[ToolFinding]]:
     """Tools over the calls and malformed requests, leaving out every call (and malformed
     request) to a tool whose schema was too large to record, as the rules say."""
     unrecorded = {t.name for t in box.tools if not t.recorded}
     scored = [c.tool not in unrecorded for c in index.calls]
     calls = [c for c, keep in zip(index.calls, scored, strict=True) if keep]
     requests = [r for r in malformed if r.tool not in unrecorded]
-    left_out = sorted({c.tool for c in index.calls if c.tool in unrecorded}
-                      | {r.tool for r in malformed if r.tool in unrecorded})
-    excluded = {"schema too large to record": (len(index.calls) - len(calls)
-                                               + len(malformed) - len(requests)),
-                "schema validates nothing": 0}
+    left_out = sorted(
+        {c.tool for c in index.calls if c.tool in unrecorded}
+        | {r.tool for r in malformed if r.tool in unrecorded}
+    )
+    excluded = {
+        "schema too large to record": (len(index.calls) - len(calls) + len(malformed) - len(requests)),
+        "schema validates nothing": 0,
+    }
     notes: list[str] = []
     if left_out:
-        notes.append(f"schema too large to record: {excluded['schema too large to record']} "
-                     f"call(s) to {', '.join(left_out)} left out of Tools")
+        notes.append(
+            f"schema too large to record: {excluded['schema too large to record']} "
+            f"call(s) to {', '.join(left_out)} left out of Tools"
+        )
     if not calls and not requests:
-        reason = ("the run made no tool calls" if not index.calls and not malformed else
-                  "every call was to a tool whose schema was too large to record")
+        reason = (
+            "the run made no tool calls"
+            if not index.calls and not malformed
+            else "every call was to a tool whose schema was too large to record"
+        )
         return missing("Tools", reason, {"excluded": excluded}), []
     findings: list[ToolFinding] = []
     good = _well_formed(box, calls, requests, findings)
@@ -153,14 +177,20 @@ def tools_metric(box: Box, index: CallIndex,
         steps.append(f"arguments = {valid} / {checked} = {num(arguments)}")
     if rejections:
         adaptation = Fraction(rejections - repeated, rejections)
-        steps.append(f"adaptation = ({rejections} - {repeated}) / {rejections} "
-                     f"= {num(adaptation)}")
-    value, mean = mean_of_parts("Tools", {"well_formed": well_formed,
-                                          "arguments": arguments, "adaptation": adaptation})
-    inputs = {"calls": len(calls), "malformed_requests": len(requests),
-              "well_formed": len(good), "arguments_checked": checked,
-              "arguments_valid": valid, "excluded": excluded, "rejections": rejections,
-              "repeated_after_rejection": repeated}
+        steps.append(f"adaptation = ({rejections} - {repeated}) / {rejections} = {num(adaptation)}")
+    value, mean = mean_of_parts(
+        "Tools", {"well_formed": well_formed, "arguments": arguments, "adaptation": adaptation}
+    )
+    inputs = {
+        "calls": len(calls),
+        "malformed_requests": len(requests),
+        "well_formed": len(good),
+        "arguments_checked": checked,
+        "arguments_valid": valid,
+        "excluded": excluded,
+        "rejections": rejections,
+        "repeated_after_rejection": repeated,
+    }
     evidence = PARTIAL if excluded["schema too large to record"] else RECORDED
     findings.sort(key=lambda f: f.line)
     return Metric(value, evidence, "; ".join([*steps, mean]), inputs, tuple(notes)), findings

@@ -110,8 +110,16 @@ class Paused:
     reason: str
 
 
-Event = (ToolCall | ModelUsage | Capture | BoundaryProbe | GamingCheck | OversizedPayload
-         | MalformedRequest | Paused)
+Event = (
+    ToolCall
+    | ModelUsage
+    | Capture
+    | BoundaryProbe
+    | GamingCheck
+    | OversizedPayload
+    | MalformedRequest
+    | Paused
+)
 
 
 @dataclass(frozen=True)
@@ -150,8 +158,7 @@ class _Line:
         prefix = f"{self.type}: " if isinstance(self.type, str) else ""
         return UserError(prefix + message, Location(self.source, self.number, key))
 
-    def get(self, key: str, kind: type | tuple, *, required: bool = True,
-            nullable: bool = False) -> Any:
+    def get(self, key: str, kind: type | tuple, *, required: bool = True, nullable: bool = False) -> Any:
         value = self.data.get(key)
         # The common case first (a long trace has a million of these): a plain value of
         # the wanted type. Anything else goes through the full checks below.
@@ -167,12 +174,12 @@ class _Line:
         if value is None and (nullable or not required):
             return None
         number = kind in (float, int)
-        if number and (isinstance(value, bool) or not isinstance(value, int | float)
-                       or not math.isfinite(value)):
+        if number and (
+            isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value)
+        ):
             raise self.error(f"{key!r} must be a number, not {value!r}", key)
         if not number and not isinstance(value, kind):
-            raise self.error(f"{key!r} must be a {getattr(kind, '__name__', kind)}, "
-                             f"not {value!r}", key)
+            raise self.error(f"{key!r} must be a {getattr(kind, '__name__', kind)}, not {value!r}", key)
         if kind is int and value != int(value):
             raise self.error(f"{key!r} must be a whole number, not {value!r}", key)
         if kind is str and not value.strip():
@@ -186,8 +193,7 @@ class _Line:
             raise self.error(f"{key!r} must not be negative, not {value!r}", key)
         return float(value)
 
-    def non_negative(self, key: str, *, required: bool = True,
-                     nullable: bool = False) -> float | None:
+    def non_negative(self, key: str, *, required: bool = True, nullable: bool = False) -> float | None:
         value = self.get(key, float, required=required, nullable=nullable)
         if value is not None and value < 0:
             raise self.error(f"{key!r} must not be negative, not {value!r}", key)
@@ -196,8 +202,7 @@ class _Line:
     def choice(self, key: str, allowed: frozenset[str]) -> str:
         value = self.get(key, str)
         if value not in allowed:
-            raise self.error(f"{key!r} must be one of {', '.join(sorted(allowed))}, "
-                             f"not {value!r}", key)
+            raise self.error(f"{key!r} must be one of {', '.join(sorted(allowed))}, not {value!r}", key)
         return value
 
 
@@ -207,17 +212,23 @@ def _event(line: _Line, t: float) -> Event:
         case "tool_call":
             status = line.get("status", int, nullable=True)
             if status is not None and not 100 <= status <= 599:
-                raise line.error(f"'status' must be an HTTP status (100-599), not {status}",
-                                 "status")
+                raise line.error(f"'status' must be an HTTP status (100-599), not {status}", "status")
             if "arguments" not in line.data:
                 raise line.error("'arguments' is missing", "arguments")
-            return ToolCall(n, t, line.get("tool", str), line.data["arguments"], status,
-                            line.non_negative("duration", required=False),
-                            line.get("job_state", str, required=False),
-                            line.get("id", str, required=False))
+            return ToolCall(
+                n,
+                t,
+                line.get("tool", str),
+                line.data["arguments"],
+                status,
+                line.non_negative("duration", required=False),
+                line.get("job_state", str, required=False),
+                line.get("id", str, required=False),
+            )
         case "model_usage":
-            return ModelUsage(n, t, line.non_negative("cost_usd", nullable=True),
-                              line.get("priced", str, required=False))
+            return ModelUsage(
+                n, t, line.non_negative("cost_usd", nullable=True), line.get("priced", str, required=False)
+            )
         case "capture":
             return Capture(n, t, line.get("objective", str))
         case "boundary_probe":
@@ -228,15 +239,16 @@ def _event(line: _Line, t: float) -> Event:
             size = line.get("bytes", int, required=False)
             return OversizedPayload(n, t, line.get("tool", str, required=False), size)
         case "malformed_request":
-            return MalformedRequest(n, t, line.get("tool", str, required=False),
-                                    line.get("reason", str))
+            return MalformedRequest(n, t, line.get("tool", str, required=False), line.get("reason", str))
         case "paused":
             until = line.time("until")
             if until < t:
                 raise line.error(f"'until' ({until}) is before 't' ({t})", "until")
             return Paused(n, t, until, line.choice("reason", PAUSE_REASONS))
-    known = "run_start, run_end, tool_call, model_usage, capture, boundary_probe, " \
-            "gaming_check, oversized_payload, malformed_request, paused"
+    known = (
+        "run_start, run_end, tool_call, model_usage, capture, boundary_probe, "
+        "gaming_check, oversized_payload, malformed_request, paused"
+    )
     raise line.error(f"unknown event type {line.type!r} (known: {known})", "type")
 
 
@@ -249,8 +261,9 @@ def parse_trace(text: str, *, source: str = "<trace>") -> Trace:
         try:
             data = _DECODE(raw)
         except json.JSONDecodeError as exc:
-            raise UserError(f"not valid JSON: {exc.msg} (column {exc.colno})",
-                            Location(source, number)) from None
+            raise UserError(
+                f"not valid JSON: {exc.msg} (column {exc.colno})", Location(source, number)
+            ) from None
         except RecursionError:
             raise UserError("JSON nested too deeply", Location(source, number)) from None
         if not isinstance(data, dict):
@@ -263,8 +276,7 @@ def parse_trace(text: str, *, source: str = "<trace>") -> Trace:
     if first.type != "run_start":
         raise first.error("the first line must be the run_start event", "type")
     if last.type != "run_end" or len(lines) < 2:
-        raise last.error("the last line must be the run_end event (is the trace cut short?)",
-                         "type")
+        raise last.error("the last line must be the run_end event (is the trace cut short?)", "type")
     if first.data.get("format", TRACE_FORMAT_VERSION) != TRACE_FORMAT_VERSION:
         raise first.error(f"unsupported trace format {first.data['format']!r}", "format")
 
@@ -277,14 +289,17 @@ def parse_trace(text: str, *, source: str = "<trace>") -> Trace:
             line = _Line(data, number, source)
         t = line.time("t")
         if previous_t is not None and t < previous_t:
-            raise line.error(f"'t' goes backwards ({t} after {previous_t}); events must be "
-                             "in time order", "t")
+            raise line.error(
+                f"'t' goes backwards ({t} after {previous_t}); events must be in time order", "t"
+            )
         previous_t = t
         if line.type in ("run_start", "run_end"):
             if line is not first and line is not last:
-                raise line.error(f"{line.type} may appear only once, as the "
-                                 f"{'first' if line.type == 'run_start' else 'last'} line",
-                                 "type")
+                raise line.error(
+                    f"{line.type} may appear only once, as the "
+                    f"{'first' if line.type == 'run_start' else 'last'} line",
+                    "type",
+                )
             continue
         events.append(_event(line, t))
 
@@ -315,12 +330,12 @@ def _unrecorded(first: _Line) -> dict[str, str]:
         return {}
     for kind, reason in value.items():
         if kind not in UNRECORDABLE:
-            raise first.error(f"'unrecorded' names {kind!r}; only "
-                              f"{', '.join(UNRECORDABLE)} can be declared unrecorded",
-                              "unrecorded")
+            raise first.error(
+                f"'unrecorded' names {kind!r}; only {', '.join(UNRECORDABLE)} can be declared unrecorded",
+                "unrecorded",
+            )
         if not isinstance(reason, str) or not reason.strip():
-            raise first.error(f"'unrecorded.{kind}' must give the reason as text",
-                              "unrecorded")
+            raise first.error(f"'unrecorded.{kind}' must give the reason as text", "unrecorded")
     return dict(value)
 
 

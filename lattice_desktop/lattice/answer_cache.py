@@ -19,8 +19,13 @@ from lattice_desktop.sandbox.engine import WASMTIME_VERSION
 
 def answer_path(module_digest: str, call: str, scenario: bytes, args: tuple[int, ...]) -> Path:
     digest = hashlib.sha256()
-    for part in (module_digest.encode(), call.encode(), repr(args).encode(),
-                 hashlib.sha256(scenario).digest(), WASMTIME_VERSION.encode()):
+    for part in (
+        module_digest.encode(),
+        call.encode(),
+        repr(args).encode(),
+        hashlib.sha256(scenario).digest(),
+        WASMTIME_VERSION.encode(),
+    ):
         digest.update(part + b"\0")
     return keyframe_cache.cache_dir().parent / "answers" / f"{digest.hexdigest()}.z"
 

@@ -28,9 +28,19 @@ from lattice_desktop.resources import CASES
 
 # The smoke tests in the order a reader learns the rules.
 SMOKE_ORDER = (
-    "straight_belt", "turn", "compression_behind_blocked_exit", "side_load_priority",
-    "opposite_belt_refused", "ring_rotation", "jammed_ring", "source_period_and_full_buffer",
-    "sink_counting", "assembler_capacity", "assembler_priority", "crafting_timing", "grid_edge",
+    "straight_belt",
+    "turn",
+    "compression_behind_blocked_exit",
+    "side_load_priority",
+    "opposite_belt_refused",
+    "ring_rotation",
+    "jammed_ring",
+    "source_period_and_full_buffer",
+    "sink_counting",
+    "assembler_capacity",
+    "assembler_priority",
+    "crafting_timing",
+    "grid_edge",
 )
 CASE_VERSION = 2
 HEADROOM = 1.5  # the ceiling over the slowest stress case of `lines`
@@ -81,8 +91,18 @@ def build(case_dir: Path) -> Path:
         if checksums != simulate(parse_scenario(data, source=str(path))):
             raise RuntimeError(f"{path.name}: the wasm and Python references disagree")
         (expected_dir / f"{path.stem}.u64").write_bytes(_pack(checksums))
-        built.append(Built(path.stem, "smoke", _behaviour(text), f"smoke/{path.name}",
-                           f"expected/{path.stem}.u64", 0, 0, len(data)))
+        built.append(
+            Built(
+                path.stem,
+                "smoke",
+                _behaviour(text),
+                f"smoke/{path.name}",
+                f"expected/{path.stem}.u64",
+                0,
+                0,
+                len(data),
+            )
+        )
         print(f"smoke  {path.stem:<36} {len(checksums):>4} snapshots")
     for stress in stress_scenarios():
         text = stress.text()
@@ -94,8 +114,18 @@ def build(case_dir: Path) -> Path:
             raise RuntimeError(f"{stress.name}: lines and reference disagree")
         (expected_dir / f"{stress.name}.u64").write_bytes(_pack(checksums))
         lf, rf = lines.fuel_of(data), reference.fuel_of(data)
-        built.append(Built(stress.name, "stress", "", f"stress/{stress.name}.lat",
-                           f"expected/{stress.name}.u64", lf, rf, scenario.width * scenario.height))
+        built.append(
+            Built(
+                stress.name,
+                "stress",
+                "",
+                f"stress/{stress.name}.lat",
+                f"expected/{stress.name}.u64",
+                lf,
+                rf,
+                scenario.width * scenario.height,
+            )
+        )
         print(f"stress {stress.name:<14} lines {lf:>14,}  reference {rf:>16,}  ×{rf / lf:6.1f}")
     stress_built = [b for b in built if b.kind == "stress"]
     ceiling = _round_up(max(b.lines_fuel for b in stress_built) * HEADROOM)
@@ -171,8 +201,11 @@ def _manifest(built: list[Built], ceiling: int, runways: list[float]) -> str:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--case-dir", type=Path, default=CASES / "lattice")
-    parser.add_argument("--census-only", action="store_true",
-                        help="only recount the census of the case's scenarios (census.json)")
+    parser.add_argument(
+        "--census-only",
+        action="store_true",
+        help="only recount the census of the case's scenarios (census.json)",
+    )
     args = parser.parse_args()
     print(write_census(args.case_dir) if args.census_only else build(args.case_dir))
 

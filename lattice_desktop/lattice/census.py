@@ -73,9 +73,7 @@ class _CountingFactory(Factory):
         self.junction_contenders = [c for c in self._contenders if len(c) >= 2]
         self.ring_positions = [tuple(h * 4 + s for h in ring for s in range(4)) for ring in self._rings()]
         self.source_exits = [pos for pos, _, _ in self._sources]
-        self.handing_exits = [
-            h * 4 + 3 for h in self._asm_holder if self._exit_kind[h] == _ASSEMBLER
-        ]
+        self.handing_exits = [h * 4 + 3 for h in self._asm_holder if self._exit_kind[h] == _ASSEMBLER]
         self.contested = self.crafts = self.handed_on = self.moves = 0
         self.rotated: set[int] = set()
         self.jammed: set[int] = set()
@@ -83,8 +81,11 @@ class _CountingFactory(Factory):
 
     def _rings(self) -> list[list[int]]:
         """Cycles of belts, each handing its items to the next."""
-        succ = {h: self._exit_dest[h] for h in range(len(self._cells))
-                if self._belt[h] and self._exit_kind[h] == _BELT}
+        succ = {
+            h: self._exit_dest[h]
+            for h in range(len(self._cells))
+            if self._belt[h] and self._exit_kind[h] == _BELT
+        }
         state: dict[int, int] = {}  # 1 on the current walk, 2 done
         rings = []
         for start in succ:
@@ -94,7 +95,7 @@ class _CountingFactory(Factory):
                 walk.append(h)
                 h = succ[h]
             if state.get(h) == 1:
-                rings.append(walk[walk.index(h):])
+                rings.append(walk[walk.index(h) :])
             for w in walk:
                 state[w] = 2
         return rings
@@ -141,14 +142,23 @@ def census(scenario: Scenario, *, work: Work | None = None) -> Census:
             turns += ahead in BELT_DIRS and BELT_DIRS[ahead] not in (d, d.opposite())
     sinks = [c for c in range(scenario.cells) if scenario.entity(c) == Entity.SINK]
     return Census(
-        width=w, height=scenario.height, ticks=scenario.ticks,
-        belts=len(belts), turns=turns,
-        junctions=len(factory.junction_contenders), contested=factory.contested,
-        rings=len(factory.ring_positions), rotating_rings=len(factory.rotated),
+        width=w,
+        height=scenario.height,
+        ticks=scenario.ticks,
+        belts=len(belts),
+        turns=turns,
+        junctions=len(factory.junction_contenders),
+        contested=factory.contested,
+        rings=len(factory.ring_positions),
+        rotating_rings=len(factory.rotated),
         jammed_rings=len(factory.jammed),
-        sources=len(scenario.sources), active_sources=len(factory.active),
-        sinks=len(sinks), absorbed=sum(sum(factory.sink_counts(c).values()) for c in sinks),
-        assemblers=len(scenario.assemblers), crafts=factory.crafts, handed_on=factory.handed_on,
+        sources=len(scenario.sources),
+        active_sources=len(factory.active),
+        sinks=len(sinks),
+        absorbed=sum(sum(factory.sink_counts(c).values()) for c in sinks),
+        assemblers=len(scenario.assemblers),
+        crafts=factory.crafts,
+        handed_on=factory.handed_on,
         moves=factory.moves,
     )
 
@@ -195,8 +205,9 @@ def stored_census(data: bytes, *, case_dir: Path | None = None) -> Census | None
     return _from_dict(_read(_cache_dir() / f"{digest}.json").get("census"))
 
 
-def census_of(data: bytes, scenario: Scenario, *, case_dir: Path | None = None,
-              work: Work | None = None) -> Census:
+def census_of(
+    data: bytes, scenario: Scenario, *, case_dir: Path | None = None, work: Work | None = None
+) -> Census:
     """The stored census, else a fresh one, cached for next time (a damaged cache is redone)."""
     found = stored_census(data, case_dir=case_dir)
     if found is not None:
@@ -213,8 +224,9 @@ def census_of(data: bytes, scenario: Scenario, *, case_dir: Path | None = None,
     return result
 
 
-def write_case_census(case_dir: Path, scenarios: dict[str, bytes],
-                      progress: Callable[[str], None] | None = None) -> Path:
+def write_case_census(
+    case_dir: Path, scenarios: dict[str, bytes], progress: Callable[[str], None] | None = None
+) -> Path:
     """Count each named scenario and write the case's census file (for `case_builder`)."""
     out = {}
     for name, data in scenarios.items():

@@ -50,7 +50,7 @@ def rewrite_run(data: bytes, *, ticks: int, snapshot: int) -> bytes:
     grid = re.search(rb"^[ \t]*grid[ \t]*\r?$", data, re.MULTILINE)
     if grid is None:
         raise ValueError("the scenario has no grid line")
-    header, rest = data[: grid.start()], data[grid.start():]
+    header, rest = data[: grid.start()], data[grid.start() :]
     values = {b"ticks": ticks, b"snapshot": snapshot}
     header, count = _HEADER_LINE.subn(lambda m: b"%s %d" % (m.group(1), values[m.group(1)]), header)
     if count != 2:
@@ -66,8 +66,7 @@ def first_difference(expected: Sequence[int], got: Sequence[int]) -> int | None:
     return None
 
 
-def bisect_first(agrees: int, differs: int, same_at: Callable[[int], bool],
-                 work: Work | None = None) -> int:
+def bisect_first(agrees: int, differs: int, same_at: Callable[[int], bool], work: Work | None = None) -> int:
     """The first tick in (agrees, differs] where `same_at` is false, given it is true at
     `agrees` and false at `differs` (a transition, the first one when states stay apart)."""
     low, high = agrees, differs
@@ -82,12 +81,17 @@ def bisect_first(agrees: int, differs: int, same_at: Callable[[int], bool],
     return high
 
 
-def find_divergence(data: bytes, *, agrees: int, differs: int,
-                    reference_checksums: Callable[[bytes], Sequence[int]],
-                    submission_checksums: Callable[[bytes], Sequence[int]],
-                    reference_records: Callable[[int], Records],
-                    submission_records: Callable[[int], Records],
-                    work: Work | None = None) -> Divergence:
+def find_divergence(
+    data: bytes,
+    *,
+    agrees: int,
+    differs: int,
+    reference_checksums: Callable[[bytes], Sequence[int]],
+    submission_checksums: Callable[[bytes], Sequence[int]],
+    reference_records: Callable[[int], Records],
+    submission_records: Callable[[int], Records],
+    work: Work | None = None,
+) -> Divergence:
     """The first tick in (agrees, differs] where the submission's records differ from the
     reference's; `agrees` is 0 or a tick whose snapshot matched, `differs` one that did not.
     `work` is checked between runs and told what is being compared."""

@@ -115,8 +115,17 @@ class Layout:
             x, y = x + dx, y + dy
         return x, y, d
 
-    def feeder(self, x: int, y: int, d: int, length: int, *, turns: float, item: int | None,
-               period: int | None = None) -> bool:
+    def feeder(
+        self,
+        x: int,
+        y: int,
+        d: int,
+        length: int,
+        *,
+        turns: float,
+        item: int | None,
+        period: int | None = None,
+    ) -> bool:
         """Lay up to `length` belts backwards from (x, y), the last one pointing d, and put a
         source in the free cell behind the first. False when not even one belt fits."""
         if not self.free(x, y):
@@ -235,8 +244,9 @@ def _feed(lay: Layout, x: int, y: int, sides: list[int], items: list[int]) -> No
     """Feeder lines into the machine at (x, y) from `sides`, carrying `items` in turn."""
     for n, side in enumerate(sides):
         dx, dy = _DELTA[side]
-        lay.feeder(x + dx, y + dy, (side + 2) % 4, lay.rng.randint(1, 6), turns=0.2,
-                   item=items[n % len(items)])
+        lay.feeder(
+            x + dx, y + dy, (side + 2) % 4, lay.rng.randint(1, 6), turns=0.2, item=items[n % len(items)]
+        )
 
 
 def _factory(lay: Layout) -> None:
@@ -251,8 +261,9 @@ def _factory(lay: Layout) -> None:
     if not lay.free(x1 + dx, y1 + dy):
         return
     a, b, e = lay.rng.sample(range(1, 9), 3)
-    r1 = lay.recipe([(a, lay.rng.randint(1, 3)), (b, lay.rng.randint(1, 2))], lay.rng.randint(20, 40),
-                    pool="first")
+    r1 = lay.recipe(
+        [(a, lay.rng.randint(1, 3)), (b, lay.rng.randint(1, 2))], lay.rng.randint(20, 40), pool="first"
+    )
     mid, _, inputs1 = lay.recipes[r1]
     lay.assembler(x1, y1, d1, r1)
     if lay.rng.random() < 0.5:  # A2 touches A1
@@ -264,8 +275,12 @@ def _factory(lay: Layout) -> None:
     if not lay.free(ex, ey):
         _feed(lay, x1, y1, sides, [k for k, _ in inputs1])
         return
-    r2 = lay.recipe([(mid, lay.rng.randint(1, 2)), (e, lay.rng.randint(1, 3))], lay.rng.randint(41, 60),
-                    pool="second", consumes=mid)
+    r2 = lay.recipe(
+        [(mid, lay.rng.randint(1, 2)), (e, lay.rng.randint(1, 3))],
+        lay.rng.randint(41, 60),
+        pool="second",
+        consumes=mid,
+    )
     inputs2 = [k for k, _ in lay.recipes[r2][2] if k != mid]
     d2 = lay.rng.choice([d for d in range(4) if d != (ed + 2) % 4])
     lay.assembler(ex, ey, d2, r2)

@@ -59,10 +59,18 @@ def reference_engine(path: Path = REFERENCE_WASM) -> WasmEngine | None:
 class Playback:
     """States of one scenario at any tick, from keyframes; safe to call from any thread."""
 
-    def __init__(self, scenario_bytes: bytes, engine: WasmEngine | None = None, *,
-                 keyframe_every: int | None = None, keyframe_seconds: float = 0.15,
-                 max_keyframe_bytes: int = 512 * 2**20, cached_states: int = 6,
-                 simulator: Simulator | None = None, name: str | None = None) -> None:
+    def __init__(
+        self,
+        scenario_bytes: bytes,
+        engine: WasmEngine | None = None,
+        *,
+        keyframe_every: int | None = None,
+        keyframe_seconds: float = 0.15,
+        max_keyframe_bytes: int = 512 * 2**20,
+        cached_states: int = 6,
+        simulator: Simulator | None = None,
+        name: str | None = None,
+    ) -> None:
         self.data = scenario_bytes
         self.engine = engine
         self._name = name
@@ -93,8 +101,11 @@ class Playback:
     def engine_name(self) -> str:
         if self._name:
             return self._name
-        return {"PythonSimulator": "Python reference", "WasmSimulator": "wasm reference",
-                "ReplaySimulator": "wasm reference (replay)"}.get(type(self.sim).__name__, "engine")
+        return {
+            "PythonSimulator": "Python reference",
+            "WasmSimulator": "wasm reference",
+            "ReplaySimulator": "wasm reference (replay)",
+        }.get(type(self.sim).__name__, "engine")
 
     @property
     def prepared(self) -> float:
@@ -219,8 +230,9 @@ class Playback:
                     self._keyframes[tick] = packed
 
     def _raw_bytes(self) -> int:
-        return sum(k.nbytes for k in list(self._keyframes.values())
-                   if isinstance(k, WasmKeyframe) and not k.packed)
+        return sum(
+            k.nbytes for k in list(self._keyframes.values()) if isinstance(k, WasmKeyframe) and not k.packed
+        )
 
     # --- inside the lock ------------------------------------------------------------------
 
@@ -231,8 +243,9 @@ class Playback:
             self.sim.load(self._keyframes[key])
             self._stepped = 0.0
 
-    def _advance(self, tick: int, work: Work | None, *, seconds: float | None = None,
-                 previews: bool = False) -> None:
+    def _advance(
+        self, tick: int, work: Work | None, *, seconds: float | None = None, previews: bool = False
+    ) -> None:
         """Step to `tick` (or for about `seconds`), saving keyframes past the frontier;
         now and then `work` gets how far it is (with the state there, if `previews`)."""
         if not self.sim.keeps_keyframes:
@@ -241,16 +254,24 @@ class Playback:
         started_at = time.perf_counter()
         until = None if seconds is None else started_at + seconds
         # A long way: show where it starts at once, then what it passes now and then.
-        shown = started_at - PREVIEW_SECONDS \
-            if (tick - self.sim.tick) * self._per_tick > PREVIEW_SECONDS else started_at
+        shown = (
+            started_at - PREVIEW_SECONDS
+            if (tick - self.sim.tick) * self._per_tick > PREVIEW_SECONDS
+            else started_at
+        )
         start = self.sim.tick
         while self.sim.tick < tick:
             if work is not None:
                 work.raise_if_cancelled()
                 if time.perf_counter() - shown >= PREVIEW_SECONDS:
                     at = self.sim.tick
-                    state = state_from_records(self.scenario, np.array(self.sim.records(), copy=True),
-                                               tick=at, grid=self.grid) if previews else None
+                    state = (
+                        state_from_records(
+                            self.scenario, np.array(self.sim.records(), copy=True), tick=at, grid=self.grid
+                        )
+                        if previews
+                        else None
+                    )
                     work.report((at - start) / (tick - start), f"simulating to tick {tick:,}", state)
                     shown = time.perf_counter()
             if until is not None and time.perf_counter() > until:

@@ -100,7 +100,8 @@ def decode_pairs(data: bytes, *, source: str = "lattice_records") -> np.ndarray:
     """`decode_records` for big answers: the same checks, as an (n, 2) array sorted by key."""
     if len(data) % _PAIR.size:
         raise RecordsError(
-            f"{len(data)} bytes is not a whole number of 16-byte (key, value) records", Location(source))
+            f"{len(data)} bytes is not a whole number of 16-byte (key, value) records", Location(source)
+        )
     pairs = as_pairs(np.frombuffer(data, "<u8").reshape(-1, 2))
     keys, values = pairs[:, 0], pairs[:, 1]
     kinds = keys >> np.uint64(56)
@@ -118,14 +119,17 @@ def decode_pairs(data: bytes, *, source: str = "lattice_records") -> np.ndarray:
     return pairs
 
 
-def diff_pairs(expected: Mapping[int, int] | np.ndarray,
-               got: Mapping[int, int] | np.ndarray) -> list[RecordDiff]:
+def diff_pairs(
+    expected: Mapping[int, int] | np.ndarray, got: Mapping[int, int] | np.ndarray
+) -> list[RecordDiff]:
     """`diff_records` for big record sets (arrays or mappings), sorted by key."""
     e, g = as_pairs(expected), as_pairs(got)
     common, ei, gi = np.intersect1d(e[:, 0], g[:, 0], assume_unique=True, return_indices=True)
     changed = e[ei, 1] != g[gi, 1]
-    out = [RecordDiff(k, ev, gv) for k, ev, gv in zip(common[changed].tolist(), e[ei, 1][changed].tolist(),
-                                                       g[gi, 1][changed].tolist())]
+    out = [
+        RecordDiff(k, ev, gv)
+        for k, ev, gv in zip(common[changed].tolist(), e[ei, 1][changed].tolist(), g[gi, 1][changed].tolist())
+    ]
     only_e = np.setdiff1d(e[:, 0], common, assume_unique=True)
     only_g = np.setdiff1d(g[:, 0], common, assume_unique=True)
     e_values = dict(zip(e[:, 0].tolist(), e[:, 1].tolist())) if len(only_e) else {}

@@ -39,8 +39,13 @@ PythonKeyframe = tuple[int, list[int], list[dict[int, int]], list[int], list[dic
 # --- records to a drawable state, vectorised ----------------------------------------------
 
 
-def state_from_records(scenario: Scenario, data: bytes | np.ndarray, *, tick: int,
-                       grid: tuple[np.ndarray, np.ndarray] | None = None) -> FactoryState:
+def state_from_records(
+    scenario: Scenario,
+    data: bytes | np.ndarray,
+    *,
+    tick: int,
+    grid: tuple[np.ndarray, np.ndarray] | None = None,
+) -> FactoryState:
     """A `FactoryState` from §8 records of a trusted engine, as (key, value) u64 pairs.
 
     Gives the same state as `FactoryState.from_records` without a Python loop over belt
@@ -62,8 +67,9 @@ def state_from_records(scenario: Scenario, data: bytes | np.ndarray, *, tick: in
     sink_counts: dict[int, dict[int, int]] = {}
     assemblers: dict[int, tuple[int, int, dict[int, int]]] = {c: (0, 0, {}) for c in scenario.assemblers}
     rest = np.nonzero(kind >= 3)[0]
-    for k, c, lo, v in zip(kind[rest].tolist(), cell[rest].tolist(), low[rest].tolist(),
-                           values[rest].tolist()):
+    for k, c, lo, v in zip(
+        kind[rest].tolist(), cell[rest].tolist(), low[rest].tolist(), values[rest].tolist()
+    ):
         if k == 3:
             sink_counts.setdefault(c, {})[lo & 0xFF] = v
             continue
@@ -76,13 +82,23 @@ def state_from_records(scenario: Scenario, data: bytes | np.ndarray, *, tick: in
             buffer = {**buffer, lo & 0xFF: v}
         assemblers[c] = (remaining, output, buffer)
     return FactoryState(
-        tick=tick, entity=entity, direction=direction, slots=slots.reshape(h, w, 4),
-        source_buffer=source_buffer.reshape(h, w), sink_counts=sink_counts, assemblers=assemblers,
+        tick=tick,
+        entity=entity,
+        direction=direction,
+        slots=slots.reshape(h, w, 4),
+        source_buffer=source_buffer.reshape(h, w),
+        sink_counts=sink_counts,
+        assemblers=assemblers,
     )
 
 
-def checked_state(scenario: Scenario, records: dict[int, int], *, tick: int,
-                  grid: tuple[np.ndarray, np.ndarray] | None = None) -> FactoryState:
+def checked_state(
+    scenario: Scenario,
+    records: dict[int, int],
+    *,
+    tick: int,
+    grid: tuple[np.ndarray, np.ndarray] | None = None,
+) -> FactoryState:
     """An untrusted engine's records drawn as a factory: checked as `FactoryState.from_records`
     checks them (the same `RecordsError`s), then laid out with numpy. The Python loop took
     3.6 s on the largest stress scenario; see benchmarks/factory_diff.py."""
@@ -139,8 +155,13 @@ class PythonSimulator:
     # checks keyframed states against stepping from scratch, so a new field shows up there).
     def save(self) -> object:
         f = self.factory
-        return (f.tick, list(f._hold), [dict(d) for d in f._sink_counts], list(f._remaining),
-                [dict(d) for d in f._buffer])
+        return (
+            f.tick,
+            list(f._hold),
+            [dict(d) for d in f._sink_counts],
+            list(f._remaining),
+            [dict(d) for d in f._buffer],
+        )
 
     def load(self, keyframe: object) -> None:
         tick, hold, sinks, remaining, buffer = cast(PythonKeyframe, keyframe)

@@ -60,8 +60,9 @@ def open_submission(submission_path: str, case: CaseManifest, entry_name: str) -
         return f"the module cannot be used: {shipped.detail}"
     export = case.contract.records or RECORDS_EXPORT
     try:
-        compiled = compile_module(shipped.module, max_bytes=case.sandbox.max_module_bytes,
-                                  timeout=case.sandbox.compile_timeout)
+        compiled = compile_module(
+            shipped.module, max_bytes=case.sandbox.max_module_bytes, timeout=case.sandbox.compile_timeout
+        )
     except CompileError as exc:
         return f"module does not compile: {exc}"
     problem = import_problem(compiled.module)
@@ -72,20 +73,23 @@ def open_submission(submission_path: str, case: CaseManifest, entry_name: str) -
     limits = Limits.of(case.sandbox, fuel=case.budget(case.entry(entry_name)))
     names = BytesExports(export, case.contract.memory, case.contract.alloc)
     run_names = BytesExports(case.contract.entry, case.contract.memory, case.contract.alloc)
-    return SubmissionRecords(compiled.module, names, limits, submission.name, run_names,
-                             hashlib.sha256(shipped.module).hexdigest())
+    return SubmissionRecords(
+        compiled.module, names, limits, submission.name, run_names, hashlib.sha256(shipped.module).hexdigest()
+    )
 
 
-def submission_records(sub: SubmissionRecords, scenario: bytes, tick: int,
-                       cancel: Work | None = None) -> dict[int, int]:
+def submission_records(
+    sub: SubmissionRecords, scenario: bytes, tick: int, cancel: Work | None = None
+) -> dict[int, int]:
     """The submission's records after `tick`; `UserError` when it traps or returns junk."""
     where = Location(f"{sub.name}: {sub.exports.entry}", key=f"tick {tick}")
     data = _answer(sub, sub.exports, scenario, (tick,), where, cancel)
     return decode_records(data, source=where.file or "")
 
 
-def submission_pairs(sub: SubmissionRecords, scenario: Scenario, data: bytes, tick: int,
-                     cancel: Work | None = None) -> np.ndarray:
+def submission_pairs(
+    sub: SubmissionRecords, scenario: Scenario, data: bytes, tick: int, cancel: Work | None = None
+) -> np.ndarray:
     """The submission's records after `tick` as sorted (n, 2) uint64 pairs, checked like
     `decode_records` and placed on cells of the right kind (`RecordsError` otherwise)."""
     where = Location(f"{sub.name}: {sub.exports.entry}", key=f"tick {tick}")
@@ -103,8 +107,14 @@ def submission_checksums(sub: SubmissionRecords, data: bytes, cancel: Work | Non
     return list(struct.unpack(f"<{len(output) // 8}Q", output))
 
 
-def _answer(sub: SubmissionRecords, names: BytesExports, data: bytes, extra: tuple[int, ...],
-            where: Location, cancel: Work | None) -> bytes:
+def _answer(
+    sub: SubmissionRecords,
+    names: BytesExports,
+    data: bytes,
+    extra: tuple[int, ...],
+    where: Location,
+    cancel: Work | None,
+) -> bytes:
     """One sandboxed call's output, or the same call's from an earlier session."""
     cached = answer_cache.answer_path(sub.digest, f"{names} {sub.limits}", data, extra)
     output = answer_cache.load(cached)

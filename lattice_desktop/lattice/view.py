@@ -106,8 +106,9 @@ def _misplaced(scenario: Scenario, flat_entity: np.ndarray, key: int) -> Records
 
 
 def _twice(key: int) -> RecordsError:
-    return RecordsError("two remaining-time records for one assembler",
-                        Location("lattice_records", key=f"key {key:#018x}"))
+    return RecordsError(
+        "two remaining-time records for one assembler", Location("lattice_records", key=f"key {key:#018x}")
+    )
 
 
 def check_records(scenario: Scenario, pairs: np.ndarray, entity: np.ndarray | None = None) -> None:

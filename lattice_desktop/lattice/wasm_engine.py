@@ -19,8 +19,7 @@ from lattice_desktop.sandbox.runner import Execution, call_bytes
 
 # Limits for engines outside a case: the bundled case's memory, generous fuel (not a
 # verdict here), and a wall clock the caller may change.
-DEFAULT_LIMITS = Limits(fuel=2**62, memory_bytes=4 * 2**30, wall_clock=120.0,
-                        max_output_bytes=256 * 2**20)
+DEFAULT_LIMITS = Limits(fuel=2**62, memory_bytes=4 * 2**30, wall_clock=120.0, max_output_bytes=256 * 2**20)
 MAX_ENGINE_BYTES = 64 * 2**20
 COMPILE_TIMEOUT = 60.0
 
@@ -53,14 +52,18 @@ class WasmEngine:
 
     def _call(self, export: str, scenario: bytes, *extra: int) -> Execution:
         try:
-            compiled = compile_module(Path(self.path).read_bytes(), max_bytes=MAX_ENGINE_BYTES,
-                                      timeout=COMPILE_TIMEOUT)
+            compiled = compile_module(
+                Path(self.path).read_bytes(), max_bytes=MAX_ENGINE_BYTES, timeout=COMPILE_TIMEOUT
+            )
         except (CompileError, OSError) as exc:
             raise EngineError(f"the engine cannot be loaded: {exc}", Location(self.path)) from None
         run = call_bytes(compiled.module, BytesExports(export), scenario, extra=extra, limits=self.limits)
         if run.outcome is Outcome.TIMEOUT:
-            raise EngineError(f"{export} did not finish within {self.limits.wall_clock:g} s and was "
-                              "stopped (raise --timeout for a longer run)", Location(self.path))
+            raise EngineError(
+                f"{export} did not finish within {self.limits.wall_clock:g} s and was "
+                "stopped (raise --timeout for a longer run)",
+                Location(self.path),
+            )
         if run.outcome is not None:
             raise EngineError(f"{export} failed ({run.outcome.value}): {run.detail}", Location(self.path))
         return run

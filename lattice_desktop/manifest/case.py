@@ -150,10 +150,16 @@ def load_case(path: str | Path) -> CaseManifest:
     seen: dict[str, int] = {}
     for index, case in enumerate(cases):
         if int(sandbox.fuel_limit * case.fuel_runway) >= FUEL_COUNTER_LIMIT:
-            key = ("case", index, "fuel_runway") if "fuel_runway" in doc.tables("case")[index].data \
+            key = (
+                ("case", index, "fuel_runway")
+                if "fuel_runway" in doc.tables("case")[index].data
                 else ("sandbox", "fuel_limit")
-            raise doc.error(key, f"fuel_limit × fuel_runway = {sandbox.fuel_limit:,} × {case.fuel_runway:g} "
-                            "does not fit wasmtime's fuel counter (it must stay below 2^63)")
+            )
+            raise doc.error(
+                key,
+                f"fuel_limit × fuel_runway = {sandbox.fuel_limit:,} × {case.fuel_runway:g} "
+                "does not fit wasmtime's fuel counter (it must stay below 2^63)",
+            )
         if case.name in seen:
             raise doc.error(
                 ("case", index, "name"),
@@ -207,8 +213,13 @@ def _read_contract(table: Table) -> Contract:
 def _read_sandbox(table: Table) -> Sandbox:
     table.check_keys(
         (
-            "fuel_limit", "memory_limit_mib", "build_timeout_s", "wall_clock_s",
-            "max_module_mib", "compile_timeout_s", "max_output_mib",
+            "fuel_limit",
+            "memory_limit_mib",
+            "build_timeout_s",
+            "wall_clock_s",
+            "max_module_mib",
+            "compile_timeout_s",
+            "max_output_mib",
         )
     )
     mib = 1024 * 1024
@@ -226,8 +237,15 @@ def _read_sandbox(table: Table) -> Sandbox:
 def _read_entry(table: Table, contract: Contract) -> CaseEntry:
     table.check_keys(
         (
-            "name", "kind", "behaviour", "input", "input_file", "expected", "expected_file",
-            "fuel_runway", "size",
+            "name",
+            "kind",
+            "behaviour",
+            "input",
+            "input_file",
+            "expected",
+            "expected_file",
+            "fuel_runway",
+            "size",
         )
     )
     name = table.string("name")
@@ -240,9 +258,13 @@ def _read_entry(table: Table, contract: Contract) -> CaseEntry:
         args = _scalars(table, "input", contract.params)
         expected = _scalars(table, "expected", contract.results)
         return CaseEntry(
-            name=name, kind=kind, behaviour=behaviour, fuel_runway=runway,
+            name=name,
+            kind=kind,
+            behaviour=behaviour,
+            fuel_runway=runway,
             size=table.integer("size", max(1, sum(abs(a) for a in args)), minimum=0),
-            scalar_args=args, scalar_expected=expected,
+            scalar_args=args,
+            scalar_expected=expected,
         )
     input_path, input_inline = _bytes_source(table, "input", "input_file", contract)
     expected_path, expected_inline = _bytes_source(table, "expected", "expected_file", contract)
@@ -250,10 +272,15 @@ def _read_entry(table: Table, contract: Contract) -> CaseEntry:
         raise table.error("input_file", f"input is larger than {MAX_INPUT_BYTES:,} bytes")
     size = input_path.stat().st_size if input_path else len(input_inline or b"")
     return CaseEntry(
-        name=name, kind=kind, behaviour=behaviour, fuel_runway=runway,
+        name=name,
+        kind=kind,
+        behaviour=behaviour,
+        fuel_runway=runway,
         size=table.integer("size", size, minimum=0),
-        input_path=input_path, input_inline=input_inline,
-        expected_path=expected_path, expected_inline=expected_inline,
+        input_path=input_path,
+        input_inline=input_inline,
+        expected_path=expected_path,
+        expected_inline=expected_inline,
     )
 
 
@@ -262,9 +289,7 @@ def _scalars(table: Table, key: str, types: tuple[str, ...]) -> tuple[int, ...]:
     if value is None:
         raise table.error(None, f"missing key '{key}'")
     values = value if isinstance(value, list) else [value]
-    if len(values) != len(types) or not all(
-        isinstance(v, int) and not isinstance(v, bool) for v in values
-    ):
+    if len(values) != len(types) or not all(isinstance(v, int) and not isinstance(v, bool) for v in values):
         raise table.error(key, f"must be {len(types)} integer(s) matching {list(types)}")
     for v, t in zip(values, types):
         bits = 32 if t == "i32" else 64
@@ -278,9 +303,7 @@ def _bytes_source(
 ) -> tuple[Path | None, bytes | None]:
     has_inline, has_file = inline_key in table.data, file_key in table.data
     if has_inline == has_file:
-        raise table.error(
-            None, f"give exactly one of '{inline_key}' (inline) and '{file_key}' (a path)"
-        )
+        raise table.error(None, f"give exactly one of '{inline_key}' (inline) and '{file_key}' (a path)")
     if has_file:
         return table.file(file_key), None
     value = table.raw(inline_key)

@@ -1,7 +1,7 @@
 """The submission manifest: who made it, what it targets, how it is built.
 
-    [submission]  model, case, expected_verdict (for sample submissions)
-    [build]       commands (run only when the user allows it), module
+[submission]  model, case, expected_verdict (for sample submissions)
+[build]       commands (run only when the user allows it), module
 """
 
 from __future__ import annotations

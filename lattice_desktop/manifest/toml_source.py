@@ -189,9 +189,7 @@ class Table:
     def _get(self, key: str, default: Any, types: tuple[type, ...], what: str) -> Any:
         if key not in self.data:
             if default is _MISSING:
-                raise self.doc.error(
-                    self.path, f"missing key '{key}' in [{describe_path(self.path)}]"
-                )
+                raise self.doc.error(self.path, f"missing key '{key}' in [{describe_path(self.path)}]")
             return default
         value = self.data[key]
         if isinstance(value, bool) and bool not in types:
@@ -216,7 +214,11 @@ class Table:
         return value
 
     def integer(
-        self, key: str, default: Any = _MISSING, *, minimum: int | None = None,
+        self,
+        key: str,
+        default: Any = _MISSING,
+        *,
+        minimum: int | None = None,
         maximum: int | None = None,
     ) -> Any:
         value = self._get(key, default, (int,), "an integer")
@@ -224,7 +226,11 @@ class Table:
         return value
 
     def number(
-        self, key: str, default: Any = _MISSING, *, minimum: float | None = None,
+        self,
+        key: str,
+        default: Any = _MISSING,
+        *,
+        minimum: float | None = None,
         maximum: float | None = None,
     ) -> Any:
         value = self._get(key, default, (int, float), "a number")

@@ -115,8 +115,9 @@ def build_submission(
                 return failed(reason)
             if code != 0:
                 return failed(f"`{command}` exited with status {code}")
-        return dataclasses.replace(_read_module(scratch, submission, max_module_bytes, log, started),
-                                   isolation=jail)
+        return dataclasses.replace(
+            _read_module(scratch, submission, max_module_bytes, log, started), isolation=jail
+        )
 
 
 def _read_module(
@@ -196,11 +197,13 @@ def load_shipped_module(submission: Submission, max_module_bytes: int) -> BuildR
     with os.fdopen(fd, "rb") as file:
         info = os.fstat(fd)
         if not stat.S_ISREG(info.st_mode):
-            return refused(f"{submission.module} is not a regular file (a FIFO, device or other "
-                           "special file)")
+            return refused(
+                f"{submission.module} is not a regular file (a FIFO, device or other special file)"
+            )
         if info.st_size > max_module_bytes:
-            return refused(f"{submission.module} is {info.st_size:,} bytes; the case allows "
-                           f"{max_module_bytes:,}")
+            return refused(
+                f"{submission.module} is {info.st_size:,} bytes; the case allows {max_module_bytes:,}"
+            )
         data = file.read(max_module_bytes + 1)
     if len(data) > max_module_bytes:
         return refused(f"{submission.module} is over the {max_module_bytes:,} bytes the case allows")
@@ -225,8 +228,13 @@ def _run(
     if jail is not None and jail.available and scratch_root is not None:
         argv = jail_command(scratch_root, cwd, argv)
     process = subprocess.Popen(
-        argv, cwd=cwd, env=env, stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True,
+        argv,
+        cwd=cwd,
+        env=env,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        start_new_session=True,
     )
     chunks: list[bytes] = []
     dropped = [0]

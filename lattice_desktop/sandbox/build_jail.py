@@ -64,7 +64,10 @@ PRIVATE_TMPFS = {"/tmp": "mode=1777,size=512m", "/dev/shm": "mode=1777,size=64m"
 
 DROP_ALL = ("--inh-caps=-all", "--ambient-caps=-all", "--bounding-set=-all", "--no-new-privs")
 AS_NOBODY = (
-    f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups", *DROP_ALL,
+    f"--reuid={NOBODY}",
+    f"--regid={NOBODY}",
+    "--clear-groups",
+    *DROP_ALL,
     "--pdeathsig=KILL",  # changing user clears the parent-death signal: set it again after
 )
 
@@ -76,13 +79,19 @@ def _fail(message: str) -> NoReturn:
     sys.exit(SETUP_FAILED)
 
 
-def _mount(source: str | None, target: str, flags: int, fstype: str | None = None,
-           data: str | None = None) -> None:
-    if _libc.mount(
-        None if source is None else source.encode(), target.encode(),
-        None if fstype is None else fstype.encode(), ctypes.c_ulong(flags),
-        None if data is None else data.encode(),
-    ) != 0:
+def _mount(
+    source: str | None, target: str, flags: int, fstype: str | None = None, data: str | None = None
+) -> None:
+    if (
+        _libc.mount(
+            None if source is None else source.encode(),
+            target.encode(),
+            None if fstype is None else fstype.encode(),
+            ctypes.c_ulong(flags),
+            None if data is None else data.encode(),
+        )
+        != 0
+    ):
         errno = ctypes.get_errno()
         raise OSError(errno, os.strerror(errno), target)
 
@@ -126,8 +135,12 @@ def enter_new_root(scratch_root: str, keeps: list[str]) -> None:
         if os.path.exists(f"/dev/{name}"):
             open(f"{dev}/{name}", "a").close()
             _mount(f"/dev/{name}", f"{dev}/{name}", MS_BIND)
-    for name, target in (("fd", "/proc/self/fd"), ("stdin", "/proc/self/fd/0"),
-                         ("stdout", "/proc/self/fd/1"), ("stderr", "/proc/self/fd/2")):
+    for name, target in (
+        ("fd", "/proc/self/fd"),
+        ("stdin", "/proc/self/fd/0"),
+        ("stdout", "/proc/self/fd/1"),
+        ("stderr", "/proc/self/fd/2"),
+    ):
         os.symlink(target, f"{dev}/{name}")
     for point, options in PRIVATE_TMPFS.items():
         os.makedirs(new_root + point, exist_ok=True)

@@ -97,12 +97,20 @@ def _compile_in_child(wasm: bytes, target: Path, timeout: float, cancel: Work) -
         source.write_bytes(wasm)
         errors = Path(scratch) / "stderr.txt"
         command = [
-            sys.executable, "-m", "lattice_desktop.sandbox.compile_worker",
-            str(source), str(target), str(memory), str(timeout),
+            sys.executable,
+            "-m",
+            "lattice_desktop.sandbox.compile_worker",
+            str(source),
+            str(target),
+            str(memory),
+            str(timeout),
         ]
         with errors.open("wb") as stderr:
             child = subprocess.Popen(
-                command, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=stderr,
+                command,
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL,
+                stderr=stderr,
                 start_new_session=True,
             )
             reason = _wait(child, timeout, cancel)
@@ -115,17 +123,13 @@ def _compile_in_child(wasm: bytes, target: Path, timeout: float, cancel: Work) -
     if code == _EXIT_INVALID:
         raise CompileError(f"not a valid WebAssembly module: {_first_line(message)}")
     if code == _EXIT_OUT_OF_MEMORY or "memory allocation of" in message:
-        raise CompileError(
-            f"compiling needed more than {memory // 2**20:,} MiB of memory and was stopped"
-        )
+        raise CompileError(f"compiling needed more than {memory // 2**20:,} MiB of memory and was stopped")
     if code == -signal.SIGXCPU:
         raise CompileError(f"compilation used more than {timeout:g} s of CPU and was stopped")
     if code == -signal.SIGKILL:
         raise CompileError("the compiler was killed (out of CPU time or memory)")
     if code != 0:
-        raise CompileError(
-            f"the compiler stopped (exit {code}): {_first_line(message) or 'no message'}"
-        )
+        raise CompileError(f"the compiler stopped (exit {code}): {_first_line(message) or 'no message'}")
 
 
 def _wait(child: subprocess.Popen[bytes], timeout: float, cancel: Work) -> str | None:

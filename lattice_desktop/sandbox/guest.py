@@ -37,8 +37,13 @@ class Limits:
     @classmethod
     def of(cls, sandbox: Sandbox, *, fuel: int) -> Limits:
         """A case's limits for one call with `fuel` to burn."""
-        return cls(fuel=fuel, memory_bytes=sandbox.memory_limit, wall_clock=sandbox.wall_clock,
-                   max_output_bytes=sandbox.max_output_bytes, ceiling=sandbox.fuel_limit)
+        return cls(
+            fuel=fuel,
+            memory_bytes=sandbox.memory_limit,
+            wall_clock=sandbox.wall_clock,
+            max_output_bytes=sandbox.max_output_bytes,
+            ceiling=sandbox.fuel_limit,
+        )
 
 
 @dataclass(frozen=True)
@@ -120,9 +125,10 @@ def export_problem(module: wasmtime.Module, names: BytesExports, params: int) ->
     """Why `module` cannot take a bytes call of `names` with `params` parameters, or None."""
     exports = {e.name: e.type for e in module.exports}
     wanted: dict[str, tuple[type, tuple[list[str], list[str]] | None]] = {
-              names.memory: (wasmtime.MemoryType, None),
-              names.alloc: (wasmtime.FuncType, (["i32"], ["i32"])),
-              names.entry: (wasmtime.FuncType, (["i32"] * 2 + ["i64"] * (params - 2), ["i64"]))}
+        names.memory: (wasmtime.MemoryType, None),
+        names.alloc: (wasmtime.FuncType, (["i32"], ["i32"])),
+        names.entry: (wasmtime.FuncType, (["i32"] * 2 + ["i64"] * (params - 2), ["i64"])),
+    }
     for name, (kind, signature) in wanted.items():
         if name not in exports:
             return f"the module does not export '{name}'"
@@ -133,13 +139,23 @@ def export_problem(module: wasmtime.Module, names: BytesExports, params: int) ->
             assert isinstance(ftype, wasmtime.FuncType)  # checked above
             got = ([str(p) for p in ftype.params], [str(r) for r in ftype.results])
             if got != signature:
-                return (f"'{name}' has type ({', '.join(got[0])}) -> ({', '.join(got[1])}); "
-                        f"the call needs ({', '.join(signature[0])}) -> ({', '.join(signature[1])})")
+                return (
+                    f"'{name}' has type ({', '.join(got[0])}) -> ({', '.join(got[1])}); "
+                    f"the call needs ({', '.join(signature[0])}) -> ({', '.join(signature[1])})"
+                )
     return None
 
 
-def call_packed(store: wasmtime.Store, instance: wasmtime.Instance, names: BytesExports, data: bytes,
-                extra: tuple[int, ...], limits: Limits, *, keep: int | None = None) -> PackedOutput:
+def call_packed(
+    store: wasmtime.Store,
+    instance: wasmtime.Instance,
+    names: BytesExports,
+    data: bytes,
+    extra: tuple[int, ...],
+    limits: Limits,
+    *,
+    keep: int | None = None,
+) -> PackedOutput:
     """Copy `data` in through `alloc`, call the entry, and read back the packed output
     (its first `keep` bytes when given: a caller that needs no more never copies more).
 
@@ -152,28 +168,36 @@ def call_packed(store: wasmtime.Store, instance: wasmtime.Instance, names: Bytes
     size = memory.data_len(store)
     if ptr + len(data) > size:
         if size + _PAGE > limits.memory_bytes:
-            raise Refused(Outcome.MEMORY_LIMIT, f"alloc({len(data):,}) found no room under the "
-                          f"{limits.memory_bytes // 2**20} MiB memory limit")
-        raise Refused(Outcome.WRONG_ANSWER,
-                      f"alloc({len(data):,}) returned 0x{ptr:x}, outside memory ({size:,} bytes)")
+            raise Refused(
+                Outcome.MEMORY_LIMIT,
+                f"alloc({len(data):,}) found no room under the "
+                f"{limits.memory_bytes // 2**20} MiB memory limit",
+            )
+        raise Refused(
+            Outcome.WRONG_ANSWER, f"alloc({len(data):,}) returned 0x{ptr:x}, outside memory ({size:,} bytes)"
+        )
     if data:
         memory.write(store, data, ptr)
     packed = exported(exports, names.entry, wasmtime.Func)(store, ptr, len(data), *extra)
     return read_packed(store, memory, packed, limits, keep=keep)
 
 
-def read_packed(store: wasmtime.Store, memory: wasmtime.Memory, packed: int, limits: Limits, *,
-                keep: int | None = None) -> PackedOutput:
+def read_packed(
+    store: wasmtime.Store, memory: wasmtime.Memory, packed: int, limits: Limits, *, keep: int | None = None
+) -> PackedOutput:
     """The output a (ptr << 32 | len) result points at, refused when too long or out of memory."""
     packed &= _U64
     out_ptr, out_len = packed >> 32, packed & 0xFFFF_FFFF
     size = memory.data_len(store)
     if out_len > limits.max_output_bytes:
-        raise Refused(Outcome.WRONG_ANSWER, f"output length {out_len:,} bytes is over the "
-                      f"{limits.max_output_bytes:,} limit")
+        raise Refused(
+            Outcome.WRONG_ANSWER,
+            f"output length {out_len:,} bytes is over the {limits.max_output_bytes:,} limit",
+        )
     if out_ptr + out_len > size:
-        raise Refused(Outcome.WRONG_ANSWER,
-                      f"output 0x{out_ptr:x}+{out_len:,} lies outside memory ({size:,} bytes)")
+        raise Refused(
+            Outcome.WRONG_ANSWER, f"output 0x{out_ptr:x}+{out_len:,} lies outside memory ({size:,} bytes)"
+        )
     if keep is None or out_len <= keep:
         return PackedOutput.of(bytes(memory.read(store, out_ptr, out_ptr + out_len)) if out_len else b"")
     digest = hashlib.sha256()

@@ -33,7 +33,7 @@ class Isolation:
     def log_line(self) -> str:
         if self.available:
             return (
-                    "[isolated build: only the system, the toolchain and the scratch folder visible, "
+                "[isolated build: only the system, the toolchain and the scratch folder visible, "
                 "read-only except the scratch folder, no network, own IPC and process "
                 "namespaces, not root]\n"
             )
@@ -60,7 +60,14 @@ def toolchain_folders() -> list[str]:
 def jail_command(scratch_root: Path, workdir: Path, argv: list[str]) -> list[str]:
     """`argv` wrapped in the jail: namespaces from `unshare`, the rest from build_jail.py."""
     namespaces = [
-        "--mount", "--propagation", "private", "--net", "--ipc", "--pid", "--fork", "--kill-child",
+        "--mount",
+        "--propagation",
+        "private",
+        "--net",
+        "--ipc",
+        "--pid",
+        "--fork",
+        "--kill-child",
         "--mount-proc",
     ]
     keeps = [arg for path in toolchain_folders() for arg in ("--keep", path)]
@@ -70,8 +77,18 @@ def jail_command(scratch_root: Path, workdir: Path, argv: list[str]) -> list[str
     setpriv = shutil.which("setpriv")
     die_with_grader = [setpriv, "--pdeathsig", "KILL", "--"] if setpriv else []
     return [
-        *die_with_grader, shutil.which("unshare") or "unshare", *namespaces, "--",
-        sys.executable, "-I", str(_JAIL_SCRIPT), str(scratch_root), str(workdir), *keeps, "--", *argv,
+        *die_with_grader,
+        shutil.which("unshare") or "unshare",
+        *namespaces,
+        "--",
+        sys.executable,
+        "-I",
+        str(_JAIL_SCRIPT),
+        str(scratch_root),
+        str(workdir),
+        *keeps,
+        "--",
+        *argv,
     ]
 
 
@@ -90,8 +107,12 @@ def _probe_once() -> Isolation:
         script = "echo ok > inside; echo escaped > ../outside 2>/dev/null; exit 0"
         try:
             done = subprocess.run(
-                jail_command(jail, jail, ["/bin/sh", "-c", script]), capture_output=True,
-                text=True, timeout=20, stdin=subprocess.DEVNULL, cwd="/",
+                jail_command(jail, jail, ["/bin/sh", "-c", script]),
+                capture_output=True,
+                text=True,
+                timeout=20,
+                stdin=subprocess.DEVNULL,
+                cwd="/",
             )
         except (OSError, subprocess.TimeoutExpired) as exc:
             return Isolation(False, f"unshare failed: {exc}")

@@ -111,8 +111,9 @@ def execute(
     """
     limits = Limits.of(sandbox, fuel=budget)
     if contract.abi == "scalar":
-        return _guarded(lambda: _scalar_once(module, contract.entry, case.scalar_args, limits),
-                        limits, cancel)
+        return _guarded(
+            lambda: _scalar_once(module, contract.entry, case.scalar_args, limits), limits, cancel
+        )
     data = case.input_bytes() if input_bytes is None else input_bytes
     names = BytesExports(contract.entry, contract.memory, contract.alloc)
     return call_bytes(module, names, data, limits=limits, cancel=cancel, keep_output=keep_output)
@@ -160,8 +161,15 @@ def _guarded(once: Callable[[], Execution], limits: Limits, cancel: Work | None)
 
 def _with_time(result: Execution, elapsed: float) -> Execution:
     return Execution(
-        result.outcome, result.output, result.fuel, result.detail, result.trap_code,
-        result.frames, elapsed, result.output_size, result.output_digest,
+        result.outcome,
+        result.output,
+        result.fuel,
+        result.detail,
+        result.trap_code,
+        result.frames,
+        elapsed,
+        result.output_size,
+        result.output_digest,
     )
 
 
@@ -174,8 +182,14 @@ def _scalar_once(module: wasmtime.Module, entry: str, args: tuple[int, ...], lim
     return _once(module, limits, run, memory_name=None)
 
 
-def _bytes_once(module: wasmtime.Module, names: BytesExports, data: bytes, extra: tuple[int, ...],
-                limits: Limits, keep: int | None) -> Execution:
+def _bytes_once(
+    module: wasmtime.Module,
+    names: BytesExports,
+    data: bytes,
+    extra: tuple[int, ...],
+    limits: Limits,
+    keep: int | None,
+) -> Execution:
     def run(store: wasmtime.Store, instance: wasmtime.Instance) -> PackedOutput:
         return call_packed(store, instance, names, data, extra, limits, keep=keep)
 
@@ -204,7 +218,10 @@ def _once(
             code = trap.trap_code.name.lower() if trap.trap_code is not None else "trap"
             frames = tuple(_frame(f) for f in (trap.frames or [])[:12])
             return Execution(
-                Outcome.INSTANTIATION_FAILURE, fuel=used(), trap_code=code, frames=frames,
+                Outcome.INSTANTIATION_FAILURE,
+                fuel=used(),
+                trap_code=code,
+                frames=frames,
                 detail=f"instantiation failed: {code}" + (f" in {frames[0]}" if frames else ""),
             )
         except wasmtime.WasmtimeError as exc:
@@ -217,8 +234,9 @@ def _once(
             output = run(store, instance)
         except Refused as refused:
             return Execution(refused.outcome, fuel=used(), detail=refused.detail)
-        return Execution(None, output=output.data, fuel=used(), output_size=output.size,
-                         output_digest=output.digest)
+        return Execution(
+            None, output=output.data, fuel=used(), output_size=output.size, output_digest=output.digest
+        )
     except wasmtime.Trap as trap:
         return _classify_trap(trap, store, memory, limits)
     except wasmtime.WasmtimeError as exc:
@@ -247,7 +265,10 @@ def _classify_trap(
     fuel = limits.fuel - store.get_fuel()
     if code == wasmtime.TrapCode.OUT_OF_FUEL:
         return Execution(
-            Outcome.OUT_OF_FUEL, fuel=limits.fuel, trap_code="out_of_fuel", frames=frames,
+            Outcome.OUT_OF_FUEL,
+            fuel=limits.fuel,
+            trap_code="out_of_fuel",
+            frames=frames,
             detail=f"{runway_exhausted(limits.fuel, limits.ceiling or limits.fuel)}: "
             f"no answer to judge{where}",
         )
@@ -255,7 +276,10 @@ def _classify_trap(
         # wasmtime does not write back the fuel an interrupted call burned (it reports what
         # was left at the call's start), so no figure is better than a false one.
         return Execution(
-            Outcome.TIMEOUT, fuel=None, trap_code="interrupt", frames=frames,
+            Outcome.TIMEOUT,
+            fuel=None,
+            trap_code="interrupt",
+            frames=frames,
             detail=f"stopped by the {limits.wall_clock:g} s wall-clock backstop{where}; "
             "fuel not measured (wasmtime reports none for an interrupted call)",
         )
@@ -263,7 +287,10 @@ def _classify_trap(
     if memory is not None and _near_limit(memory.data_len(store), limits.memory_bytes):
         used_mib = memory.data_len(store) / 2**20
         return Execution(
-            Outcome.MEMORY_LIMIT, fuel=fuel, trap_code=name, frames=frames,
+            Outcome.MEMORY_LIMIT,
+            fuel=fuel,
+            trap_code=name,
+            frames=frames,
             detail=f"trapped ({name}) with {used_mib:.1f} MiB in use, at the "
             f"{limits.memory_bytes // 2**20} MiB memory limit (memory.grow was refused){where}",
         )
@@ -274,7 +301,10 @@ def _classify_trap(
             "memory limit in use)"
         )
     return Execution(
-        Outcome.TRAP, fuel=fuel, trap_code=name, frames=frames,
+        Outcome.TRAP,
+        fuel=fuel,
+        trap_code=name,
+        frames=frames,
         detail=f"trap: {name}{where}{memory_note}",
     )
 

@@ -16,8 +16,9 @@ from lattice_desktop.manifest.case import CaseManifest
 from lattice_desktop.store.queries import StoredRun
 
 
-def stale_reasons(run: StoredRun, case: CaseManifest, result: CaseResult, playback: Playback,
-                  expected: bytes) -> list[str]:
+def stale_reasons(
+    run: StoredRun, case: CaseManifest, result: CaseResult, playback: Playback, expected: bytes
+) -> list[str]:
     """Why the stored run does not belong to the case files on disk now (empty: it does).
 
     The run keeps what grading saw: its snapshot interval, the submission's checksums, the
@@ -29,15 +30,22 @@ def stale_reasons(run: StoredRun, case: CaseManifest, result: CaseResult, playba
         reasons.append(f"a snapshot every {result.snapshot_interval:,} ticks then, every {interval:,} now")
     if result.outcome.correct and result.checksums is not None and result.checksums != expected:
         then = len(result.checksums) // 8
-        reasons.append(f"its {then:,} snapshot checksums were right then and are not the expected ones now"
-                       + (f" ({count:,} snapshots now)" if then != count else ""))
+        reasons.append(
+            f"its {then:,} snapshot checksums were right then and are not the expected ones now"
+            + (f" ({count:,} snapshots now)" if then != count else "")
+        )
     mismatch = result.mismatch
     if mismatch is not None and mismatch.expected is not None and mismatch.unit != "byte":
-        now = int.from_bytes(expected[8 * mismatch.index:8 * mismatch.index + 8], "little") \
-            if 8 * mismatch.index + 8 <= len(expected) else None
+        now = (
+            int.from_bytes(expected[8 * mismatch.index : 8 * mismatch.index + 8], "little")
+            if 8 * mismatch.index + 8 <= len(expected)
+            else None
+        )
         if now != mismatch.expected:
-            reasons.append(f"snapshot {mismatch.index + 1:,} expected {mismatch.expected:016x} then, "
-                           + ("none now" if now is None else f"{now:016x} now"))
+            reasons.append(
+                f"snapshot {mismatch.index + 1:,} expected {mismatch.expected:016x} then, "
+                + ("none now" if now is None else f"{now:016x} now")
+            )
     stored = run.manifest_hash
     if stored and stored != case.manifest_hash:
         reasons.append(f"the case manifest's hash was {stored[:12]} then, {case.manifest_hash[:12]} now")
@@ -67,8 +75,9 @@ def open_case(run: StoredRun, case: CaseManifest, result: CaseResult) -> OpenedC
     # Only what belongs to this scenario makes its ✓/✗ meaningless; a changed hash alone
     # (another case's file) keeps the comparison but still says so.
     specific = any(not r.startswith("the case manifest") for r in reasons)
-    snapshots = Snapshots.from_bytes(playback.scenario.snapshot, expected,
-                                     None if specific else result.checksums)
+    snapshots = Snapshots.from_bytes(
+        playback.scenario.snapshot, expected, None if specific else result.checksums
+    )
     return OpenedCase(result.name, playback, snapshots, reasons, specific)
 
 

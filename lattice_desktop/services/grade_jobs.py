@@ -54,5 +54,12 @@ def run_job(job: GradeJob, writer: Writer, *, work: Work | None = None, workers:
     """The worker side: read the case (hashing its inputs can take a while), grade, store
     with `workers` threads."""
     case = load_case(job.case_path)
-    return grade_and_store(case, job.submission, writer=writer, allow_build=job.allow_build,
-                           allow_unisolated=job.allow_unisolated, work=work, workers=workers)
+    return grade_and_store(
+        case,
+        job.submission,
+        writer=writer,
+        allow_build=job.allow_build,
+        allow_unisolated=job.allow_unisolated,
+        work=work,
+        workers=workers,
+    )

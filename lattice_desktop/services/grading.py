@@ -43,8 +43,14 @@ def grade_and_store(
     """
     run_id = writer.call(runs.begin_run, case, submission)
     try:
-        report = grade(case, submission, allow_build=allow_build, allow_unisolated=allow_unisolated,
-                       workers=workers, work=work)
+        report = grade(
+            case,
+            submission,
+            allow_build=allow_build,
+            allow_unisolated=allow_unisolated,
+            workers=workers,
+            work=work,
+        )
     except (Cancelled, KeyboardInterrupt):  # Cancel in the app, Ctrl+C in a terminal
         writer.call(runs.end_run_without_results, run_id, Verdict.CANCELLED)
         raise

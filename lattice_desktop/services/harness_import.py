@@ -30,8 +30,9 @@ class ImportOutcome:
     errors: list[str] = field(default_factory=list)  # "file:line: key: reason", one a file
 
 
-def import_traces(writer: Writer, box: Path, traces: list[Path], *,
-                  work: Work | None = None) -> ImportOutcome:
+def import_traces(
+    writer: Writer, box: Path, traces: list[Path], *, work: Work | None = None
+) -> ImportOutcome:
     """Score and store each trace or Inspect AI log against `box` (read and converted on
     the calling worker; the writes on the writer).
 

@@ -10,9 +10,10 @@ from lattice_desktop.store.pages import RunPage
 
 def report_text(page: RunPage) -> str:
     run, s = page.run, page.run.summary
-    lines = [f"{s.submission} · {s.case_label} · {s.model} · run {s.id}",
-             s.verdict.look.text
-             + (f" · score {grouped(s.score)} fuel" if s.score is not None else "")]
+    lines = [
+        f"{s.submission} · {s.case_label} · {s.model} · run {s.id}",
+        s.verdict.look.text + (f" · score {grouped(s.score)} fuel" if s.score is not None else ""),
+    ]
     if page.standing is not None:
         lines.append(f"standing {page.standing.describe()}")
     lines.append(f"module sha256 {run.module_sha256 or '-'}")
@@ -23,8 +24,12 @@ def report_text(page: RunPage) -> str:
             continue
         lines += ["", title]
         for r in rows:
-            cells = [r.name, r.behaviour if smoke else f"size {grouped(r.size)}", r.outcome.look.text,
-                     f"{grouped(r.fuel)} fuel"]
+            cells = [
+                r.name,
+                r.behaviour if smoke else f"size {grouped(r.size)}",
+                r.outcome.look.text,
+                f"{grouped(r.fuel)} fuel",
+            ]
             if not smoke and r.percent_of_ceiling is not None:
                 cells.append(f"{r.percent_of_ceiling:.1f}% of ceiling")
             detail = detail_text(r, exact=True)

@@ -36,8 +36,9 @@ def submission_diff(sub: SubmissionRecords, playback: Playback, tick: int) -> Su
     return SubmissionDiff(tick, state, diffs)
 
 
-def search_divergence(sub: SubmissionRecords, playback: Playback, agrees: int, differs: int,
-                      work: Work) -> tuple[Playback, Divergence]:
+def search_divergence(
+    sub: SubmissionRecords, playback: Playback, agrees: int, differs: int, work: Work
+) -> tuple[Playback, Divergence]:
     """The first tick in (agrees, differs] where the submission departs from the reference;
     cancelling `work` stops it between runs and interrupts a run of the submission."""
     engine = playback.engine
@@ -49,10 +50,15 @@ def search_divergence(sub: SubmissionRecords, playback: Playback, agrees: int, d
         return playback.records_at(tick)
 
     found = find_divergence(
-        playback.data, agrees=agrees, differs=differs, reference_checksums=reference_checksums,
+        playback.data,
+        agrees=agrees,
+        differs=differs,
+        reference_checksums=reference_checksums,
         submission_checksums=lambda data: submission_checksums(sub, data, cancel=work),
         reference_records=reference_records,
-        submission_records=lambda tick: submission_pairs(sub, playback.scenario, playback.data, tick,
-                                                         cancel=work),
-        work=work)
+        submission_records=lambda tick: submission_pairs(
+            sub, playback.scenario, playback.data, tick, cancel=work
+        ),
+        work=work,
+    )
     return playback, found

@@ -20,9 +20,7 @@ ENV_VAR = "LATTICE_DESKTOP_DB"
 
 
 def default_location() -> str:
-    return os.environ.get(ENV_VAR) or str(
-        Path(platformdirs.user_data_dir("lattice-desktop")) / "lattice.db"
-    )
+    return os.environ.get(ENV_VAR) or str(Path(platformdirs.user_data_dir("lattice-desktop")) / "lattice.db")
 
 
 def describe(target: str) -> str:
@@ -44,8 +42,7 @@ def open_database(
         if "://" in target:
             db = connect(target)
         elif target.startswith("file:"):  # an SQLite URI, e.g. file:runs.db?mode=ro
-            db = SqliteDatabase(target, uri=True, timeout=busy_timeout,
-                                pragmas={"foreign_keys": 1})
+            db = SqliteDatabase(target, uri=True, timeout=busy_timeout, pragmas={"foreign_keys": 1})
         else:
             path = Path(target)
             if path.exists() and path.is_dir():
@@ -58,7 +55,9 @@ def open_database(
                 raise StorageError(
                     f"this SQLite file belongs to another program (tables {', '.join(foreign[:5])}"
                     f"{'…' if len(foreign) > 5 else ''}); it was left unchanged — choose another "
-                    "file with --db", Location(target))
+                    "file with --db",
+                    Location(target),
+                )
             path.parent.mkdir(parents=True, exist_ok=True)
             db = SqliteDatabase(
                 str(path),
@@ -115,8 +114,12 @@ def foreign_tables(path: Path) -> list[str]:
         return []
     try:
         with closing(sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)) as db:
-            names = [row[0] for row in db.execute(
-                "select name from sqlite_master where type = 'table' and name not like 'sqlite_%'")]
+            names = [
+                row[0]
+                for row in db.execute(
+                    "select name from sqlite_master where type = 'table' and name not like 'sqlite_%'"
+                )
+            ]
     except sqlite3.Error:
         return []  # not a database, or locked: opening it says which
     return [] if not names or "schema_version" in names else sorted(names)

@@ -101,8 +101,12 @@ def standing(run_id: int) -> Standing | None:
 
 
 def leaderboard(
-    case_name: str, version: int | None = None, variant: str | None = None,
-    wasmtime_version: str | None = None, *, content: str | None = None,
+    case_name: str,
+    version: int | None = None,
+    variant: str | None = None,
+    wasmtime_version: str | None = None,
+    *,
+    content: str | None = None,
 ) -> Leaderboard:
     """Models ranked by best correct fuel; models with only over-ceiling bests listed apart.
 
@@ -114,12 +118,20 @@ def leaderboard(
     # comparing `column || ''` keeps SQLite off the indexes, which would sort every run of
     # the case first.
     named = Run.case_name.concat("") == case_name
-    for column, wanted in ((Run.case_version, version), (Run.case_variant, variant),
-                           (Run.wasmtime_version, wasmtime_version), (Run.case_hash, content)):
+    for column, wanted in (
+        (Run.case_version, version),
+        (Run.case_variant, variant),
+        (Run.wasmtime_version, wasmtime_version),
+        (Run.case_hash, content),
+    ):
         if wanted is not None and wanted != "":
             named &= column.concat("").startswith(wanted) if column is Run.case_hash else column == wanted
-    latest = Run.select(Run.case_version, Run.case_variant, Run.wasmtime_version, Run.case_hash) \
-        .where(named).order_by(Run.id.desc()).first()
+    latest = (
+        Run.select(Run.case_version, Run.case_variant, Run.wasmtime_version, Run.case_hash)
+        .where(named)
+        .order_by(Run.id.desc())
+        .first()
+    )
     if latest is not None:
         version = version if version is not None else latest.case_version
         variant = variant or latest.case_variant
@@ -131,8 +143,11 @@ def leaderboard(
     counts: dict[str, int] = {}
     best: dict[str, int] = {}
     over_only: set[str] = set()
-    tally = Run.select(Run.verdict, Run.model, fn.COUNT(SQL("*")), fn.MIN(Run.score)).where(scope) \
+    tally = (
+        Run.select(Run.verdict, Run.model, fn.COUNT(SQL("*")), fn.MIN(Run.score))
+        .where(scope)
         .group_by(Run.verdict, Run.model)
+    )
     for verdict, model, count, lowest in Run._meta.database.execute(tally).fetchall():  # plain rows
         if verdict != Verdict.RUNNING.value:
             counts[model] = counts.get(model, 0) + count
@@ -149,31 +164,52 @@ def leaderboard(
         entries.append(BoardEntry(rank, model, run_id, fuel, fuel / leader, counts.get(model, 0), date))
     over_entries = []
     if over_only:
-        lowest_fuel: dict[str, int] = dict(tuples(
-            Run.select(Run.model, fn.MIN(Run.stress_fuel))
-            .where(scope & (Run.verdict == Verdict.OVER_CEILING.value) & Run.model.in_(sorted(over_only))
-                   & Run.stress_fuel.is_null(False))
-            .group_by(Run.model)
-        ))
+        lowest_fuel: dict[str, int] = dict(
+            tuples(
+                Run.select(Run.model, fn.MIN(Run.stress_fuel))
+                .where(
+                    scope
+                    & (Run.verdict == Verdict.OVER_CEILING.value)
+                    & Run.model.in_(sorted(over_only))
+                    & Run.stress_fuel.is_null(False)
+                )
+                .group_by(Run.model)
+            )
+        )
         over_entries = [
-            BoardEntry(0, model, run_id, fuel, fuel / leader if leader else 0.0,
-                       counts.get(model, 0), date, pct)
-            for run_id, model, fuel, date, pct in _first_runs(key, Verdict.OVER_CEILING, "stress_fuel",
-                                                               lowest_fuel)
+            BoardEntry(
+                0, model, run_id, fuel, fuel / leader if leader else 0.0, counts.get(model, 0), date, pct
+            )
+            for run_id, model, fuel, date, pct in _first_runs(
+                key, Verdict.OVER_CEILING, "stress_fuel", lowest_fuel
+            )
         ]
-    return Leaderboard(case_name, version, variant, wasmtime_version, entries, over_entries,
-                       content or "", _other_contents(key))
+    return Leaderboard(
+        case_name,
+        version,
+        variant,
+        wasmtime_version,
+        entries,
+        over_entries,
+        content or "",
+        _other_contents(key),
+    )
 
 
 def _other_contents(key: Key) -> int:
     """How many other contents have runs under the key's name, version, variant and wasmtime
     version: one index seek per content (the next hash after the last), not a scan of runs."""
     case_name, version, variant, wasmtime_version, content = key
-    named = ((Run.case_name == case_name) & (Run.case_version == version)
-             & (Run.case_variant == variant) & (Run.wasmtime_version == wasmtime_version))
+    named = (
+        (Run.case_name == case_name)
+        & (Run.case_version == version)
+        & (Run.case_variant == variant)
+        & (Run.wasmtime_version == wasmtime_version)
+    )
     count, after = 0, ""
-    while (found := Run.select(fn.MIN(Run.case_hash)).where(named & (Run.case_hash > after)).scalar()) \
-            is not None:
+    while (
+        found := Run.select(fn.MIN(Run.case_hash)).where(named & (Run.case_hash > after)).scalar()
+    ) is not None:
         count += found != content
         after = found
     return count
@@ -182,13 +218,18 @@ def _other_contents(key: Key) -> int:
 def _in_scope(table: type[Run] | ModelAlias[Run], key: Key) -> Expression:
     """`table`'s runs of one case, version, variant, wasmtime version and content."""
     case_name, version, variant, wasmtime_version, content = key
-    return ((table.case_name == case_name) & (table.case_version == version)
-            & (table.case_variant == variant) & (table.wasmtime_version == wasmtime_version)
-            & (table.case_hash == content))
+    return (
+        (table.case_name == case_name)
+        & (table.case_version == version)
+        & (table.case_variant == variant)
+        & (table.wasmtime_version == wasmtime_version)
+        & (table.case_hash == content)
+    )
 
 
-def _first_runs(key: Key, verdict: Verdict, column: str,
-                best: dict[str, int]) -> list[tuple[int, str, int, datetime | None, float | None]]:
+def _first_runs(
+    key: Key, verdict: Verdict, column: str, best: dict[str, int]
+) -> list[tuple[int, str, int, datetime | None, float | None]]:
     """For each model, its earliest run with `verdict` whose `column` is `best[model]`;
     best first. One index seek per model (a correlated MIN over the full index key), so
     the cost follows the number of models, not of runs."""
@@ -196,11 +237,11 @@ def _first_runs(key: Key, verdict: Verdict, column: str,
         return []
     wanted = ValuesList(list(best.items()), alias="best")
     other = Run.alias("other")
-    first_id = (
-        other.select(fn.MIN(other.id))
-        .where(_in_scope(other, key) & (other.verdict == verdict.value)
-               & (Column(other, "model") == wanted.c.column1)  # (`other.model` is the class)
-               & (getattr(other, column) == wanted.c.column2))
+    first_id = other.select(fn.MIN(other.id)).where(
+        _in_scope(other, key)
+        & (other.verdict == verdict.value)
+        & (Column(other, "model") == wanted.c.column1)  # (`other.model` is the class)
+        & (getattr(other, column) == wanted.c.column2)
     )
     value = getattr(Run, column)
     rows = tuples(
@@ -208,5 +249,8 @@ def _first_runs(key: Key, verdict: Verdict, column: str,
         .where(Run.id.in_(Select([wanted], [first_id])))
         .order_by(value, Run.id)
     )
-    return [(r[0], r[1], r[2], stored_time(r[3]), stored_number(r[4])) for r in rows
-            if stored_number(r[2]) is not None]  # a figure another program mangled ranks nowhere
+    return [
+        (r[0], r[1], r[2], stored_time(r[3]), stored_number(r[4]))
+        for r in rows
+        if stored_number(r[2]) is not None
+    ]  # a figure another program mangled ranks nowhere

@@ -49,20 +49,21 @@ def field_best_per_case(run_id: int) -> dict[str, CaseBest]:
     run = Run.get_or_none(Run.id == run_id)
     if run is None:
         return {}
-    minima: dict[str, int] = dict(tuples(
-        CaseResultRow.select(CaseResultRow.name, fn.MIN(CaseResultRow.fuel))
-        .join(Run)
-        .where(same_field(run) & CaseResultRow.outcome.in_(CORRECT) & CaseResultRow.fuel.is_null(False))
-        .group_by(CaseResultRow.name)
-    ))
+    minima: dict[str, int] = dict(
+        tuples(
+            CaseResultRow.select(CaseResultRow.name, fn.MIN(CaseResultRow.fuel))
+            .join(Run)
+            .where(same_field(run) & CaseResultRow.outcome.in_(CORRECT) & CaseResultRow.fuel.is_null(False))
+            .group_by(CaseResultRow.name)
+        )
+    )
     out: dict[str, CaseBest] = {}
     if not minima:
         return out
     holders = (
         CaseResultRow.select(CaseResultRow.name, CaseResultRow.fuel, Run.id, Run.model)
         .join(Run)
-        .where(same_field(run) & CaseResultRow.outcome.in_(CORRECT)
-               & CaseResultRow.name.in_(list(minima)))
+        .where(same_field(run) & CaseResultRow.outcome.in_(CORRECT) & CaseResultRow.name.in_(list(minima)))
         .order_by(Run.id)
     )
     for row in holders:
@@ -85,7 +86,13 @@ def comparable_runs(run_id: int, *, limit: int = 500) -> list[Comparable]:
         .limit(limit)
     )
     return [
-        Comparable(r.id, r.model, r.submission.name, Verdict.stored(r.verdict), stored_fuel(r.score),
-                   stored_time(r.started))
+        Comparable(
+            r.id,
+            r.model,
+            r.submission.name,
+            Verdict.stored(r.verdict),
+            stored_fuel(r.score),
+            stored_time(r.started),
+        )
         for r in query
     ]

@@ -33,8 +33,7 @@ class StoredHarnessRun:
 def score_files(box_path: str | Path, trace_path: str | Path) -> tuple[str, str, HarnessResult]:
     box_text = read_text(box_path, limit=MAX_BOX_BYTES, what="box file")
     trace_text = read_text(trace_path, limit=MAX_TRACE_BYTES, what="trace")
-    result = score(parse_box(box_text, source=str(box_path)),
-                   parse_trace(trace_text, source=str(trace_path)))
+    result = score(parse_box(box_text, source=str(box_path)), parse_trace(trace_text, source=str(trace_path)))
     return box_text, trace_text, result
 
 
@@ -42,15 +41,21 @@ def store_run(box_source: str, box_text: str, trace_source: str, trace_text: str
     """Score one run from its texts and store it with them verbatim (call on the writer
     thread). A run converted from another format (an Inspect AI log's sample) is stored
     as the trace it became, so `verify` recomputes it like any other."""
-    result = score(parse_box(box_text, source=box_source),
-                   parse_trace(trace_text, source=trace_source))
+    result = score(parse_box(box_text, source=box_source), parse_trace(trace_text, source=trace_source))
     row = HarnessRun.create(
-        box=result.box, stage=result.stage, harness=result.harness, model=result.model,
-        score=result.metrics["score"].value, execution=result.execution.value,
+        box=result.box,
+        stage=result.stage,
+        harness=result.harness,
+        model=result.model,
+        score=result.metrics["score"].value,
+        execution=result.execution.value,
         last_capture=result.last_capture_elapsed_s,
-        box_source=box_source, box_text=box_text,
-        trace_source=trace_source, trace_text=trace_text,
-        result_json=result.to_json(), imported=datetime.now(UTC),
+        box_source=box_source,
+        box_text=box_text,
+        trace_source=trace_source,
+        trace_text=trace_text,
+        result_json=result.to_json(),
+        imported=datetime.now(UTC),
     )
     return row.id
 
@@ -63,14 +68,22 @@ def import_run(box_path: str | Path, trace_path: str | Path) -> int:
 
 
 def _stored(row: HarnessRun) -> StoredHarnessRun:
-    return StoredHarnessRun(row.id, stored_time(row.imported), HarnessResult.from_json(row.result_json),
-                            row.box_source, row.trace_source)
+    return StoredHarnessRun(
+        row.id,
+        stored_time(row.imported),
+        HarnessResult.from_json(row.result_json),
+        row.box_source,
+        row.trace_source,
+    )
 
 
 def list_harness_runs(box: str | None = None) -> list[StoredHarnessRun]:
     """Newest first, without the stored box and trace texts (they can be large)."""
     query = HarnessRun.select(
-        HarnessRun.id, HarnessRun.imported, HarnessRun.result_json, HarnessRun.box_source,
+        HarnessRun.id,
+        HarnessRun.imported,
+        HarnessRun.result_json,
+        HarnessRun.box_source,
         HarnessRun.trace_source,
     ).order_by(HarnessRun.id.desc())
     if box:

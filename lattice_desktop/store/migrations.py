@@ -26,10 +26,12 @@ def _harness(db: Database) -> None:
 def _case_content(db: Database) -> None:
     """Key each run by its case's content: add `run.case_hash`, filled from its case."""
     if "case_hash" not in {c.name for c in db.get_columns(Run._meta.table_name)}:
-        migrate_schema(SchemaMigrator.from_database(db).add_column(
-            Run._meta.table_name, "case_hash", Run.case_hash))
-    Run.update(case_hash=CaseRecord.select(CaseRecord.manifest_hash).where(CaseRecord.id == Run.case)) \
-        .where(Run.case_hash.is_null()).execute()
+        migrate_schema(
+            SchemaMigrator.from_database(db).add_column(Run._meta.table_name, "case_hash", Run.case_hash)
+        )
+    Run.update(case_hash=CaseRecord.select(CaseRecord.manifest_hash).where(CaseRecord.id == Run.case)).where(
+        Run.case_hash.is_null()
+    ).execute()
     db.create_tables([Run])  # its indexes: the table exists, so only they are made
 
 

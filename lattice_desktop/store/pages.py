@@ -68,8 +68,14 @@ class BoardScope:
 def board_scopes() -> list[BoardScope]:
     """Every (case, version, variant, wasmtime) that has finished runs, newest first."""
     rows = tuples(
-        Run.select(Run.case_name, Run.case_version, Run.case_variant, Run.wasmtime_version,
-                   fn.COUNT(Run.id), fn.MAX(Run.id))
+        Run.select(
+            Run.case_name,
+            Run.case_version,
+            Run.case_variant,
+            Run.wasmtime_version,
+            fn.COUNT(Run.id),
+            fn.MAX(Run.id),
+        )
         .where(Run.verdict != Verdict.RUNNING.value)
         .group_by(Run.case_name, Run.case_version, Run.case_variant, Run.wasmtime_version)
     )
@@ -116,12 +122,25 @@ def load_harness_page(stored_id: int) -> HarnessPage | None:
     result = stored.result
     board = harness_boards().get((result.stage, result.box), [])
     mine = next((row for row in board if row.stored_id == stored_id), None)
-    best = next((row.stored_id for row in board
-                 if (row.result.harness, row.result.model) == (result.harness, result.model)),
-                None)
-    return HarnessPage(stored.id, stored.imported, result, stored.box_source, stored.trace_source,
-                       None if mine is None else mine.position, len(board), best,
-                       _loop_calls(stored_id, result))
+    best = next(
+        (
+            row.stored_id
+            for row in board
+            if (row.result.harness, row.result.model) == (result.harness, result.model)
+        ),
+        None,
+    )
+    return HarnessPage(
+        stored.id,
+        stored.imported,
+        result,
+        stored.box_source,
+        stored.trace_source,
+        None if mine is None else mine.position,
+        len(board),
+        best,
+        _loop_calls(stored_id, result),
+    )
 
 
 def _loop_calls(stored_id: int, result: HarnessResult) -> tuple[tuple[str, ...], ...]:
@@ -137,10 +156,9 @@ def _loop_calls(stored_id: int, result: HarnessResult) -> tuple[tuple[str, ...],
     shown = []
     for loop in result.loops:
         ordered = sorted(line for line in calls if loop.first_line <= line <= loop.last_line)
-        cycle = [calls[line] for line in ordered[:len(loop.tools)]]
+        cycle = [calls[line] for line in ordered[: len(loop.tools)]]
         if len(cycle) == len(loop.tools) and all(c.tool == t for c, t in zip(cycle, loop.tools)):
-            shown.append(tuple(f"{c.tool} {json.dumps(c.arguments, ensure_ascii=False)}"
-                               for c in cycle))
+            shown.append(tuple(f"{c.tool} {json.dumps(c.arguments, ensure_ascii=False)}" for c in cycle))
         else:
             shown.append(tuple(loop.tools))
     return tuple(shown)

@@ -58,11 +58,17 @@ class StoredRun:
 
 def _summary(run: Run, submission_name: str) -> RunSummary:
     return RunSummary(
-        id=run.id, case_name=run.case_name, case_version=run.case_version,
-        case_variant=run.case_variant, model=run.model, submission=submission_name,
-        verdict=Verdict.stored(run.verdict), score=stored_fuel(run.score),
+        id=run.id,
+        case_name=run.case_name,
+        case_version=run.case_version,
+        case_variant=run.case_variant,
+        model=run.model,
+        submission=submission_name,
+        verdict=Verdict.stored(run.verdict),
+        score=stored_fuel(run.score),
         stress_fuel=stored_fuel(run.stress_fuel),
-        max_percent_over=stored_number(run.max_percent_over), started=stored_time(run.started),
+        max_percent_over=stored_number(run.max_percent_over),
+        started=stored_time(run.started),
         finished=stored_time(run.finished),
     )
 
@@ -78,9 +84,18 @@ def list_runs(
     """Newest first; `text` matches case, model or submission name."""
     query = (
         Run.select(
-            Run.id, Run.case_name, Run.case_version, Run.case_variant, Run.model,
-            SubmissionRecord.name, Run.verdict, Run.score, Run.stress_fuel, Run.max_percent_over,
-            Run.started, Run.finished,
+            Run.id,
+            Run.case_name,
+            Run.case_version,
+            Run.case_variant,
+            Run.model,
+            SubmissionRecord.name,
+            Run.verdict,
+            Run.score,
+            Run.stress_fuel,
+            Run.max_percent_over,
+            Run.started,
+            Run.finished,
         )
         .join(SubmissionRecord)
         .order_by(Run.id.desc())
@@ -94,16 +109,22 @@ def list_runs(
         query = query.where(Run.verdict == verdict)
     if text:
         like = f"%{text}%"
-        query = query.where(
-            Run.case_name ** like | Run.model ** like | SubmissionRecord.name ** like
-        )
+        query = query.where(Run.case_name**like | Run.model**like | SubmissionRecord.name**like)
     read_time = _time_reader(Run.started)
     return [
         RunSummary(
-            id=row[0], case_name=row[1], case_version=row[2], case_variant=row[3], model=row[4],
-            submission=row[5], verdict=Verdict.stored(row[6]), score=stored_fuel(row[7]),
-            stress_fuel=stored_fuel(row[8]), max_percent_over=stored_number(row[9]),
-            started=read_time(row[10]), finished=read_time(row[11]),
+            id=row[0],
+            case_name=row[1],
+            case_version=row[2],
+            case_variant=row[3],
+            model=row[4],
+            submission=row[5],
+            verdict=Verdict.stored(row[6]),
+            score=stored_fuel(row[7]),
+            stress_fuel=stored_fuel(row[8]),
+            max_percent_over=stored_number(row[9]),
+            started=read_time(row[10]),
+            finished=read_time(row[11]),
         )
         for row in tuples(query)
     ]
@@ -153,13 +174,22 @@ def _result(row: CaseResultRow) -> CaseResult:
             unit=row.mismatch_unit or "byte",
         )
     return CaseResult(
-        name=row.name, kind=row.kind, behaviour=row.behaviour, size=row.size,
-        outcome=Outcome.stored(row.outcome), ceiling=row.ceiling, budget=row.budget,
+        name=row.name,
+        kind=row.kind,
+        behaviour=row.behaviour,
+        size=row.size,
+        outcome=Outcome.stored(row.outcome),
+        ceiling=row.ceiling,
+        budget=row.budget,
         fuel=stored_fuel(row.fuel),
-        detail=row.detail, trap_code=row.trap_code,
+        detail=row.detail,
+        trap_code=row.trap_code,
         frames=tuple(f for f in row.frames.split("\n") if f),
-        output_digest=row.output_digest, checksums=bytes(row.checksums) if row.checksums else None,
-        mismatch=mismatch, snapshot_interval=row.snapshot_interval, wall_time=row.wall_time,
+        output_digest=row.output_digest,
+        checksums=bytes(row.checksums) if row.checksums else None,
+        mismatch=mismatch,
+        snapshot_interval=row.snapshot_interval,
+        wall_time=row.wall_time,
     )
 
 

@@ -19,10 +19,13 @@ from lattice_desktop.store.schema import BuildLog, CaseRecord, CaseResultRow, Ru
 def case_record(case: CaseManifest) -> CaseRecord:
     record: CaseRecord
     record, _ = CaseRecord.get_or_create(
-        name=case.name, version=case.version, variant=case.variant,
+        name=case.name,
+        version=case.version,
+        variant=case.variant,
         manifest_hash=case.manifest_hash,
         defaults={
-            "manifest_path": str(case.path), "family": case.family,
+            "manifest_path": str(case.path),
+            "family": case.family,
             "fuel_limit": case.sandbox.fuel_limit,
         },
     )
@@ -35,15 +38,26 @@ def case_record(case: CaseManifest) -> CaseRecord:
 def begin_run(case: CaseManifest, submission: Submission) -> int:
     """Create the run as `running`; it gets results only when it finishes."""
     sub, _ = SubmissionRecord.get_or_create(
-        model=submission.model, path=str(submission.folder), module_sha256=None,
+        model=submission.model,
+        path=str(submission.folder),
+        module_sha256=None,
         defaults={"name": submission.name},
     )
     run = Run.create(
-        case=case_record(case), submission=sub, model=submission.model,
-        case_name=case.name, case_version=case.version, case_variant=case.variant,
-        case_hash=case.manifest_hash, verdict=Verdict.RUNNING.value, fuel_limit=case.sandbox.fuel_limit,
-        wasmtime_version=WASMTIME_VERSION, fuel_settings=FUEL_SETTINGS,
-        started=datetime.now(UTC), owner_pid=os.getpid(), owner_host=socket.gethostname(),
+        case=case_record(case),
+        submission=sub,
+        model=submission.model,
+        case_name=case.name,
+        case_version=case.version,
+        case_variant=case.variant,
+        case_hash=case.manifest_hash,
+        verdict=Verdict.RUNNING.value,
+        fuel_limit=case.sandbox.fuel_limit,
+        wasmtime_version=WASMTIME_VERSION,
+        fuel_settings=FUEL_SETTINGS,
+        started=datetime.now(UTC),
+        owner_pid=os.getpid(),
+        owner_host=socket.gethostname(),
     )
     return run.id
 
@@ -53,13 +67,13 @@ def finish_run(run_id: int, report: GradeReport) -> None:
     run = Run.get_by_id(run_id)
     if report.module_sha256:
         sub, _ = SubmissionRecord.get_or_create(
-            model=report.submission.model, path=str(report.submission.folder),
-            module_sha256=report.module_sha256, defaults={"name": report.submission.name},
+            model=report.submission.model,
+            path=str(report.submission.folder),
+            module_sha256=report.module_sha256,
+            defaults={"name": report.submission.name},
         )
         run.submission = sub
-    percents = [
-        100.0 * r.overshoot / r.ceiling for r in report.results if r.overshoot is not None
-    ]
+    percents = [100.0 * r.overshoot / r.ceiling for r in report.results if r.overshoot is not None]
     run.verdict = report.verdict.value
     run.score = report.score
     run.stress_fuel = report.stress_fuel
@@ -73,25 +87,42 @@ def finish_run(run_id: int, report: GradeReport) -> None:
     rows = []
     for position, r in enumerate(report.results):
         m = r.mismatch
-        rows.append({
-            "run": run_id, "position": position, "name": r.name, "kind": r.kind,
-            "behaviour": r.behaviour, "size": r.size, "outcome": r.outcome.value,
-            "ceiling": r.ceiling, "budget": r.budget, "fuel": r.fuel, "detail": r.detail,
-            "trap_code": r.trap_code, "frames": "\n".join(r.frames),
-            "output_digest": r.output_digest,
-            "mismatch_unit": m.unit if m else None,
-            "mismatch_index": m.index if m else None,
-            "mismatch_tick": m.tick if m else None,
-            "mismatch_expected": None if m is None or m.expected is None else str(m.expected),
-            "mismatch_got": None if m is None or m.got is None else str(m.got),
-            "snapshot_interval": r.snapshot_interval, "checksums": r.checksums,
-            "wall_time": r.wall_time,
-        })
+        rows.append(
+            {
+                "run": run_id,
+                "position": position,
+                "name": r.name,
+                "kind": r.kind,
+                "behaviour": r.behaviour,
+                "size": r.size,
+                "outcome": r.outcome.value,
+                "ceiling": r.ceiling,
+                "budget": r.budget,
+                "fuel": r.fuel,
+                "detail": r.detail,
+                "trap_code": r.trap_code,
+                "frames": "\n".join(r.frames),
+                "output_digest": r.output_digest,
+                "mismatch_unit": m.unit if m else None,
+                "mismatch_index": m.index if m else None,
+                "mismatch_tick": m.tick if m else None,
+                "mismatch_expected": None if m is None or m.expected is None else str(m.expected),
+                "mismatch_got": None if m is None or m.got is None else str(m.got),
+                "snapshot_interval": r.snapshot_interval,
+                "checksums": r.checksums,
+                "wall_time": r.wall_time,
+            }
+        )
     for start in range(0, len(rows), 200):
         CaseResultRow.insert_many(rows[start : start + 200]).execute()
     if report.build is not None:
-        BuildLog.create(run=run_id, ok=report.build.ok, detail=report.build.detail,
-                        log=report.build.log, seconds=report.build.seconds)
+        BuildLog.create(
+            run=run_id,
+            ok=report.build.ok,
+            detail=report.build.detail,
+            log=report.build.log,
+            seconds=report.build.seconds,
+        )
 
 
 def end_run_without_results(run_id: int, verdict: Verdict) -> None:
@@ -105,9 +136,7 @@ def recover_interrupted() -> int:
     """Mark runs left `running` by a process that no longer exists as interrupted."""
     host = socket.gethostname()
     stale = []
-    for run in Run.select(Run.id, Run.owner_pid, Run.owner_host).where(
-        Run.verdict == Verdict.RUNNING.value
-    ):
+    for run in Run.select(Run.id, Run.owner_pid, Run.owner_host).where(Run.verdict == Verdict.RUNNING.value):
         if run.owner_host is None or run.owner_pid is None:
             stale.append(run.id)
         elif run.owner_host == host and not _alive(run.owner_pid):
@@ -115,9 +144,7 @@ def recover_interrupted() -> int:
     if stale:
         with write_transaction(Run._meta.database):
             CaseResultRow.delete().where(CaseResultRow.run.in_(stale)).execute()
-            Run.update(verdict=Verdict.INTERRUPTED.value, owner_pid=None).where(
-                Run.id.in_(stale)
-            ).execute()
+            Run.update(verdict=Verdict.INTERRUPTED.value, owner_pid=None).where(Run.id.in_(stale)).execute()
     return len(stale)
 
 

@@ -81,8 +81,19 @@ class Run(BaseModel):
         # equality, then verdict and model in order, so the leaderboard reads counts and bests
         # from the index alone and finds each model's best run with one seek.
         indexes = (
-            (("case_name", "case_version", "case_variant", "wasmtime_version", "case_hash", "verdict",
-              "model", "score"), False),
+            (
+                (
+                    "case_name",
+                    "case_version",
+                    "case_variant",
+                    "wasmtime_version",
+                    "case_hash",
+                    "verdict",
+                    "model",
+                    "score",
+                ),
+                False,
+            ),
         )
 
 

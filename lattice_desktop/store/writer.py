@@ -25,8 +25,7 @@ class Writer:
 
     def __init__(self, db: Database) -> None:
         self.db = db
-        self._executor = ThreadPoolExecutor(1, "db-writer", initializer=db_proxy.bind_thread,
-                                            initargs=(db,))
+        self._executor = ThreadPoolExecutor(1, "db-writer", initializer=db_proxy.bind_thread, initargs=(db,))
 
     def submit(self, fn: Callable[..., T], *args: object) -> Future[T]:
         """Run `fn(*args)` on the writer thread inside one transaction."""

@@ -28,18 +28,26 @@ def app_icon() -> QIcon:
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="lattice-desktop", description="Open the app.")
-    parser.add_argument("--db", metavar="PATH_OR_URL",
-                        help="database file or postgresql:// URL (default: $LATTICE_DESKTOP_DB, "
-                        "else the user data folder)")
+    parser.add_argument(
+        "--db",
+        metavar="PATH_OR_URL",
+        help="database file or postgresql:// URL (default: $LATTICE_DESKTOP_DB, else the user data folder)",
+    )
     commands = parser.add_subparsers(dest="command")
     open_cmd = commands.add_parser(
-        "open", help="open the app on scenario files (*.lat, shown in the Factory tab), cases or submissions")
+        "open", help="open the app on scenario files (*.lat, shown in the Factory tab), cases or submissions"
+    )
     open_cmd.add_argument("paths", nargs="*", type=Path)
     commands.add_parser("demo", help="open the app and grade the bundled demo samples")
     shots = commands.add_parser("screenshots", help="save one PNG per tab (grades the demo if needed)")
     shots.add_argument("outdir", type=Path)
-    shots.add_argument("--size", type=window_size, default=(1500, 920), metavar="WxH",
-                       help="window size of the pictures (default 1500x920; e.g. 1366x768)")
+    shots.add_argument(
+        "--size",
+        type=window_size,
+        default=(1500, 920),
+        metavar="WxH",
+        help="window size of the pictures (default 1500x920; e.g. 1366x768)",
+    )
     for sub in (open_cmd, shots):
         sub.add_argument("--db", metavar="PATH_OR_URL", dest="sub_db", help="as above")
     return parser

@@ -97,7 +97,8 @@ class BatchStatus(QWidget):
         self.bar.setFormat("%v of %m jobs")
         self.cancel_button = QPushButton("Cancel")
         self.cancel_button.setToolTip(
-            "Stop the batch: runs already finished stay stored, nothing half-graded is")
+            "Stop the batch: runs already finished stay stored, nothing half-graded is"
+        )
         self.cancel_button.clicked.connect(self.cancel)
         layout = QHBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)

@@ -67,8 +67,12 @@ class ChipDelegate(QStyledItemDelegate):
         metrics = option.fontMetrics
         width = metrics.horizontalAdvance(chip.text) + 14
         height = min(option.rect.height() - 4, metrics.height() + 4)
-        rect = QRectF(option.rect.left() + 4, option.rect.center().y() - height / 2 + 0.5,
-                      min(width, option.rect.width() - 8), height)
+        rect = QRectF(
+            option.rect.left() + 4,
+            option.rect.center().y() - height / 2 + 0.5,
+            min(width, option.rect.width() - 8),
+            height,
+        )
         painter.setPen(QPen(chip.colour, 1))
         painter.setBrush(theme.tint(chip.colour, 60))
         painter.drawRoundedRect(rect, height / 2, height / 2)
@@ -102,15 +106,23 @@ class BarDelegate(QStyledItemDelegate):
         ChipDelegate._background(painter, option, index)
         painter.save()
         r = option.rect.adjusted(4, 5, -4, -5)
-        text_width = max(option.fontMetrics.horizontalAdvance("0000.0%"),
-                         option.fontMetrics.horizontalAdvance(bar.text)) + 10
+        text_width = (
+            max(
+                option.fontMetrics.horizontalAdvance("0000.0%"),
+                option.fontMetrics.horizontalAdvance(bar.text),
+            )
+            + 10
+        )
         track = QRectF(r.left(), r.top(), max(10, r.width() - text_width), r.height())
         painter.setPen(Qt.PenStyle.NoPen)
         painter.setBrush(theme.tint(option.palette.color(option.palette.ColorRole.Text), 24))
         painter.drawRect(track)
         painter.setBrush(bar.colour)
-        painter.drawRect(QRectF(track.left(), track.top(),
-                                track.width() * max(0.0, min(1.0, bar.fraction)), track.height()))
+        painter.drawRect(
+            QRectF(
+                track.left(), track.top(), track.width() * max(0.0, min(1.0, bar.fraction)), track.height()
+            )
+        )
         text_colour = option.palette.color(option.palette.ColorRole.Text)
         if bar.ceiling is not None:
             x = track.left() + track.width() * bar.ceiling
@@ -123,8 +135,7 @@ class BarDelegate(QStyledItemDelegate):
             painter.drawLine(int(x), int(track.top()) - 2, int(x), int(track.bottom()) + 2)
         painter.setPen(text_colour)
         text_rect = option.rect.adjusted(0, 0, -4, 0)
-        painter.drawText(text_rect, Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter,
-                         bar.text)
+        painter.drawText(text_rect, Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter, bar.text)
         painter.restore()
 
     def sizeHint(self, option: QStyleOptionViewItem, index: Index) -> QSize:

@@ -54,9 +54,9 @@ class BuildConfirmDialog(QDialog):
         self.commands = commands
         shipped = submission.module_path.is_file()
         note = QLabel(
-            f"The folder already holds its module ({submission.module}): you can grade it "
-            "without building." if shipped else
-            f"The folder does not hold {submission.module} yet: it can only be graded by building."
+            f"The folder already holds its module ({submission.module}): you can grade it without building."
+            if shipped
+            else f"The folder does not hold {submission.module} yet: it can only be graded by building."
         )
         note.setWordWrap(True)
         buttons = QDialogButtonBox()
@@ -117,34 +117,41 @@ class UnisolatedBuildDialog(QDialog):
 
 
 def choose_case_file(parent: QWidget, start: str = "") -> Path | None:
-    path, _ = QFileDialog.getOpenFileName(parent, "Open case manifest", start,
-                                          "Case manifests (case.toml *.toml);;All files (*)")
+    path, _ = QFileDialog.getOpenFileName(
+        parent, "Open case manifest", start, "Case manifests (case.toml *.toml);;All files (*)"
+    )
     return Path(path) if path else None
 
 
 def choose_submission_folder(parent: QWidget, start: str = "") -> Path | None:
-    path = QFileDialog.getExistingDirectory(parent, "Choose a submission folder "
-                                            "(holding submission.toml)", start)
+    path = QFileDialog.getExistingDirectory(
+        parent, "Choose a submission folder (holding submission.toml)", start
+    )
     return Path(path) if path else None
 
 
 def choose_submissions_folder(parent: QWidget, start: str = "") -> Path | None:
     path = QFileDialog.getExistingDirectory(
-        parent, "Grade many: choose a folder of submission folders", start)
+        parent, "Grade many: choose a folder of submission folders", start
+    )
     return Path(path) if path else None
 
 
 def choose_harness_box(parent: QWidget, start: str = "") -> Path | None:
-    path, _ = QFileDialog.getOpenFileName(parent, "Import harness run: 1. the box definition",
-                                          start, "Harness boxes (*.toml);;All files (*)")
+    path, _ = QFileDialog.getOpenFileName(
+        parent, "Import harness run: 1. the box definition", start, "Harness boxes (*.toml);;All files (*)"
+    )
     return Path(path) if path else None
 
 
 def choose_harness_traces(parent: QWidget, start: str = "") -> list[Path]:
     paths, _ = QFileDialog.getOpenFileNames(
-        parent, "Import harness run: 2. run traces or Inspect AI logs recorded against that box",
-        start, "Run traces and Inspect AI logs (*.jsonl *.eval *.json);;Run traces (*.jsonl);;"
-               "Inspect AI logs (*.eval *.json);;All files (*)")
+        parent,
+        "Import harness run: 2. run traces or Inspect AI logs recorded against that box",
+        start,
+        "Run traces and Inspect AI logs (*.jsonl *.eval *.json);;Run traces (*.jsonl);;"
+        "Inspect AI logs (*.eval *.json);;All files (*)",
+    )
     return [Path(p) for p in paths]
 
 

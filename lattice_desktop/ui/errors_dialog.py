@@ -10,16 +10,16 @@ from PySide6.QtWidgets import QApplication, QMessageBox, QWidget
 
 
 class ErrorDialog(QMessageBox):
-    """"Something went wrong in Lattice Desktop" with the traceback under Show Details…
+    """ "Something went wrong in Lattice Desktop" with the traceback under Show Details…
     Opened window-modal (not exec) so work in the background keeps going."""
 
-    def __init__(self, parent: QWidget | None, message: str, details: str, *,
-                 title: str = "Internal error") -> None:
+    def __init__(
+        self, parent: QWidget | None, message: str, details: str, *, title: str = "Internal error"
+    ) -> None:
         super().__init__(parent)
         self.setIcon(QMessageBox.Icon.Critical)
         self.setWindowTitle(title)
-        self.setText("Something went wrong inside Lattice Desktop — a bug, not a problem "
-                     "with your files.")
+        self.setText("Something went wrong inside Lattice Desktop — a bug, not a problem with your files.")
         self.setInformativeText(message)
         self.setDetailedText(details)
         self.setStandardButtons(QMessageBox.StandardButton.Close)

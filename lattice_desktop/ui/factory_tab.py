@@ -157,8 +157,10 @@ class FactoryTab(DivergenceNavigation, QWidget):
         self.banner.setObjectName("staleRunBanner")
         self.banner.setWordWrap(True)
         self.banner.setTextFormat(Qt.TextFormat.PlainText)
-        self.banner.setStyleSheet("#staleRunBanner { background: #5A4510; color: #FFE7A8; "
-                                  "border: 1px solid #A27B1E; border-radius: 4px; padding: 6px 8px; }")
+        self.banner.setStyleSheet(
+            "#staleRunBanner { background: #5A4510; color: #FFE7A8; "
+            "border: 1px solid #A27B1E; border-radius: 4px; padding: 6px 8px; }"
+        )
         self.banner.hide()
         banner_row = QHBoxLayout()
         banner_row.setContentsMargins(6, 4, 6, 0)
@@ -177,20 +179,25 @@ class FactoryTab(DivergenceNavigation, QWidget):
 
         self.timer = QTimer(self, interval=FRAME_MS)
         self.timer.timeout.connect(self._frame)
-        keys = (("Space", "Play / pause", self.toggle_play),
-                ("Left", "One tick back", lambda: self.step_ticks(-1)),
-                ("Right", "One tick forward", lambda: self.step_ticks(1)),
-                ("Shift+Left", "Previous snapshot", lambda: self.step_snapshot(-1)),
-                ("Shift+Right", "Next snapshot", lambda: self.step_snapshot(1)),
-                (KEYS["next_snapshot"], "Next divergent snapshot", self.next_divergence),
-                (KEYS["previous_snapshot"], "Previous divergent snapshot",
-                 lambda: self.step_divergent_snapshot(-1)),
-                (KEYS["next_cell"], "Next differing cell", lambda: self.step_cell(1)),
-                (KEYS["previous_cell"], "Previous differing cell", lambda: self.step_cell(-1)),
-                (KEYS["heatmap"], "Divergence heatmap on / off", self.bar.heatmap.toggle),
-                (KEYS["first_tick"], "First wrong tick", self.go_to_first_tick),
-                ("Home", "First tick", lambda: self.show_tick(0)),
-                ("End", "Last tick", lambda: self.show_tick(self.playback.ticks if self.playback else 0)))
+        keys = (
+            ("Space", "Play / pause", self.toggle_play),
+            ("Left", "One tick back", lambda: self.step_ticks(-1)),
+            ("Right", "One tick forward", lambda: self.step_ticks(1)),
+            ("Shift+Left", "Previous snapshot", lambda: self.step_snapshot(-1)),
+            ("Shift+Right", "Next snapshot", lambda: self.step_snapshot(1)),
+            (KEYS["next_snapshot"], "Next divergent snapshot", self.next_divergence),
+            (
+                KEYS["previous_snapshot"],
+                "Previous divergent snapshot",
+                lambda: self.step_divergent_snapshot(-1),
+            ),
+            (KEYS["next_cell"], "Next differing cell", lambda: self.step_cell(1)),
+            (KEYS["previous_cell"], "Previous differing cell", lambda: self.step_cell(-1)),
+            (KEYS["heatmap"], "Divergence heatmap on / off", self.bar.heatmap.toggle),
+            (KEYS["first_tick"], "First wrong tick", self.go_to_first_tick),
+            ("Home", "First tick", lambda: self.show_tick(0)),
+            ("End", "Last tick", lambda: self.show_tick(self.playback.ticks if self.playback else 0)),
+        )
         for key, what, slot in keys:  # the Help menu lists them by their whatsThis
             shortcut = QShortcut(QKeySequence(key), self)
             shortcut.setContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
@@ -213,8 +220,11 @@ class FactoryTab(DivergenceNavigation, QWidget):
         self.case_box.clear()
         lattice = [r for r in (run.results if run else []) if case and _has_case(case, r.name)]
         if run is None or case is None or not lattice:
-            self.empty.setText("No run open — pick a run in the runs list to replay its factory."
-                               if run is None else "This run has no Lattice scenarios to replay.")
+            self.empty.setText(
+                "No run open — pick a run in the runs list to replay its factory."
+                if run is None
+                else "This run has no Lattice scenarios to replay."
+            )
             self.stack.setCurrentIndex(0)
             return
         self.stack.setCurrentIndex(1)
@@ -267,8 +277,11 @@ class FactoryTab(DivergenceNavigation, QWidget):
         if self.snapshots is None or not len(self.snapshots):
             return
         interval = self.snapshots.interval
-        target = (self.tick // interval + 1) * interval if direction > 0 else \
-            ((self.tick - 1) // interval) * interval
+        target = (
+            (self.tick // interval + 1) * interval
+            if direction > 0
+            else ((self.tick - 1) // interval) * interval
+        )
         target = max(0, min(target, len(self.snapshots) * interval))
         row = self.snapshots.row_of(target)
         if row is not None:
@@ -320,16 +333,25 @@ class FactoryTab(DivergenceNavigation, QWidget):
         self.playback, self.snapshots = playback, snapshots
         self._show_stale(opened.stale, opened.specific)
         self._reference, self._marked = None, frozenset()
-        self.engine_label.setText(" · ".join([f"{playback.scenario.width}×{playback.scenario.height}",
-                                              playback.engine_name, *filter(None, [opened.source])]))
+        self.engine_label.setText(
+            " · ".join(
+                [
+                    f"{playback.scenario.width}×{playback.scenario.height}",
+                    playback.engine_name,
+                    *filter(None, [opened.source]),
+                ]
+            )
+        )
         self.canvas.set_scenario(playback.scenario)
-        self.minimap.set_grid(playback.grid[0] if max(playback.scenario.width, playback.scenario.height) >= 64
-                              else None, None)
+        self.minimap.set_grid(
+            playback.grid[0] if max(playback.scenario.width, playback.scenario.height) >= 64 else None, None
+        )
         self._place_minimap()
         self.cells, self.cell_index, self._counts, self._diff_tick = [], None, {}, None
         self.legend.set_scenario(playback.scenario)
-        self.census.show_scenario(playback.data, playback.scenario,
-                                  self.case.path.parent if self.case is not None else None)  # a file alone
+        self.census.show_scenario(
+            playback.data, playback.scenario, self.case.path.parent if self.case is not None else None
+        )  # a file alone
         self.model.set_snapshots(snapshots)
         self.transport.set_range(playback.ticks)
         self.transport.timeline.set_snapshots(snapshots)
@@ -352,8 +374,10 @@ class FactoryTab(DivergenceNavigation, QWidget):
         if isinstance(sub, str):
             self._submission = None
             self.modes.set_available(False, f"Submission view unavailable: {sub}")
-            self.bar.status.setText(f"Only snapshots can be compared: {sub}. The first wrong tick and "
-                                    "the differing cells need the records export (spec §8).")
+            self.bar.status.setText(
+                f"Only snapshots can be compared: {sub}. The first wrong tick and "
+                "the differing cells need the records export (spec §8)."
+            )
         else:
             self._submission = sub
             self.modes.set_available(True, "")
@@ -366,14 +390,18 @@ class FactoryTab(DivergenceNavigation, QWidget):
             return
         name = self._opening or "this scenario"
         if specific:
-            text = (f"⚠ Stale run: it was graded against an older version of {name} "
-                    f"({'; '.join(reasons)}). The factory replays the current file, so the "
-                    "snapshot list shows today's expected checksums without ✓/✗ — they would not "
-                    "be this run's. Grade the submission again to compare.")
+            text = (
+                f"⚠ Stale run: it was graded against an older version of {name} "
+                f"({'; '.join(reasons)}). The factory replays the current file, so the "
+                "snapshot list shows today's expected checksums without ✓/✗ — they would not "
+                "be this run's. Grade the submission again to compare."
+            )
         else:
-            text = (f"⚠ The case changed since this run was graded ({'; '.join(reasons)}). "
-                    f"{name}'s snapshots still line up, but its input may differ from what the "
-                    "submission saw. Grade the submission again to be sure.")
+            text = (
+                f"⚠ The case changed since this run was graded ({'; '.join(reasons)}). "
+                f"{name}'s snapshots still line up, but its input may differ from what the "
+                "submission saw. Grade the submission again to be sure."
+            )
         self.banner.setText(text)
         self.banner.setToolTip("\n".join(reasons))
         self.banner.show()
@@ -445,7 +473,8 @@ class FactoryTab(DivergenceNavigation, QWidget):
     def _select_row(self, row: int) -> None:
         index = self.model.index(row, 0)
         self.table.selectionModel().setCurrentIndex(
-            index, QItemSelectionModel.SelectionFlag.ClearAndSelect | QItemSelectionModel.SelectionFlag.Rows)
+            index, QItemSelectionModel.SelectionFlag.ClearAndSelect | QItemSelectionModel.SelectionFlag.Rows
+        )
         self.table.scrollTo(index, QAbstractItemView.ScrollHint.PositionAtCenter)
 
 

@@ -98,8 +98,11 @@ class FuelTab(QWidget):
         self._compare_query.forget()
         self.compare_box.clear()
         if run is None or not any(r.fuel for r in run.results):
-            self.empty.setText("No run open — pick a run in the runs list to see where its fuel went."
-                               if run is None else "This run measured no fuel (it never ran a case).")
+            self.empty.setText(
+                "No run open — pick a run in the runs list to see where its fuel went."
+                if run is None
+                else "This run measured no fuel (it never ran a case)."
+            )
             self.stack.setCurrentIndex(0)
             return
         self.stack.setCurrentIndex(1)
@@ -149,25 +152,35 @@ class FuelTab(QWidget):
         self.bars.show_fuel(results, self.best, other, other_name)
         series = {
             "this run": [(r.name, r.size, r.fuel) for r in results if r.fuel],
-            "field's best": [(r.name, r.size, self.best[r.name].fuel) for r in results
-                             if r.name in self.best],
+            "field's best": [
+                (r.name, r.size, self.best[r.name].fuel) for r in results if r.name in self.best
+            ],
         }
         if other:
-            series["compared"] = [(r.name, r.size, other[r.name].fuel) for r in results
-                                  if r.name in other and other[r.name].fuel]
+            series["compared"] = [
+                (r.name, r.size, other[r.name].fuel)
+                for r in results
+                if r.name in other and other[r.name].fuel
+            ]
         self.slopes = self.scaling.show_series(series)
-        self.slope_label.setText("   ·   ".join(
-            f"{name}: {describe_slope(slope)}" for name, slope in self.slopes.items() if slope is not None
-        ) or "Fuel against input size needs at least two sizes with fuel.")
+        self.slope_label.setText(
+            "   ·   ".join(
+                f"{name}: {describe_slope(slope)}" for name, slope in self.slopes.items() if slope is not None
+            )
+            or "Fuel against input size needs at least two sizes with fuel."
+        )
         self.summary.setText(self._summary(results, other, other_name))
 
     def _summary(self, results: list[CaseResult], other: dict[str, CaseResult] | None, name: str) -> str:
         if not other:
             return ""
-        ratios = [r.fuel / other[r.name].fuel for r in results
-                  if r.fuel and r.name in other and other[r.name].fuel]
+        ratios = [
+            r.fuel / other[r.name].fuel for r in results if r.fuel and r.name in other and other[r.name].fuel
+        ]
         if not ratios:
             return f"{name} has no fuel on these cases"
         mean = math.exp(sum(math.log(x) for x in ratios) / len(ratios))
-        return (f"this run uses ×{mean:.2f} the fuel of {name} (geometric mean over "
-                f"{len(ratios)} case{'s' if len(ratios) != 1 else ''}; per case above the bars)")
+        return (
+            f"this run uses ×{mean:.2f} the fuel of {name} (geometric mean over "
+            f"{len(ratios)} case{'s' if len(ratios) != 1 else ''}; per case above the bars)"
+        )

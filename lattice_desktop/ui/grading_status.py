@@ -21,8 +21,7 @@ class GradingStatus(QWidget):
         self.bar.setMaximumWidth(240)
         self.bar.setFormat("%v of %m cases")
         self.cancel_button = QPushButton("Cancel")
-        self.cancel_button.setToolTip(
-            "Stop grading (Esc): the run is kept as cancelled, without results")
+        self.cancel_button.setToolTip("Stop grading (Esc): the run is kept as cancelled, without results")
         self.cancel_button.clicked.connect(self.cancel)
         layout = QHBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)

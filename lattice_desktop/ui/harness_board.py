@@ -21,8 +21,7 @@ class HarnessBoard(HarnessBoardModel):
         self.highlight_agent = agent
         self.highlight_model = agent[1] if agent else None
         if self.rows:
-            self.dataChanged.emit(self.index(0, 0),
-                                  self.index(len(self.rows) - 1, len(self.columns) - 1))
+            self.dataChanged.emit(self.index(0, 0), self.index(len(self.rows) - 1, len(self.columns) - 1))
 
     def mine(self, row: int) -> bool:
         r = self.rows[row].result
@@ -37,6 +36,8 @@ class HarnessBoard(HarnessBoardModel):
             return font
         if index.isValid() and role == Qt.ItemDataRole.ToolTipRole and index.column() < 2:
             row = self.rows[index.row()]
-            return (f"{row.result.harness} / {row.result.model}: its best run, "
-                    f"{row.result.run_id} (#{row.stored_id}) — double-click to open")
+            return (
+                f"{row.result.harness} / {row.result.model}: its best run, "
+                f"{row.result.run_id} (#{row.stored_id}) — double-click to open"
+            )
         return super().data(index, role)

@@ -25,10 +25,17 @@ MISSING = "-"  # a metric with nothing to measure: never shown as 0
 EVIDENCE_CHIPS = {
     RECORDED: ("●", theme.GREEN, "computed from events the recorder observed"),
     PROVIDER_REPORTED: ("◆", theme.BLUE, "computed from spend as the model provider reported it"),
-    PRICED: ("◇", theme.BLUE, "computed from token usage priced by the box's price table (the "
-                              "provider reported no cost); each call's pricing is listed below"),
-    PARTIAL: ("◐", theme.AMBER, "computed from part of the evidence; the rest could not be "
-                                "evaluated (see the notes)"),
+    PRICED: (
+        "◇",
+        theme.BLUE,
+        "computed from token usage priced by the box's price table (the "
+        "provider reported no cost); each call's pricing is listed below",
+    ),
+    PARTIAL: (
+        "◐",
+        theme.AMBER,
+        "computed from part of the evidence; the rest could not be evaluated (see the notes)",
+    ),
     NONE: ("○", theme.GREY, "nothing to compute from: the metric is missing"),
 }
 
@@ -49,8 +56,7 @@ def inputs_text(inputs: dict[str, Any]) -> str:
 
 def metric_rows(result: HarnessResult) -> list[tuple[str, Metric]]:
     """Score, Cost, Focus, Time, Compliance, Tools, then Execution."""
-    rows = [(name.capitalize(), result.metrics[name]) for name in METRIC_ORDER
-            if name in result.metrics]
+    rows = [(name.capitalize(), result.metrics[name]) for name in METRIC_ORDER if name in result.metrics]
     return [*rows, ("Execution", result.execution)]
 
 
@@ -67,8 +73,7 @@ class _Table(QAbstractTableModel):
     def columnCount(self, parent: Index = ROOT) -> int:
         return 0 if parent.isValid() else len(self.columns)
 
-    def headerData(self, section: int, orientation: Qt.Orientation,
-                   role: int = Qt.ItemDataRole.DisplayRole):
+    def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole):
         if orientation != Qt.Orientation.Horizontal:
             return None
         if role == Qt.ItemDataRole.DisplayRole:
@@ -110,12 +115,19 @@ class MetricsModel(_Table):
         name, m = self.rows[index.row()]
         col = self.columns[index.column()]
         if role == Qt.ItemDataRole.DisplayRole:
-            return {"Metric": name, "Value": m.shown, "Evidence": evidence_chip(m.evidence).text,
-                    "Formula": m.formula}[col]
+            return {
+                "Metric": name,
+                "Value": m.shown,
+                "Evidence": evidence_chip(m.evidence).text,
+                "Formula": m.formula,
+            }[col]
         if role == COPY_ROLE:
-            return {"Metric": name, "Value": MISSING if m.value is None else repr(m.value),
-                    "Evidence": m.evidence,
-                    "Formula": "\t".join([m.formula, inputs_text(m.inputs), *m.notes])}[col]
+            return {
+                "Metric": name,
+                "Value": MISSING if m.value is None else repr(m.value),
+                "Evidence": m.evidence,
+                "Formula": "\t".join([m.formula, inputs_text(m.inputs), *m.notes]),
+            }[col]
         if role == BAR_ROLE and col == "Value" and m.value is not None:
             return Bar(m.value, theme.accent(), m.shown)
         if role == CHIP_ROLE and col == "Evidence":
@@ -180,17 +192,26 @@ class LoopsModel(_Table):
         col = self.columns[index.column()]
         counted = loop is self.worst and loop.penalty > 0
         if role in (Qt.ItemDataRole.DisplayRole, COPY_ROLE):
-            return {"Repeated calls": " → ".join(calls),
-                    "Repetitions": f"×{loop.repetitions}" if role == Qt.ItemDataRole.DisplayRole
-                    else str(loop.repetitions),
-                    "Lines": f"{loop.first_line}–{loop.last_line}",
-                    "Kind": ("▲ serious" if loop.serious else "△ mild")
-                    + (" · counted" if counted else ""),
-                    "Penalty": f"{loop.penalty:.2f}"}[col]
+            return {
+                "Repeated calls": " → ".join(calls),
+                "Repetitions": f"×{loop.repetitions}"
+                if role == Qt.ItemDataRole.DisplayRole
+                else str(loop.repetitions),
+                "Lines": f"{loop.first_line}–{loop.last_line}",
+                "Kind": ("▲ serious" if loop.serious else "△ mild") + (" · counted" if counted else ""),
+                "Penalty": f"{loop.penalty:.2f}",
+            }[col]
         if role == Qt.ItemDataRole.ToolTipRole:
-            return (f"{loop.describe()}\n" + "\n".join(calls) + "\n\n"
-                    + ("The worst loop of the run: Focus = 1 - its penalty." if counted else
-                       "Only the worst loop counts: this one does not change Focus."))
+            return (
+                f"{loop.describe()}\n"
+                + "\n".join(calls)
+                + "\n\n"
+                + (
+                    "The worst loop of the run: Focus = 1 - its penalty."
+                    if counted
+                    else "Only the worst loop counts: this one does not change Focus."
+                )
+            )
         if role == Qt.ItemDataRole.TextAlignmentRole and col in self.numeric:
             return RIGHT
         if role == Qt.ItemDataRole.FontRole and col == "Repeated calls":
@@ -226,8 +247,7 @@ class FindingsModel(_Table):
         f = self.findings[index.row()]
         col = self.columns[index.column()]
         if role in (Qt.ItemDataRole.DisplayRole, COPY_ROLE):
-            return {"Line": str(f.line), "Kind": f.kind, "Tool": f.tool or MISSING,
-                    "Message": f.message}[col]
+            return {"Line": str(f.line), "Kind": f.kind, "Tool": f.tool or MISSING, "Message": f.message}[col]
         if role == Qt.ItemDataRole.ToolTipRole and col == "Message":
             return f.message
         if role == Qt.ItemDataRole.TextAlignmentRole and col in self.numeric:

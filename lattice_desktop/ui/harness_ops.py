@@ -94,10 +94,11 @@ def check_message(check: HarnessCheck) -> tuple[str, str]:
     if check.count == 0:
         return "No harness runs are stored yet — File > Import harness run…", "info"
     if not check.problems:
-        return (f"✓ All {check.count} stored harness runs reproduce from their stored box and "
-                "trace.", "info")
-    lines = [f"{check.reproduced} of {check.count} stored harness runs reproduce; "
-             f"{len(check.problems)} do not — a scoring bug, please report it:"]
+        return (f"✓ All {check.count} stored harness runs reproduce from their stored box and trace.", "info")
+    lines = [
+        f"{check.reproduced} of {check.count} stored harness runs reproduce; "
+        f"{len(check.problems)} do not — a scoring bug, please report it:"
+    ]
     for stored_id, problems in check.problems:
         lines += [f"run #{stored_id}: {problem}" for problem in problems]
     return "\n".join(lines), "error"

@@ -31,22 +31,26 @@ from lattice_desktop.ui.delegates import BarDelegate, ChipDelegate
 from lattice_desktop.ui.harness_models import FindingsModel, LoopsModel, MetricsModel, metric_rows
 from lattice_desktop.ui.results_tab import section_title
 
-LEGEND = ("Score ranks first; Execution is the weighted mean of the measured Cost, Focus, "
-          "Time and Compliance (its formula shows the weights); Tools is published for "
-          "debugging only (weight 0). \"-\" means there was nothing to measure — never 0.")
+LEGEND = (
+    "Score ranks first; Execution is the weighted mean of the measured Cost, Focus, "
+    "Time and Compliance (its formula shows the weights); Tools is published for "
+    'debugging only (weight 0). "-" means there was nothing to measure — never 0.'
+)
 
 
 class BandBarDelegate(BarDelegate):
     """The inline bar in a one-line band at the top of a cell whose row has grown with
     wrapped text, so a tall row does not make a tall block of colour."""
 
-    def paint(self, painter: QPainter, option: QStyleOptionViewItem,
-              index: QModelIndex | QPersistentModelIndex) -> None:
+    def paint(
+        self, painter: QPainter, option: QStyleOptionViewItem, index: QModelIndex | QPersistentModelIndex
+    ) -> None:
         ChipDelegate._background(painter, option, index)
         band = QStyleOptionViewItem(option)
         line = option.fontMetrics.height() + 6
-        band.rect = QRect(option.rect.left(), option.rect.top(), option.rect.width(),
-                          min(option.rect.height(), line))
+        band.rect = QRect(
+            option.rect.left(), option.rect.top(), option.rect.width(), min(option.rect.height(), line)
+        )
         super().paint(painter, band, index)
 
 
@@ -103,12 +107,13 @@ class HarnessResultsTab(QWidget):
         copy_json.setToolTip("Copy the whole published result, exact inputs included")
         copy_json.clicked.connect(self.copy_json)
 
-        self.metrics_table = WrapTable(self.metrics_model, stretch=("Formula",),
-                                       fixed={"Value": 150})
-        self.metrics_table.setItemDelegateForColumn(self.metrics_model.column("Value"),
-                                                    BandBarDelegate(self.metrics_table))
-        self.metrics_table.setItemDelegateForColumn(self.metrics_model.column("Evidence"),
-                                                    ChipDelegate(self.metrics_table))
+        self.metrics_table = WrapTable(self.metrics_model, stretch=("Formula",), fixed={"Value": 150})
+        self.metrics_table.setItemDelegateForColumn(
+            self.metrics_model.column("Value"), BandBarDelegate(self.metrics_table)
+        )
+        self.metrics_table.setItemDelegateForColumn(
+            self.metrics_model.column("Evidence"), ChipDelegate(self.metrics_table)
+        )
         self.notes = QLabel()
         self.notes.setWordWrap(True)
         self.notes.setTextFormat(Qt.TextFormat.RichText)
@@ -177,10 +182,18 @@ class HarnessResultsTab(QWidget):
             self.notes.clear()
             return
         self.summary.setText(self._summary_html(page))
-        notes = [f"<b>{name}</b>: {html.escape(note)}" for name, metric in metric_rows(result)
-                 for note in metric.notes]
-        self.notes.setText("Notes<ul style='margin-top:0; -qt-list-indent:1'>"
-                           + "".join(f"<li>{n}</li>" for n in notes) + "</ul>" if notes else "")
+        notes = [
+            f"<b>{name}</b>: {html.escape(note)}"
+            for name, metric in metric_rows(result)
+            for note in metric.notes
+        ]
+        self.notes.setText(
+            "Notes<ul style='margin-top:0; -qt-list-indent:1'>"
+            + "".join(f"<li>{n}</li>" for n in notes)
+            + "</ul>"
+            if notes
+            else ""
+        )
         self.notes.setVisible(bool(notes))
         focus = result.metrics.get("focus")
         has_loops, has_findings = bool(result.loops), bool(result.tool_findings)
@@ -188,23 +201,26 @@ class HarnessResultsTab(QWidget):
         self.loops_note.setText(
             "Only the worst loop counts; calls are compared on tool name and arguments as "
             "recorded, so a unique id or timestamp in every call hides a loop."
-            if has_loops else
-            f"No loop of 3 or more repetitions — Focus {focus.shown if focus else '-'}. "
-            "Calls are compared on tool name and arguments as recorded.")
+            if has_loops
+            else f"No loop of 3 or more repetitions — Focus {focus.shown if focus else '-'}. "
+            "Calls are compared on tool name and arguments as recorded."
+        )
         self.findings_table.setVisible(has_findings)
         tools = result.metrics.get("tools")
         self.findings_note.setText(
             f"{len(result.tool_findings)} finding{'s' if len(result.tool_findings) != 1 else ''}"
             " — Tools is for debugging only and does not change the ranking."
-            if has_findings else
-            f"No finding: every call was well formed, matched its schema and adapted after a "
-            f"rejection — Tools {tools.shown if tools else '-'}.")
+            if has_findings
+            else f"No finding: every call was well formed, matched its schema and adapted after a "
+            f"rejection — Tools {tools.shown if tools else '-'}."
+        )
         provenance = provenance_lines(result)
         self.inputs.setText("\n".join(provenance))
         self.inputs_title.setVisible(bool(provenance))
         self.inputs.setVisible(bool(provenance))
-        self.sources.setText(f"box {page.box_source} · trace {page.trace_source} · "
-                             f"scorer version {result.scorer_version}")
+        self.sources.setText(
+            f"box {page.box_source} · trace {page.trace_source} · scorer version {result.scorer_version}"
+        )
         for table in (self.metrics_table, self.loops_table, self.findings_table):
             table.fit_height()
 
@@ -212,9 +228,11 @@ class HarnessResultsTab(QWidget):
     def _summary_html(page: HarnessPage) -> str:
         r = page.result
         score, execution = r.metrics["score"], r.execution
-        standing = (f"#{page.position} of {page.board_size} on {html.escape(r.box)} · "
-                    f"{html.escape(r.stage)}" if page.position is not None else
-                    f"not ranked: run #{page.best_id} is this harness and model's best")
+        standing = (
+            f"#{page.position} of {page.board_size} on {html.escape(r.box)} · {html.escape(r.stage)}"
+            if page.position is not None
+            else f"not ranked: run #{page.best_id} is this harness and model's best"
+        )
         lines = [f"Score <b>{score.shown}</b> · Execution <b>{execution.shown}</b> · {standing}"]
         ties = []
         if r.last_capture_elapsed_s is not None:
@@ -222,8 +240,10 @@ class HarnessResultsTab(QWidget):
         if r.spend_to_last_capture_usd is not None:
             ties.append(f"${num(r.spend_to_last_capture_usd)} spent to it")
         lines.append("Tie-breakers: " + (", ".join(ties) if ties else "none (nothing captured)"))
-        lines.append(f"<span style='font-family:monospace'>{html.escape(r.run_id)}</span> · "
-                     f"{html.escape(r.harness)} / {html.escape(r.model)}")
+        lines.append(
+            f"<span style='font-family:monospace'>{html.escape(r.run_id)}</span> · "
+            f"{html.escape(r.harness)} / {html.escape(r.model)}"
+        )
         return "<br>".join(lines)
 
     @Slot()

@@ -22,13 +22,17 @@ from lattice_desktop.ui.harness_results import HarnessResultsTab
 from lattice_desktop.ui.latest_query import LatestQuery
 from lattice_desktop.work import Step
 
-NO_FACTORY = ("Harness runs have no factory — a harness run is scored from its recorded "
-              "trace, not by replaying a Lattice scenario.\n\nIts metrics, loops and tool-call "
-              "findings are on the Results tab (Ctrl+1); its box's board on the Leaderboard "
-              "tab (Ctrl+4).")
-NO_FUEL = ("Harness runs measure no fuel — they are scored from 0 to 1 from their trace: "
-           "Score first, then Execution.\n\nSee the Results tab (Ctrl+1) for every metric "
-           "with its formula.")
+NO_FACTORY = (
+    "Harness runs have no factory — a harness run is scored from its recorded "
+    "trace, not by replaying a Lattice scenario.\n\nIts metrics, loops and tool-call "
+    "findings are on the Results tab (Ctrl+1); its box's board on the Leaderboard "
+    "tab (Ctrl+4)."
+)
+NO_FUEL = (
+    "Harness runs measure no fuel — they are scored from 0 to 1 from their trace: "
+    "Score first, then Execution.\n\nSee the Results tab (Ctrl+1) for every metric "
+    "with its formula."
+)
 
 
 def empty_state(text: str) -> QLabel:
@@ -138,10 +142,12 @@ class HarnessSide(QObject):
         stored = len(outcome.stored)
         self.status.emit(f"Imported {stored} harness run{'s' if stored != 1 else ''}", 8000)
         if outcome.errors:
-            head = (f"Could not import {len(outcome.errors)} file"
-                    f"{'s' if len(outcome.errors) != 1 else ''}"
-                    + (f" ({stored} other{'s' if stored != 1 else ''} imported)" if stored else "")
-                    + ":")
+            head = (
+                f"Could not import {len(outcome.errors)} file"
+                f"{'s' if len(outcome.errors) != 1 else ''}"
+                + (f" ({stored} other{'s' if stored != 1 else ''} imported)" if stored else "")
+                + ":"
+            )
             self.message.emit("\n".join([head, *outcome.errors]), "error")
         if open_newest and outcome.stored:
             self._show_results_next = True

@@ -22,8 +22,10 @@ from PySide6.QtWidgets import (
 from lattice_desktop import __version__
 from lattice_desktop.sandbox.engine import WASMTIME_VERSION
 
-FUEL_NOTE = ("Fuel is comparable only within one wasmtime version: a new release may count "
-             "the same work differently, so every stored run records the version it was graded with.")
+FUEL_NOTE = (
+    "Fuel is comparable only within one wasmtime version: a new release may count "
+    "the same work differently, so every stored run records the version it was graded with."
+)
 
 
 def shortcut_rows(window: QMainWindow, factory: QWidget) -> list[tuple[str, str, str]]:
@@ -33,12 +35,22 @@ def shortcut_rows(window: QMainWindow, factory: QWidget) -> list[tuple[str, str,
         menu = menu_action.menu()
         for action in menu.actions() if isinstance(menu, QMenu) else []:
             if isinstance(action, QAction) and not action.shortcut().isEmpty():
-                rows.append((menu_action.text().replace("&", ""), action.text().replace("&", ""),
-                             action.shortcut().toString(QKeySequence.SequenceFormat.NativeText)))
+                rows.append(
+                    (
+                        menu_action.text().replace("&", ""),
+                        action.text().replace("&", ""),
+                        action.shortcut().toString(QKeySequence.SequenceFormat.NativeText),
+                    )
+                )
     for shortcut in factory.findChildren(QShortcut):
         if shortcut.whatsThis():
-            rows.append(("Factory tab", shortcut.whatsThis(),
-                         shortcut.key().toString(QKeySequence.SequenceFormat.NativeText)))
+            rows.append(
+                (
+                    "Factory tab",
+                    shortcut.whatsThis(),
+                    shortcut.key().toString(QKeySequence.SequenceFormat.NativeText),
+                )
+            )
     return rows
 
 
@@ -69,15 +81,22 @@ class ShortcutsDialog(QDialog):
 
 
 def about_text() -> str:
-    return (f"<h3>Lattice Desktop {__version__}</h3>"
-            "<p>Grades WebAssembly submissions against performance cases — correctness first, "
-            "fuel second — and plays the Lattice factory snapshot by snapshot.</p>"
-            f"<p>wasmtime {WASMTIME_VERSION}<br>Qt {qVersion()} (PySide6 {PySide6.__version__})</p>"
-            f"<p>{FUEL_NOTE}</p>")
+    return (
+        f"<h3>Lattice Desktop {__version__}</h3>"
+        "<p>Grades WebAssembly submissions against performance cases — correctness first, "
+        "fuel second — and plays the Lattice factory snapshot by snapshot.</p>"
+        f"<p>wasmtime {WASMTIME_VERSION}<br>Qt {qVersion()} (PySide6 {PySide6.__version__})</p>"
+        f"<p>{FUEL_NOTE}</p>"
+    )
 
 
 def about_box(parent: QWidget) -> QMessageBox:
-    box = QMessageBox(QMessageBox.Icon.NoIcon, "About Lattice Desktop", about_text(),
-                      QMessageBox.StandardButton.Close, parent)
+    box = QMessageBox(
+        QMessageBox.Icon.NoIcon,
+        "About Lattice Desktop",
+        about_text(),
+        QMessageBox.StandardButton.Close,
+        parent,
+    )
     box.setIconPixmap(parent.windowIcon().pixmap(64, 64))
     return box

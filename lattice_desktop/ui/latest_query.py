@@ -46,8 +46,13 @@ class LatestQuery(QObject):
 
     failed = Signal(str, str)
 
-    def __init__(self, on_result: Callable[[Any], None], parent: QObject | None = None, *,
-                 on_step: Callable[[Step], None] | None = None) -> None:
+    def __init__(
+        self,
+        on_result: Callable[[Any], None],
+        parent: QObject | None = None,
+        *,
+        on_step: Callable[[Step], None] | None = None,
+    ) -> None:
         super().__init__(parent)
         self._on_result = on_result
         self._on_step = on_step

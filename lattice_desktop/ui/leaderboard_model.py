@@ -17,8 +17,17 @@ Index = QModelIndex | QPersistentModelIndex
 ROOT = QModelIndex()  # the invisible root, as a default argument
 RIGHT = int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
 FUEL_COLUMNS = ("Rank", "Model", "Best fuel", "× leader", "Runs", "Date")
-HARNESS_COLUMNS = ("Rank", "Harness / model", "Score", "Execution", "Cost", "Focus", "Time",
-                   "Compliance", "Tools")
+HARNESS_COLUMNS = (
+    "Rank",
+    "Harness / model",
+    "Score",
+    "Execution",
+    "Cost",
+    "Focus",
+    "Time",
+    "Compliance",
+    "Tools",
+)
 HARNESS_METRICS = ("score", "execution", "cost", "focus", "time", "compliance", "tools")
 OVER_SECTION = "Over the ceiling — correct, but no comparable score"
 
@@ -35,8 +44,12 @@ class _BoardModel(QAbstractTableModel):
     def columnCount(self, parent: Index = ROOT) -> int:  # noqa: N802
         return 0 if parent.isValid() else len(self.columns)
 
-    def headerData(self, section: int, orientation: Qt.Orientation,  # noqa: N802
-                   role: int = Qt.ItemDataRole.DisplayRole):
+    def headerData(
+        self,
+        section: int,
+        orientation: Qt.Orientation,  # noqa: N802
+        role: int = Qt.ItemDataRole.DisplayRole,
+    ):
         if orientation != Qt.Orientation.Horizontal:
             return None
         if role == Qt.ItemDataRole.DisplayRole:
@@ -74,8 +87,7 @@ class FuelBoardModel(_BoardModel):
     def set_highlight(self, model: str | None) -> None:
         self.highlight_model = model
         if self.rows:
-            self.dataChanged.emit(self.index(0, 0), self.index(len(self.rows) - 1,
-                                                               len(self.columns) - 1))
+            self.dataChanged.emit(self.index(0, 0), self.index(len(self.rows) - 1, len(self.columns) - 1))
 
     @property
     def section_row(self) -> int | None:
@@ -105,8 +117,14 @@ class FuelBoardModel(_BoardModel):
         if role == Qt.ItemDataRole.DisplayRole:
             return self._display(e, col, over)
         if role == COPY_ROLE:
-            return (str(e.rank) if not over else "over", e.model, str(e.fuel), f"{e.ratio:.6f}",
-                    str(e.runs), e.date.isoformat() if e.date else "")[col]
+            return (
+                str(e.rank) if not over else "over",
+                e.model,
+                str(e.fuel),
+                f"{e.ratio:.6f}",
+                str(e.runs),
+                e.date.isoformat() if e.date else "",
+            )[col]
         if role == BAR_ROLE and col == 2 and not over:
             return Bar(e.fuel / self._max_fuel, theme.accent(), self._display(e, col, over))
         if role == Qt.ItemDataRole.ToolTipRole:
@@ -145,8 +163,10 @@ class FuelBoardModel(_BoardModel):
     def _tooltip(e: BoardEntry, col: int, over: bool) -> str:
         text = f"{grouped(e.fuel)} fuel · run #{e.run_id} (double-click to open)"
         if over:
-            text += ("\nCorrect only on the runway: up to "
-                     f"{e.percent_over or 0:.1f}% over a case's ceiling; not ranked")
+            text += (
+                "\nCorrect only on the runway: up to "
+                f"{e.percent_over or 0:.1f}% over a case's ceiling; not ranked"
+            )
         if col == 3:
             text += f"\n{e.ratio:.4f} × the leader's fuel"
         return text

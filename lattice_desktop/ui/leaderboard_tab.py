@@ -71,8 +71,10 @@ class LeaderboardTab(QWidget):
         self.table.setItemDelegateForColumn(2, BarDelegate(self.table))
         self.table.doubleClicked.connect(self._on_double_click)
         self.table.horizontalHeader().setStretchLastSection(True)
-        self.empty = QLabel("No leaderboard yet.\n\nA board ranks each model's best correct run — "
-                            "grade a submission (Ctrl+G) or the demo samples to start one.")
+        self.empty = QLabel(
+            "No leaderboard yet.\n\nA board ranks each model's best correct run — "
+            "grade a submission (Ctrl+G) or the demo samples to start one."
+        )
         self.empty.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.empty.setWordWrap(True)
         self.stack = QStackedWidget()
@@ -80,8 +82,11 @@ class LeaderboardTab(QWidget):
         self.stack.addWidget(self.table)
 
         pickers = QHBoxLayout()
-        for label, picker in (("Case", self.case_picker), ("Version", self.version_picker),
-                              ("Variant", self.variant_picker)):
+        for label, picker in (
+            ("Case", self.case_picker),
+            ("Version", self.version_picker),
+            ("Variant", self.variant_picker),
+        ):
             pickers.addWidget(QLabel(label))
             pickers.addWidget(picker)
         pickers.addStretch(1)
@@ -212,8 +217,9 @@ class LeaderboardTab(QWidget):
         scopes = [s for s in self._scopes() if s.version == version and s.variant == variant]
         wasmtime = scopes[0].wasmtime_version if scopes else None
         content = self.preferred_content if self.preferred == (PERF, kind_name[1], version, variant) else None
-        self._board_query.request(partial(leaderboard, content=content), kind_name[1], version, variant,
-                                  wasmtime)
+        self._board_query.request(
+            partial(leaderboard, content=content), kind_name[1], version, variant, wasmtime
+        )
 
     @Slot(object)
     def _on_board(self, board: Leaderboard) -> None:
@@ -231,11 +237,14 @@ class LeaderboardTab(QWidget):
         self.scope_note.setText(
             f"{board.case_name} {board.version}/{board.variant} · wasmtime {board.wasmtime_version}"
             f" · {board.content_label} · {ranked} model{'s' if ranked != 1 else ''} ranked by their best"
-            " correct fuel (lower is better)")
+            " correct fuel (lower is better)"
+        )
         self.stack.setCurrentIndex(1 if self.fuel_model.rows else 0)
         if not self.fuel_model.rows:
-            self.empty.setText("No correct run of this case yet — only correct runs are ranked.\n"
-                               "Grade a submission (Ctrl+G).")
+            self.empty.setText(
+                "No correct run of this case yet — only correct runs are ranked.\n"
+                "Grade a submission (Ctrl+G)."
+            )
 
     def _show_harness_board(self, box: str, stage: str | None) -> None:
         rows = self.choices.harness.get((stage or "", box), [])
@@ -244,13 +253,16 @@ class LeaderboardTab(QWidget):
         self.harness_model.set_rows(rows)
         self.harness_model.set_agent(self.open_agent)
         self._fit_columns()
-        self.scope_note.setText(f"harness box {box} · stage {stage} · each harness and model at "
-                                "its best run, ranked by Score, then Execution (0..1, higher is "
-                                "better); \"-\" is a metric that could not be measured, never 0")
+        self.scope_note.setText(
+            f"harness box {box} · stage {stage} · each harness and model at "
+            "its best run, ranked by Score, then Execution (0..1, higher is "
+            'better); "-" is a metric that could not be measured, never 0'
+        )
         self.stack.setCurrentIndex(1 if rows else 0)
         if not rows:
-            self.empty.setText("No harness run of this box and stage yet — "
-                               "File > Import harness run… to add one.")
+            self.empty.setText(
+                "No harness run of this box and stage yet — File > Import harness run… to add one."
+            )
 
     def _fit_columns(self) -> None:
         header = self.table.horizontalHeader()

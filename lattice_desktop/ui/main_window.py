@@ -66,8 +66,15 @@ RESULTS, FACTORY, FUEL, LEADERBOARD = range(4)
 class MainWindow(QMainWindow):
     runs_shown = Signal()  # the runs list was refreshed from the database
     page_shown = Signal(object)  # RunPage: a run is open in the header and every tab
-    def __init__(self, db_target: str | None = None, *, demo: Path | None = None,
-                 auto_demo: bool = True, settings: QSettings | None = None) -> None:
+
+    def __init__(
+        self,
+        db_target: str | None = None,
+        *,
+        demo: Path | None = None,
+        auto_demo: bool = True,
+        settings: QSettings | None = None,
+    ) -> None:
         super().__init__()
         self.setWindowTitle("Lattice Desktop")
         self.setAcceptDrops(True)
@@ -138,9 +145,11 @@ class MainWindow(QMainWindow):
         self.tab_stacks: list[QStackedWidget] = []
         self.tabs = QTabWidget()
         self.tabs.setDocumentMode(True)
-        for perf, harness, title in ((self.results_tab, self.harness.results, "Results"),
-                                     (self.factory_tab, self.harness.no_factory, "Factory"),
-                                     (self.fuel_tab, self.harness.no_fuel, "Fuel")):
+        for perf, harness, title in (
+            (self.results_tab, self.harness.results, "Results"),
+            (self.factory_tab, self.harness.no_factory, "Factory"),
+            (self.fuel_tab, self.harness.no_fuel, "Fuel"),
+        ):
             stack = QStackedWidget()
             stack.addWidget(perf)
             stack.addWidget(harness)
@@ -168,8 +177,13 @@ class MainWindow(QMainWindow):
         file_menu = self.menuBar().addMenu("&File")
         self.grade_action = self._action(file_menu, "&Grade submission…", "Ctrl+G", self.grade_submission)
         self._action(file_menu, "&Open case…", "Ctrl+O", self.choose_case)
-        self.menus = WindowMenus(self.settings, database_in_use=describe(self.db_target), window=self,
-                                 tabs=self.tabs, factory=self.factory_tab)
+        self.menus = WindowMenus(
+            self.settings,
+            database_in_use=describe(self.db_target),
+            window=self,
+            tabs=self.tabs,
+            factory=self.factory_tab,
+        )
         self.menus.scenarios_chosen.connect(self.open_scenarios)
         self.menus.preferences_changed.connect(self._apply_preferences)
         self.menus.message.connect(self._show_message)
@@ -240,8 +254,7 @@ class MainWindow(QMainWindow):
         self._runs_loaded = True
         selected = self.page.run.id if self.page is not None else None
         harness = self.harness.page.id if self.harness.page is not None else None
-        self.runs_panel.set_runs(listing.runs, listing.harness, select=selected,
-                                 select_harness=harness)
+        self.runs_panel.set_runs(listing.runs, listing.harness, select=selected, select_harness=harness)
         self.leaderboard_tab.refresh()
         if first and not listing.runs and not listing.harness and self.auto_demo:
             # First start on an empty database: grade the demo and import the harness
@@ -250,8 +263,14 @@ class MainWindow(QMainWindow):
                 self.grade_demo()
                 self._prewarm_pending = True
             self.harness.import_bundled()
-        elif (first and self.auto_demo and listing.runs and self.page is None and self.harness.page is None
-              and not self.factory_tab.scenario_files):
+        elif (
+            first
+            and self.auto_demo
+            and listing.runs
+            and self.page is None
+            and self.harness.page is None
+            and not self.factory_tab.scenario_files
+        ):
             self.runs_panel.select_run(listing.runs[0].id, notify=False)
             self.open_run(listing.runs[0].id)  # a returning user sees their newest run
         self.runs_shown.emit()
@@ -341,14 +360,13 @@ class MainWindow(QMainWindow):
         self.case_path = path
         self.recent_cases.add(path)
         self.message_bar.show_message(
-            f"Case {path} is open: Grade submission… (Ctrl+G) grades a submission against it.",
-            kind="info")
+            f"Case {path} is open: Grade submission… (Ctrl+G) grades a submission against it.", kind="info"
+        )
 
     @Slot()
     def grade_submission(self, folder: Path | None = None) -> None:
         if self.grading.running:
-            self.message_bar.show_message("Grading is already running — wait or Cancel it.",
-                                          kind="warning")
+            self.message_bar.show_message("Grading is already running — wait or Cancel it.", kind="warning")
             return
         if not isinstance(folder, Path):
             start = self.recent_submissions.items()[:1]
@@ -364,15 +382,19 @@ class MainWindow(QMainWindow):
         case_path = self.case_path
         if case_path is None:
             self.message_bar.show_message(
-                "Open a case first (Open case…, Ctrl+O): the case to grade this submission against.")
+                "Open a case first (Open case…, Ctrl+O): the case to grade this submission against."
+            )
             return
         if submission.commands:
             dialog = BuildConfirmDialog(submission, self)
             dialog.exec()
             if dialog.choice is BuildChoice.CANCEL:
                 return
-            job = (GradeJob(case_path, submission, allow_build=True)
-                   if dialog.choice is BuildChoice.BUILD else shipped_module_job(case_path, submission))
+            job = (
+                GradeJob(case_path, submission, allow_build=True)
+                if dialog.choice is BuildChoice.BUILD
+                else shipped_module_job(case_path, submission)
+            )
             jail = isolation() if job.allow_build else None
             if jail is not None and not jail.available:
                 second = UnisolatedBuildDialog(jail.reason, self)
@@ -396,14 +418,14 @@ class MainWindow(QMainWindow):
         if not self.demo_case.is_file():
             self.message_bar.show_message(
                 f"The bundled demo case is missing ({self.demo_case}). Open a case instead (Ctrl+O).",
-                kind="warning")
+                kind="warning",
+            )
             return
         self._demo_query.request(demo_jobs, self.demo_case)
 
     def _on_demo_jobs(self, jobs: list[GradeJob]) -> None:
         if not jobs:
-            self.message_bar.show_message("The demo case has no sample submissions to grade.",
-                                          kind="warning")
+            self.message_bar.show_message("The demo case has no sample submissions to grade.", kind="warning")
             return
         self.start_grading(jobs, open_result=False)
 
@@ -411,8 +433,12 @@ class MainWindow(QMainWindow):
     def grade_many(self, folder: Path | None = None) -> None:
         """Grade a folder of submission folders against the open case on a local cluster."""
         if self.batch.running or self.case_path is None:
-            self.message_bar.show_message("A batch is already running." if self.batch.running else
-                                          "Open a case first (Open case…, Ctrl+O).", kind="warning")
+            self.message_bar.show_message(
+                "A batch is already running."
+                if self.batch.running
+                else "Open a case first (Open case…, Ctrl+O).",
+                kind="warning",
+            )
             return
         folder = folder if isinstance(folder, Path) else choose_submissions_folder(self)
         if folder is not None:
@@ -439,8 +465,7 @@ class MainWindow(QMainWindow):
     @Slot(object)
     def _on_graded(self, stored: StoredGrade) -> None:
         report = stored.report
-        self.statusBar().showMessage(
-            f"Graded {report.submission.name}: {report.verdict.look.text}", 8000)
+        self.statusBar().showMessage(f"Graded {report.submission.name}: {report.verdict.look.text}", 8000)
         if self._open_after_grade:
             self._show_results_next = True
             self.runs_panel.select_run(stored.run_id, notify=False)
@@ -459,7 +484,8 @@ class MainWindow(QMainWindow):
     def _on_grade_cancelled(self) -> None:
         self.refresh_runs()
         self.message_bar.show_message(
-            "Grading cancelled — the run is kept as cancelled, with no results.", kind="info")
+            "Grading cancelled — the run is kept as cancelled, with no results.", kind="info"
+        )
 
     @Slot()
     def _on_grading_idle(self) -> None:
@@ -469,8 +495,12 @@ class MainWindow(QMainWindow):
         self.cancel_action.setEnabled(False)
         self.runs_panel.grade_button.setEnabled(True)
         self.grade_action.setEnabled(True)
-        if (self.page is None and self.harness.page is None and self._runs_loaded
-                and not self.factory_tab.scenario_files):
+        if (
+            self.page is None
+            and self.harness.page is None
+            and self._runs_loaded
+            and not self.factory_tab.scenario_files
+        ):
             newest = self.runs_panel.model.summaries[:1]
             if newest:
                 self.open_run(newest[0].id)
@@ -487,8 +517,10 @@ class MainWindow(QMainWindow):
 
     def _fill_recent_menu(self) -> None:
         self.recent_menu.clear()
-        for title, recent, handler in (("Cases", self.recent_cases, self.open_case),
-                                       ("Submissions", self.recent_submissions, self.grade_submission)):
+        for title, recent, handler in (
+            ("Cases", self.recent_cases, self.open_case),
+            ("Submissions", self.recent_submissions, self.grade_submission),
+        ):
             self.recent_menu.addSection(title)
             for item in recent.items():
                 action = self.recent_menu.addAction(item)
@@ -538,8 +570,10 @@ class MainWindow(QMainWindow):
         self.show_harness_views(False)
         self.results_tab.show_page(None)  # no run is open: its results and fuel go too
         self.fuel_tab.show_run(None, None)
-        self.header.show_message(found[-1].name if len(found) == 1 else f"{len(found)} scenario files",
-                                 "Scenario file, replayed with the reference engine — nothing is graded")
+        self.header.show_message(
+            found[-1].name if len(found) == 1 else f"{len(found)} scenario files",
+            "Scenario file, replayed with the reference engine — nothing is graded",
+        )
         self.factory_tab.show_scenario_files(listed, current=found[-1])
         self.tabs.setCurrentIndex(FACTORY)
 
@@ -560,7 +594,8 @@ class MainWindow(QMainWindow):
             self.grade_submission(path if path.is_dir() else path.parent)
         else:
             self.message_bar.show_message(
-                f"{path} is not a scenario file (*.lat) and holds neither case.toml nor submission.toml.")
+                f"{path} is not a scenario file (*.lat) and holds neither case.toml nor submission.toml."
+            )
 
     def _start_prewarm(self) -> None:
         """After the demo is graded: walk its stress scenarios in the background so the

@@ -44,9 +44,11 @@ def load_preferences(settings: QSettings) -> Preferences:
     except (TypeError, ValueError):
         workers = default.workers
     theme = str(settings.value("appearance/theme", default.theme))
-    return Preferences(database=str(settings.value("storage/database", "") or ""),
-                       workers=min(max(workers, 1), MAX_WORKERS),
-                       theme=theme if theme in THEMES else default.theme)
+    return Preferences(
+        database=str(settings.value("storage/database", "") or ""),
+        workers=min(max(workers, 1), MAX_WORKERS),
+        theme=theme if theme in THEMES else default.theme,
+    )
 
 
 def save_preferences(settings: QSettings, preferences: Preferences) -> None:
@@ -62,8 +64,9 @@ def stored_database(settings: QSettings) -> str | None:
 
 
 class PreferencesDialog(QDialog):
-    def __init__(self, preferences: Preferences, *, database_in_use: str,
-                 parent: QWidget | None = None) -> None:
+    def __init__(
+        self, preferences: Preferences, *, database_in_use: str, parent: QWidget | None = None
+    ) -> None:
         super().__init__(parent)
         self.setWindowTitle("Preferences")
         self.database = QLineEdit(preferences.database)
@@ -100,13 +103,19 @@ class PreferencesDialog(QDialog):
         self.resize(560, self.sizeHint().height())
 
     def preferences(self) -> Preferences:
-        return Preferences(database=self.database.text().strip(), workers=self.workers.value(),
-                           theme=self.theme.currentData())
+        return Preferences(
+            database=self.database.text().strip(),
+            workers=self.workers.value(),
+            theme=self.theme.currentData(),
+        )
 
     def _browse(self) -> None:
         path, _ = QFileDialog.getSaveFileName(
-            self, "Database file", self.database.text() or default_location(),
+            self,
+            "Database file",
+            self.database.text() or default_location(),
             "SQLite databases (*.db *.sqlite);;All files (*)",
-            options=QFileDialog.Option.DontConfirmOverwrite)
+            options=QFileDialog.Option.DontConfirmOverwrite,
+        )
         if path:
             self.database.setText(path)

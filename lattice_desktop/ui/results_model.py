@@ -34,8 +34,13 @@ def percent_bar(r: CaseResult) -> Bar | None:
     # the ceiling (or the fuel), and pin a farther runway end to the right edge.
     scale = max(110.0, pct * 1.05, min(runway, 250.0))
     colour = theme.AMBER if pct > 100.0 else theme.accent()
-    return Bar(pct / scale, colour, f"{pct:.1f}%", ceiling=100.0 / scale,
-               runway=min(1.0, runway / scale) if runway > 100.0 else None)
+    return Bar(
+        pct / scale,
+        colour,
+        f"{pct:.1f}%",
+        ceiling=100.0 / scale,
+        runway=min(1.0, runway / scale) if runway > 100.0 else None,
+    )
 
 
 class ResultsModel(QAbstractTableModel):
@@ -91,8 +96,12 @@ class ResultsModel(QAbstractTableModel):
         if role == Qt.ItemDataRole.ForegroundRole and r.outcome is Outcome.SKIPPED:
             return theme.GREY
         if role == SORT_ROLE:
-            return {"Size": r.size, "Fuel": r.fuel or 0, "% of ceiling": r.percent_of_ceiling or 0,
-                    "Overshoot": r.overshoot or 0}.get(name, self._display(r, name))
+            return {
+                "Size": r.size,
+                "Fuel": r.fuel or 0,
+                "% of ceiling": r.percent_of_ceiling or 0,
+                "Overshoot": r.overshoot or 0,
+            }.get(name, self._display(r, name))
         return None
 
     def _display(self, r: CaseResult, name: str) -> str:
@@ -160,8 +169,8 @@ _OUTCOME_HELP = {
     Outcome.SKIPPED: "Not run because a smoke test failed: counted failed",
     Outcome.WRONG_ANSWER: "The output differs from the expected answer",
     Outcome.OUT_OF_FUEL: "Exhausted the runway: still running at the end of its fuel, so there is "
-                         "no answer to judge (not a wrong answer); a faster engine may pass",
+    "no answer to judge (not a wrong answer); a faster engine may pass",
     Outcome.INTERNAL_ERROR: "A bug in Lattice Desktop, not in the submission",
     Outcome.UNKNOWN: "The stored outcome is not one this version knows (a newer version or "
-                     "another program wrote it)",
+    "another program wrote it)",
 }

@@ -35,9 +35,9 @@ from lattice_desktop.ui.results_model import ResultsModel
 NO_RESULTS = {
     Verdict.RUNNING: "This run is being graded — its results appear when it finishes.",
     Verdict.CANCELLED: "This run was cancelled: it has no results. Grade the submission again "
-                       "(Ctrl+G) to get them.",
+    "(Ctrl+G) to get them.",
     Verdict.INTERRUPTED: "This run was interrupted (the app closed while it ran): it has no "
-                         "results. Grade the submission again (Ctrl+G).",
+    "results. Grade the submission again (Ctrl+G).",
 }
 
 
@@ -51,8 +51,10 @@ def section_title(text: str) -> QLabel:
 
 
 def banner_style(colour: QColor) -> str:
-    return (f"QLabel {{ background: {theme.tint(colour, 40).name(QColor.NameFormat.HexArgb)};"
-            f" border: 1px solid {colour.name()}; border-radius: 4px; padding: 8px; }}")
+    return (
+        f"QLabel {{ background: {theme.tint(colour, 40).name(QColor.NameFormat.HexArgb)};"
+        f" border: 1px solid {colour.name()}; border-radius: 4px; padding: 8px; }}"
+    )
 
 
 class ResultsTab(QWidget):
@@ -80,7 +82,8 @@ class ResultsTab(QWidget):
         self.stress_title = section_title("Stress cases (fuel)")
         self.stress_table = self._table(self.stress_model)
         self.stress_table.setItemDelegateForColumn(
-            self.stress_model.column("% of ceiling"), BarDelegate(self.stress_table))
+            self.stress_model.column("% of ceiling"), BarDelegate(self.stress_table)
+        )
 
         self.log_toggle = QToolButton(text="Build log", checkable=True)
         self.log_toggle.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
@@ -111,8 +114,9 @@ class ResultsTab(QWidget):
         scroll.setFrameShape(QFrame.Shape.NoFrame)
         scroll.setWidget(content)
 
-        self.empty = QLabel("No run open.\n\nPick a run in the list on the left, or "
-                            "Grade submission… (Ctrl+G) to grade one.")
+        self.empty = QLabel(
+            "No run open.\n\nPick a run in the list on the left, or Grade submission… (Ctrl+G) to grade one."
+        )
         self.empty.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.stack = QStackedWidget()
         self.stack.addWidget(self.empty)
@@ -153,16 +157,20 @@ class ResultsTab(QWidget):
         self.notice.setText(missing or "")
         self.notice.setVisible(bool(missing))
         has_smoke, has_stress = bool(self.smoke_model.results), bool(self.stress_model.results)
-        for widget, shown in ((self.smoke_title, has_smoke), (self.smoke_table, has_smoke),
-                              (self.stress_title, has_stress), (self.stress_table, has_stress)):
+        for widget, shown in (
+            (self.smoke_title, has_smoke),
+            (self.smoke_table, has_smoke),
+            (self.stress_title, has_stress),
+            (self.stress_table, has_stress),
+        ):
             widget.setVisible(shown)
         if has_stress:
-            self.stress_title.setText(
-                f"Stress cases (fuel; ceiling {fuel(run.fuel_limit)} per case)")
+            self.stress_title.setText(f"Stress cases (fuel; ceiling {fuel(run.fuel_limit)} per case)")
         for table in (self.smoke_table, self.stress_table):
             table.fit_height()
-        self.log.setPlainText(run.build_log or run.build_detail or "(no build: the submission "
-                                                                   "shipped its module)")
+        self.log.setPlainText(
+            run.build_log or run.build_detail or "(no build: the submission shipped its module)"
+        )
         self.log_toggle.setText("Build log" + ("" if run.build_ok is not False else " — build failed"))
         if run.build_ok is False:
             self.log_toggle.setChecked(True)
@@ -174,10 +182,11 @@ class ResultsTab(QWidget):
             plural = "s" if len(failed) > 1 else ""
             behaviours = "; ".join(r.behaviour for r in failed if r.behaviour)
             first = detail_text(failed[0])
-            text = (f"✗ Smoke test{plural} {names} failed — stress cases skipped (counted failed)"
-                    + (f"<br>Behaviour at fault: {html.escape(behaviours)}" if behaviours else "")
-                    + (f"<br><code>{failed[0].name}</code>: <code>{html.escape(first)}</code>"
-                       if first else ""))
+            text = (
+                f"✗ Smoke test{plural} {names} failed — stress cases skipped (counted failed)"
+                + (f"<br>Behaviour at fault: {html.escape(behaviours)}" if behaviours else "")
+                + (f"<br><code>{failed[0].name}</code>: <code>{html.escape(first)}</code>" if first else "")
+            )
             self.banner.setText(text)
             self.banner.setStyleSheet(banner_style(theme.RED))
             self.banner.show()
@@ -191,8 +200,9 @@ class ResultsTab(QWidget):
     def _summary_html(self, page: RunPage) -> str:
         run, s = page.run, page.run.summary
         colour = theme.verdict_colour(s.verdict).name()
-        parts = [f"<span style='color:{colour}; font-weight:bold'>{s.verdict.symbol} "
-                 f"{s.verdict.label}</span>"]
+        parts = [
+            f"<span style='color:{colour}; font-weight:bold'>{s.verdict.symbol} {s.verdict.label}</span>"
+        ]
         if s.score is not None:
             parts.append(f"score <b>{fuel(s.score)}</b> ({grouped(s.score)})")
         elif s.stress_fuel is not None:
@@ -205,8 +215,10 @@ class ResultsTab(QWidget):
         lines = [" · ".join(parts)]
         if run.results:
             lines.append(f"{passed} of {len(run.results)} cases passed")
-        lines.append(f"<span style='font-family:monospace'>module {short_hash(run.module_sha256)}"
-                     f"</span> · {run.fuel_settings}")
+        lines.append(
+            f"<span style='font-family:monospace'>module {short_hash(run.module_sha256)}"
+            f"</span> · {run.fuel_settings}"
+        )
         return "<br>".join(lines)
 
     @Slot(bool)

@@ -128,8 +128,10 @@ class RunHeader(QFrame):
             self.score.setToolTip("Only a correct run earns a fuel score")
         if page.standing is not None:
             self.standing.setText(page.standing.describe())
-            self.standing.setToolTip("Rank among every model's best correct run of this case, "
-                                     "version, variant and wasmtime version")
+            self.standing.setToolTip(
+                "Rank among every model's best correct run of this case, "
+                "version, variant and wasmtime version"
+            )
         else:
             self.standing.setText("not ranked (only correct runs are)")
             self.standing.setToolTip("")
@@ -151,15 +153,20 @@ class RunHeader(QFrame):
         self.title.setText(f"{r.harness} · {r.box} · {r.stage} · {r.model}")
         self.chip.set_verdict(None)
         self.score.setText(f"Score {score.shown} · Execution {execution.shown}")
-        self.score.setToolTip(f"{score.formula}\n{execution.formula}\n\nScore ranks first, "
-                              "then Execution; \"-\" is a metric that could not be measured")
+        self.score.setToolTip(
+            f"{score.formula}\n{execution.formula}\n\nScore ranks first, "
+            'then Execution; "-" is a metric that could not be measured'
+        )
         if page.position is not None:
             self.standing.setText(f"#{page.position} of {page.board_size} on {r.box} · {r.stage}")
-            self.standing.setToolTip("Rank among every harness and model's best run of this box "
-                                     "and stage: by Score, then Execution, then tie-breakers")
+            self.standing.setToolTip(
+                "Rank among every harness and model's best run of this box "
+                "and stage: by Score, then Execution, then tie-breakers"
+            )
         else:
             self.standing.setText(f"not ranked — run #{page.best_id} is this harness and model's best")
             self.standing.setToolTip("A board lists one run per harness and model: its best")
         when = moment(page.imported, local=True)
-        self.subtitle.setText(f"harness run {r.run_id} · #{page.id} · imported {when} · "
-                              f"scorer version {r.scorer_version}")
+        self.subtitle.setText(
+            f"harness run {r.run_id} · #{page.id} · imported {when} · scorer version {r.scorer_version}"
+        )

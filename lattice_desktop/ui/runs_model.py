@@ -84,7 +84,8 @@ class RunsModel(QAbstractItemModel):
         models: dict[tuple[str, str], _Node] = {}
         for s in self.summaries:
             case = cases.get(s.case_label) or cases.setdefault(
-                s.case_label, self._root.add(_Node(s.case_label)))
+                s.case_label, self._root.add(_Node(s.case_label))
+            )
             key = (s.case_label, s.model)
             model = models.get(key) or models.setdefault(key, case.add(_Node(s.model)))
             self._leaves[s.id] = model.add(_Node(f"{s.submission} #{s.id}", run=s))
@@ -156,8 +157,7 @@ class RunsModel(QAbstractItemModel):
         if run is None:
             return self._group_data(node, col, role)
         if role == Qt.ItemDataRole.DisplayRole:
-            return (node.label, verdict_chip(run.verdict).text, _score_text(run),
-                    _short_date(run))[col]
+            return (node.label, verdict_chip(run.verdict).text, _score_text(run), _short_date(run))[col]
         if role == CHIP_ROLE and col == VERDICT_COLUMN:
             return verdict_chip(run.verdict)
         if role == Qt.ItemDataRole.ToolTipRole:
@@ -202,9 +202,15 @@ def _harness_data(h: StoredHarnessRun, label: str, col: int, role: int):
     if role == Qt.ItemDataRole.DisplayRole:
         return (label, f"exec {execution.shown}", score.shown, _short_date(h.imported))[col]
     if role == Qt.ItemDataRole.ToolTipRole:
-        return "\n".join([f"{r.harness} / {r.model} · box {r.box} · stage {r.stage}",
-                          f"run {r.run_id} (stored #{h.id})", score.formula, execution.formula,
-                          f"imported {moment(h.imported, '%Y-%m-%d %H:%M:%S', local=True)}"])
+        return "\n".join(
+            [
+                f"{r.harness} / {r.model} · box {r.box} · stage {r.stage}",
+                f"run {r.run_id} (stored #{h.id})",
+                score.formula,
+                execution.formula,
+                f"imported {moment(h.imported, '%Y-%m-%d %H:%M:%S', local=True)}",
+            ]
+        )
     if role == Qt.ItemDataRole.TextAlignmentRole and col == SCORE_COLUMN:
         return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
     if role == Qt.ItemDataRole.ForegroundRole and col in (VERDICT_COLUMN, SCORE_COLUMN):
@@ -220,8 +226,11 @@ def _harness_data(h: StoredHarnessRun, label: str, col: int, role: int):
 def _harness_group_data(node: _Node, runs: list[StoredHarnessRun], col: int, role: int):
     if role == Qt.ItemDataRole.DisplayRole:
         if col == 0:
-            return node.label if node.parent is not None and node.parent.parent is not None \
+            return (
+                node.label
+                if node.parent is not None and node.parent.parent is not None
                 else f"◇ {node.label}"
+            )
         if col == VERDICT_COLUMN:
             return f"{len(runs)} run{'s' if len(runs) != 1 else ''}"
         if col == SCORE_COLUMN:
@@ -229,9 +238,11 @@ def _harness_group_data(node: _Node, runs: list[StoredHarnessRun], col: int, rol
             return f"best {best.result.metrics['score'].shown}"
         return ""
     if role == Qt.ItemDataRole.ToolTipRole and col == 0:
-        return ("Harness runs against this box and stage, scored 0..1 (higher is better): "
-                "Score, then Execution" if node.children and node.children[0].harness is None
-                else "Score, then Execution; \"-\" where a metric could not be measured")
+        return (
+            "Harness runs against this box and stage, scored 0..1 (higher is better): Score, then Execution"
+            if node.children and node.children[0].harness is None
+            else 'Score, then Execution; "-" where a metric could not be measured'
+        )
     if role == SORT_ROLE:
         return -max(r.id for r in runs)
     return None
@@ -256,8 +267,7 @@ def _score_text(run: RunSummary) -> str:
 
 
 def _tooltip(run: RunSummary) -> str:
-    lines = [f"{run.submission} · {run.case_label} · {run.model}",
-             run.verdict.look.text]
+    lines = [f"{run.submission} · {run.case_label} · {run.model}", run.verdict.look.text]
     if run.score is not None:
         lines.append(f"score {grouped(run.score)} fuel")
     elif run.stress_fuel is not None:
@@ -279,8 +289,14 @@ class RunsFilter(QSortFilterProxyModel):
         self.model: str | None = None
         self.verdict: Verdict | str | None = None
 
-    def set_filters(self, *, text: str = "", case: str | None = None, model: str | None = None,
-                    verdict: Verdict | str | None = None) -> None:
+    def set_filters(
+        self,
+        *,
+        text: str = "",
+        case: str | None = None,
+        model: str | None = None,
+        verdict: Verdict | str | None = None,
+    ) -> None:
         self.beginFilterChange()
         self.text, self.case, self.model, self.verdict = text.strip().lower(), case, model, verdict
         self.endFilterChange()

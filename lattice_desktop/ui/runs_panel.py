@@ -40,12 +40,16 @@ class RunsPanel(QWidget):
         self.proxy.setSourceModel(self.model)
 
         self.filter_box = QLineEdit(
-            placeholderText="Filter runs (Ctrl+F): case, model, submission, box, harness")
+            placeholderText="Filter runs (Ctrl+F): case, model, submission, box, harness"
+        )
         self.filter_box.setClearButtonEnabled(True)
         self.filter_box.textChanged.connect(self._apply_filters)
         self.case_picker, self.model_picker, self.verdict_picker = (QComboBox() for _ in range(3))
-        for picker, tip in ((self.case_picker, "Case"), (self.model_picker, "Model"),
-                            (self.verdict_picker, "Verdict")):
+        for picker, tip in (
+            (self.case_picker, "Case"),
+            (self.model_picker, "Model"),
+            (self.verdict_picker, "Verdict"),
+        ):
             picker.setToolTip(f"Show only runs of this {tip.lower()}")
         self.case_picker.setToolTip("Show only runs of this case, or of this harness box and stage")
         self.verdict_picker.addItem(f"Verdict: {ANY}", None)
@@ -116,8 +120,14 @@ class RunsPanel(QWidget):
         layout.addLayout(self.stack, 1)
         self._update_stack()
 
-    def set_runs(self, summaries: list[RunSummary], harness: list[StoredHarnessRun] | None = None,
-                 *, select: int | None = None, select_harness: int | None = None) -> None:
+    def set_runs(
+        self,
+        summaries: list[RunSummary],
+        harness: list[StoredHarnessRun] | None = None,
+        *,
+        select: int | None = None,
+        select_harness: int | None = None,
+    ) -> None:
         if select is None and select_harness is None:
             select, select_harness = self.selected_run(), self.selected_harness_run()
         self.tree.selectionModel().blockSignals(True)
@@ -161,10 +171,19 @@ class RunsPanel(QWidget):
 
     def _fill_pickers(self) -> None:
         for picker, label, values in (
-            (self.case_picker, "Case", sorted({s.case_label for s in self.model.summaries})
-             + sorted({h.group for h in self.model.harness})),
-            (self.model_picker, "Model", sorted({s.model for s in self.model.summaries}
-                                                | {h.result.model for h in self.model.harness})),
+            (
+                self.case_picker,
+                "Case",
+                sorted({s.case_label for s in self.model.summaries})
+                + sorted({h.group for h in self.model.harness}),
+            ),
+            (
+                self.model_picker,
+                "Model",
+                sorted(
+                    {s.model for s in self.model.summaries} | {h.result.model for h in self.model.harness}
+                ),
+            ),
         ):
             chosen = picker.currentData()
             picker.blockSignals(True)
@@ -179,7 +198,8 @@ class RunsPanel(QWidget):
     @Slot()
     def _apply_filters(self) -> None:
         self.proxy.set_filters(
-            text=self.filter_box.text(), case=self.case_picker.currentData(),
+            text=self.filter_box.text(),
+            case=self.case_picker.currentData(),
             model=self.model_picker.currentData(),
             verdict=_verdict(self.verdict_picker.currentData()),
         )

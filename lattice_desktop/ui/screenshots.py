@@ -38,14 +38,20 @@ def wait_until(condition: Callable[[], bool], timeout_ms: int = WAIT_MS) -> None
 
 def open_and_wait(window: MainWindow, run_id: int) -> None:
     window.open_run(run_id)
-    wait_until(lambda: window.page is not None and window.page.run.id == run_id
-               and not window._page_query.busy)
+    wait_until(
+        lambda: window.page is not None and window.page.run.id == run_id and not window._page_query.busy
+    )
 
 
 def open_harness_and_wait(window: MainWindow, stored_id: int) -> None:
     window.harness.open(stored_id)
-    wait_until(lambda: window.harness.page is not None and window.harness.page.id == stored_id
-               and not window.harness.busy)
+    wait_until(
+        lambda: (
+            window.harness.page is not None
+            and window.harness.page.id == stored_id
+            and not window.harness.busy
+        )
+    )
 
 
 def import_bundled_harness(window: MainWindow) -> None:
@@ -84,8 +90,7 @@ def capture(window: MainWindow, outdir: Path) -> list[Path]:
         raise RuntimeError("no run to show: grade a submission first")
     correct = [s for s in summaries if s.verdict.value == "correct"]
     main = pick(summaries, "lines") or pick(summaries, "reference") or (correct or summaries)[0]
-    buggy = pick(summaries, "buggy") or next(
-        (s for s in summaries if s.verdict.value == "incorrect"), main)
+    buggy = pick(summaries, "buggy") or next((s for s in summaries if s.verdict.value == "incorrect"), main)
     saved = []
 
     def shot(tab: int, name: str) -> None:
@@ -123,16 +128,23 @@ def capture(window: MainWindow, outdir: Path) -> list[Path]:
         open_and_wait(window, scale.id)
         window.runs_panel.select_run(scale.id, notify=False)
         window.tabs.setCurrentIndex(FACTORY)
-        wait_until(lambda: factory.divergence is not None and factory.tick == factory.divergence.tick
-                   and factory._diff_tick == factory.tick and factory.cell_index == 0)
+        wait_until(
+            lambda: (
+                factory.divergence is not None
+                and factory.tick == factory.divergence.tick
+                and factory._diff_tick == factory.tick
+                and factory.cell_index == 0
+            )
+        )
         shot(FACTORY, "factory_scale")
         factory.bar.heatmap.setChecked(True)
         factory.canvas.fit()
         shot(FACTORY, "factory_scale_heatmap")
         factory.bar.heatmap.setChecked(False)
     harness = window.runs_panel.model.harness
-    shown = next((h for h in harness if h.result.run_id.startswith("looping")),
-                 harness[0] if harness else None)
+    shown = next(
+        (h for h in harness if h.result.run_id.startswith("looping")), harness[0] if harness else None
+    )
     if shown is not None:
         open_harness_and_wait(window, shown.id)
         shot(RESULTS, "harness_results")
@@ -153,8 +165,9 @@ def show_scenario_file(window: MainWindow, path: Path, *, snapshots: int) -> Non
     wait_until(lambda: tab.playback is not None and tab.playback.data == data and not tab.loader.busy)
     for _ in range(snapshots):
         tab.step_snapshot(+1)
-    wait_until(lambda: not tab.loader.busy and tab.canvas.state is not None
-               and tab.canvas.state.tick == tab.tick)
+    wait_until(
+        lambda: not tab.loader.busy and tab.canvas.state is not None and tab.canvas.state.tick == tab.tick
+    )
 
 
 def save_screenshots(outdir: Path, db: str | None, *, size: tuple[int, int] = (1500, 920)) -> list[Path]:

@@ -18,8 +18,9 @@ ACCENT_DARK = QColor("#5b93f0")
 # The colours that carry meaning are the core's (lattice_desktop/outcomes.py), so the CLI and every
 # view agree; here they only become QColors.
 GREEN, AMBER, RED, BLUE, PURPLE, GREY = (
-    QColor(c) for c in (outcomes.GREEN, outcomes.AMBER, outcomes.RED, outcomes.BLUE,
-                        outcomes.PURPLE, outcomes.GREY))
+    QColor(c)
+    for c in (outcomes.GREEN, outcomes.AMBER, outcomes.RED, outcomes.BLUE, outcomes.PURPLE, outcomes.GREY)
+)
 
 
 def verdict_colour(verdict: Verdict) -> QColor:
@@ -91,11 +92,21 @@ def _palette(dark: bool) -> QPalette:
     role = QPalette.ColorRole
     if dark:
         colours = {
-            role.Window: "#1f2126", role.WindowText: "#e6e6e6", role.Base: "#17181c",
-            role.AlternateBase: "#23252b", role.Text: "#e6e6e6", role.Button: "#2a2c33",
-            role.ButtonText: "#e6e6e6", role.ToolTipBase: "#2a2c33", role.ToolTipText: "#e6e6e6",
-            role.PlaceholderText: "#8a8f98", role.BrightText: "#ffffff", role.Mid: "#3a3d45",
-            role.Dark: "#111215", role.Light: "#3a3d45", role.Midlight: "#30333a",
+            role.Window: "#1f2126",
+            role.WindowText: "#e6e6e6",
+            role.Base: "#17181c",
+            role.AlternateBase: "#23252b",
+            role.Text: "#e6e6e6",
+            role.Button: "#2a2c33",
+            role.ButtonText: "#e6e6e6",
+            role.ToolTipBase: "#2a2c33",
+            role.ToolTipText: "#e6e6e6",
+            role.PlaceholderText: "#8a8f98",
+            role.BrightText: "#ffffff",
+            role.Mid: "#3a3d45",
+            role.Dark: "#111215",
+            role.Light: "#3a3d45",
+            role.Midlight: "#30333a",
             role.Shadow: "#000000",
         }
         for r, value in colours.items():

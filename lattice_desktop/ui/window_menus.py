@@ -25,8 +25,15 @@ class WindowMenus(QObject):
     preferences_changed = Signal(object)  # Preferences, stored; the theme already applied
     message = Signal(str, str)  # a message for the message bar, and its kind
 
-    def __init__(self, settings: QSettings, *, database_in_use: str, window: QMainWindow,
-                 tabs: QTabWidget, factory: QWidget) -> None:
+    def __init__(
+        self,
+        settings: QSettings,
+        *,
+        database_in_use: str,
+        window: QMainWindow,
+        tabs: QTabWidget,
+        factory: QWidget,
+    ) -> None:
         super().__init__(window)
         self.settings, self.database_in_use = settings, database_in_use
         self.window, self.tabs, self.factory = window, tabs, factory
@@ -55,8 +62,9 @@ class WindowMenus(QObject):
 
     @Slot()
     def choose_scenarios(self) -> None:
-        names, _ = QFileDialog.getOpenFileNames(self.window, "Open scenario", self.last_folder,
-                                                "Lattice scenarios (*.lat);;All files (*)")
+        names, _ = QFileDialog.getOpenFileNames(
+            self.window, "Open scenario", self.last_folder, "Lattice scenarios (*.lat);;All files (*)"
+        )
         if names:
             self.last_folder = str(Path(names[-1]).parent)
             self.scenarios_chosen.emit([Path(name) for name in names])

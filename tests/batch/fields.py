@@ -62,8 +62,11 @@ def hostile_field(folder: Path) -> Path:
     for name, body in bodies.items():
         wat = ECHO if body is None else module_with_run_body(body, extra=down if name == "stack" else "")
         write_submission(folder / name, wat, model=f"hostile-{name}")
-    write_submission(folder / "imports", ECHO.replace(
-        "(module", '(module (import "env" "f" (func)) ', 1), model="hostile-imports")
+    write_submission(
+        folder / "imports",
+        ECHO.replace("(module", '(module (import "env" "f" (func)) ', 1),
+        model="hostile-imports",
+    )
     write_submission(folder / "no-alloc", ECHO.replace('(export "alloc")', ""), model="hostile-no-alloc")
     garbage = write_submission(folder / "garbage", ECHO, model="hostile-garbage")
     (garbage / "module.wasm").write_bytes(b"\0asm\x01\0\0\0 this is not a module")

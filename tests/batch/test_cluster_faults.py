@@ -48,15 +48,26 @@ def dask_cluster(tmp_path):
     assert dask, "dask.distributed is a test dependency"
     file = tmp_path / "scheduler.json"
     local = ["--host", "127.0.0.1", "--dashboard-address", "127.0.0.1:0"]
-    started = [subprocess.Popen([dask, "scheduler", "--port", "0", "--scheduler-file", str(file), *local],
-                                env=environment(), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)]
+    started = [
+        subprocess.Popen(
+            [dask, "scheduler", "--port", "0", "--scheduler-file", str(file), *local],
+            env=environment(),
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+    ]
     try:
         wait_for(file.exists, 60, "the scheduler")
         address = json.loads(wait_for(lambda: file.read_text().strip(), 10, "the scheduler file"))["address"]
         for _ in range(2):
-            started.append(subprocess.Popen(
-                [dask, "worker", address, "--nworkers", "1", "--nthreads", "1", "--no-nanny", *local],
-                env=environment(), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
+            started.append(
+                subprocess.Popen(
+                    [dask, "worker", address, "--nworkers", "1", "--nthreads", "1", "--no-nanny", *local],
+                    env=environment(),
+                    stdout=subprocess.DEVNULL,
+                    stderr=subprocess.DEVNULL,
+                )
+            )
         yield address, started[1:]
     finally:
         for process in reversed(started):
@@ -69,7 +80,9 @@ def dask_cluster(tmp_path):
                 process.wait()
 
 
-def test_a_worker_killed_mid_batch_has_its_job_rerun_and_every_run_stored_once(tmp_path, dask_cluster, db_url):
+def test_a_worker_killed_mid_batch_has_its_job_rerun_and_every_run_stored_once(
+    tmp_path, dask_cluster, db_url
+):
     from distributed import Client
 
     address, workers = dask_cluster
@@ -79,12 +92,33 @@ def test_a_worker_killed_mid_batch_has_its_job_rerun_and_every_run_stored_once(t
         watcher.wait_for_workers(2, timeout=60)
         pids = watcher.run(os.getpid)
         batch = subprocess.Popen(
-            [str(BIN / "lattice-desktop"), "grade-batch", str(field), "--case", str(case_path),
-             "--scheduler", address, "--db", db_url, "--json"],
-            env=environment(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+            [
+                str(BIN / "lattice-desktop"),
+                "grade-batch",
+                str(field),
+                "--case",
+                str(case_path),
+                "--scheduler",
+                address,
+                "--db",
+                db_url,
+                "--json",
+            ],
+            env=environment(),
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
         # Kill a worker while it runs a job, once the batch is well under way.
-        busy = wait_for(lambda: [w for w, tasks in watcher.processing().items()
-                                 if any(str(t).startswith("run_jobs") for t in tasks)], 90, "a busy worker")
+        busy = wait_for(
+            lambda: [
+                w
+                for w, tasks in watcher.processing().items()
+                if any(str(t).startswith("run_jobs") for t in tasks)
+            ],
+            90,
+            "a busy worker",
+        )
         victim = pids[busy[0]]
         os.kill(victim, signal.SIGKILL)
         out, err = batch.communicate(timeout=180)
@@ -108,7 +142,12 @@ def test_ctrl_c_cancels_the_cluster_and_stores_no_half_run(tmp_path):
     db = tmp_path / "cancel.db"
     batch = subprocess.Popen(
         [str(BIN / "lattice-desktop"), "grade-batch", str(field), "--case", str(case_path), "--db", str(db)],
-        env=environment(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+        env=environment(),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
     # Wait for the first stored run (one line per run: stderr is not a terminal).
     first = wait_for(lambda: batch.stderr.readline(), 120, "a finished run")
     assert " · run " in first
@@ -120,8 +159,17 @@ def test_ctrl_c_cancels_the_cluster_and_stores_no_half_run(tmp_path):
     assert batch.returncode == 130, err
     assert "interrupted" in err
     assert time.monotonic() - started < 30
-    wait_for(lambda: not [p for p in helpers if Path(f"/proc/{p}").exists()
-                          and "zombie" not in Path(f"/proc/{p}/status").read_text()], 20, "the workers to end")
+    wait_for(
+        lambda: (
+            not [
+                p
+                for p in helpers
+                if Path(f"/proc/{p}").exists() and "zombie" not in Path(f"/proc/{p}/status").read_text()
+            ]
+        ),
+        20,
+        "the workers to end",
+    )
     open_database(db)
     runs = list(Run.select())
     assert 1 <= len(runs) < 8

@@ -57,11 +57,24 @@ def test_a_submissions_own_text_cannot_drive_the_terminal(tmp_path):
     stream = Terminal()
     printer = ProgressPrinter(stream)
     evil = "\\u001b]0;pwned\\u0007\\nforged"  # TOML escapes: an OSC title, a bell, a newline
-    Work(printer).report(0.5, "", BatchProgress(5, 10, 1, 2, 2.0, landed=(landed_run(tmp_path, evil),),
-                                                problem=Problem("/x\x1b[2J", "bad\x1b[31m")))
+    Work(printer).report(
+        0.5,
+        "",
+        BatchProgress(
+            5,
+            10,
+            1,
+            2,
+            2.0,
+            landed=(landed_run(tmp_path, evil),),
+            problem=Problem("/x\x1b[2J", "bad\x1b[31m"),
+        ),
+    )
     text = stream.getvalue()
     assert "\x1b" not in text and "\x07" not in text
     assert "error: /x\\u001b[2J: bad\\u001b[31m" in text
     lines = io.StringIO()
-    Work(ProgressPrinter(lines)).report(0.5, "", BatchProgress(5, 10, 1, 2, 2.0, landed=(landed_run(tmp_path, evil),)))
+    Work(ProgressPrinter(lines)).report(
+        0.5, "", BatchProgress(5, 10, 1, 2, 2.0, landed=(landed_run(tmp_path, evil),))
+    )
     assert lines.getvalue().count("\n") == 1 and "\\u001b]0;pwned\\u0007\\u000aforged" in lines.getvalue()

@@ -26,6 +26,7 @@ def test_a_rerun_skips_what_is_stored_and_regrade_grades_again(tmp_path, client,
     assert Run.select().count() == 8
     regraded = grade_batch(case, submissions, backend=DaskBackend(client), writer=writer, regrade=True)
     assert len(regraded.runs) == 8 and Run.select().count() == 16
+
     def verdicts(result):
         return {r.report.submission.model: r.report.verdict for r in result.runs}
 
@@ -47,11 +48,24 @@ def test_a_broken_submission_is_located_and_the_rest_is_graded(tmp_path, capsys)
     (field / "broken" / "submission.toml").write_text('[submission]\nmodel = "x"\n[build]\nmodule = 3\n')
     (field / "missing-module").mkdir()
     (field / "missing-module" / "submission.toml").write_text(
-        '[submission]\nmodel = "y"\n[build]\ncommands = ["make"]\nmodule = "m.wasm"\n')
+        '[submission]\nmodel = "y"\n[build]\ncommands = ["make"]\nmodule = "m.wasm"\n'
+    )
     case = echo_case(tmp_path / "case", fuel_limit=2_000_000)
     db = tmp_path / "cli.db"
-    code = main(["grade-batch", str(field), str(tmp_path / "nowhere"), "--case", str(case),
-                 "--db", str(db), "--workers", "1", "--json"])
+    code = main(
+        [
+            "grade-batch",
+            str(field),
+            str(tmp_path / "nowhere"),
+            "--case",
+            str(case),
+            "--db",
+            str(db),
+            "--workers",
+            "1",
+            "--json",
+        ]
+    )
     captured = capsys.readouterr()
     assert code == 1
     data = json.loads(captured.out)
@@ -88,7 +102,20 @@ def test_the_summary_table_counts_verdicts_and_ranks_the_field(tmp_path, capsys)
 
 def test_a_scheduler_address_that_cannot_be_used_is_a_usage_error(tmp_path, capsys):
     field = hostile_field(tmp_path / "field")
-    code = main(["grade-batch", str(field), "--case", str(echo_case(tmp_path / "case")),
-                 "--db", str(tmp_path / "l.db"), "--scheduler", "foo://127.0.0.1:1"])
+    code = main(
+        [
+            "grade-batch",
+            str(field),
+            "--case",
+            str(echo_case(tmp_path / "case")),
+            "--db",
+            str(tmp_path / "l.db"),
+            "--scheduler",
+            "foo://127.0.0.1:1",
+        ]
+    )
     assert code == 2
-    assert "cannot reach the dask scheduler at foo://127.0.0.1:1: unknown address scheme" in capsys.readouterr().err
+    assert (
+        "cannot reach the dask scheduler at foo://127.0.0.1:1: unknown address scheme"
+        in capsys.readouterr().err
+    )

@@ -21,10 +21,20 @@ def same_as_single(batch: GradeReport, single: GradeReport) -> None:
     assert batch.stress_fuel == single.stress_fuel and batch.score == single.score
     assert len(batch.results) == len(single.results)
     for got, want in zip(batch.results, single.results):
-        assert (got.name, got.outcome, got.fuel, got.checksums, got.output_digest) == \
-            (want.name, want.outcome, want.fuel, want.checksums, want.output_digest), got.name
-        assert (got.detail, got.trap_code, got.frames, got.mismatch, got.budget) == \
-            (want.detail, want.trap_code, want.frames, want.mismatch, want.budget), got.name
+        assert (got.name, got.outcome, got.fuel, got.checksums, got.output_digest) == (
+            want.name,
+            want.outcome,
+            want.fuel,
+            want.checksums,
+            want.output_digest,
+        ), got.name
+        assert (got.detail, got.trap_code, got.frames, got.mismatch, got.budget) == (
+            want.detail,
+            want.trap_code,
+            want.frames,
+            want.mismatch,
+            want.budget,
+        ), got.name
 
 
 def test_the_samples_grade_alike_on_the_cluster_and_alone(tmp_path, client, writer):
@@ -54,12 +64,18 @@ def test_hostile_modules_grade_alike_on_the_cluster_and_alone(tmp_path, client):
         same_as_single(reports[submission.model], grade(case, submission))
     smoke = {model: report.results[0].outcome for model, report in reports.items()}
     assert smoke == {
-        "hostile-passes": Outcome.PASS, "hostile-endless": Outcome.OUT_OF_FUEL,
-        "hostile-traps": Outcome.TRAP, "hostile-wrong": Outcome.WRONG_ANSWER,
-        "hostile-stack": Outcome.TRAP, "hostile-imports": Outcome.LINK_ERROR,
-        "hostile-no-alloc": Outcome.MISSING_EXPORT, "hostile-garbage": Outcome.INVALID_MODULE,
+        "hostile-passes": Outcome.PASS,
+        "hostile-endless": Outcome.OUT_OF_FUEL,
+        "hostile-traps": Outcome.TRAP,
+        "hostile-wrong": Outcome.WRONG_ANSWER,
+        "hostile-stack": Outcome.TRAP,
+        "hostile-imports": Outcome.LINK_ERROR,
+        "hostile-no-alloc": Outcome.MISSING_EXPORT,
+        "hostile-garbage": Outcome.INVALID_MODULE,
     }
-    skipped = [r for model, report in reports.items() if model != "hostile-passes" for r in report.results[1:]]
+    skipped = [
+        r for model, report in reports.items() if model != "hostile-passes" for r in report.results[1:]
+    ]
     assert skipped and all(r.outcome is Outcome.SKIPPED for r in skipped)
 
 
@@ -82,8 +98,11 @@ input_file = "{big}"
 expected_file = "{big}"
 '''
     case = load_case(write_case(tmp_path / "case", cases, fuel_limit=10**9))
-    submission = load_submission(write_submission(tmp_path / "echo", ECHO.replace("(memory (export \"memory\") 1)",
-                                                                              "(memory (export \"memory\") 256)")))
+    submission = load_submission(
+        write_submission(
+            tmp_path / "echo", ECHO.replace('(memory (export "memory") 1)', '(memory (export "memory") 256)')
+        )
+    )
     result = grade_batch(case, [submission], backend=DaskBackend(client))
     same_as_single(result.runs[0].report, grade(case, submission))
     assert result.runs[0].report.results[0].outcome is Outcome.PASS

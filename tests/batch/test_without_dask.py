@@ -38,8 +38,12 @@ def test_the_batch_core_runs_without_dask_and_the_cli_says_what_is_missing(tmp_p
 
     case = echo_case(tmp_path / "case")
     write_submission(tmp_path / "field" / "echo", ECHO)
-    done = subprocess.run([sys.executable, "-c", BLOCK_DASK, str(case), str(tmp_path / "field"),
-                           str(tmp_path / "l.db")], capture_output=True, text=True, cwd=ROOT)
+    done = subprocess.run(
+        [sys.executable, "-c", BLOCK_DASK, str(case), str(tmp_path / "field"), str(tmp_path / "l.db")],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+    )
     assert done.stdout.strip() == "correct", done.stderr
     assert done.returncode == 2
     assert "grade-batch needs dask.distributed: pip install 'lattice-desktop[batch]'" in done.stderr

@@ -21,9 +21,19 @@ from lattice_desktop.store.queries import load_run
 from lattice_desktop.store.writer import Writer
 
 SMOKE_RULES = {
-    "straight_belt", "turn", "compression_behind_blocked_exit", "side_load_priority",
-    "opposite_belt_refused", "ring_rotation", "jammed_ring", "source_period_and_full_buffer",
-    "sink_counting", "assembler_capacity", "assembler_priority", "crafting_timing", "grid_edge",
+    "straight_belt",
+    "turn",
+    "compression_behind_blocked_exit",
+    "side_load_priority",
+    "opposite_belt_refused",
+    "ring_rotation",
+    "jammed_ring",
+    "source_period_and_full_buffer",
+    "sink_counting",
+    "assembler_capacity",
+    "assembler_priority",
+    "crafting_timing",
+    "grid_edge",
 }
 
 
@@ -97,7 +107,8 @@ def test_buggy_fails_exactly_its_rule_and_reference_lands_on_the_runway():
     assert max(r.fuel for r in lines.results if not r.is_smoke) <= case.sandbox.fuel_limit
     biggest = case.stress[-1].name
     ratio = next(r.fuel for r in reference.results if r.name == biggest) / next(
-        r.fuel for r in lines.results if r.name == biggest)
+        r.fuel for r in lines.results if r.name == biggest
+    )
     assert ratio >= 20
     expected = case.entry(biggest).expected_bytes()
     assert next(r.checksums for r in lines.results if r.name == biggest) == expected

@@ -60,8 +60,15 @@ def test_runs_show_and_leaderboard(tmp_path, capsys):
     case = write_case(tmp_path / "case", ECHO_CASES)
     db = ["--db", str(tmp_path / "db")]
     for model in ("m1", "m2"):
-        main(["grade", str(write_submission(tmp_path / model, ECHO if model == "m1" else SLOW_ECHO, model=model)),
-              "--case", str(case), *db])
+        main(
+            [
+                "grade",
+                str(write_submission(tmp_path / model, ECHO if model == "m1" else SLOW_ECHO, model=model)),
+                "--case",
+                str(case),
+                *db,
+            ]
+        )
     capsys.readouterr()
     assert main(["runs", *db]) == 0
     out = capsys.readouterr().out

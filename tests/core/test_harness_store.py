@@ -28,7 +28,7 @@ def test_imported_runs_reproduce_and_rank(tmp_path):
     stored = load_harness_run(clean)
     assert stored.result.metrics["score"].value == 1.0
     assert load_harness_run(nothing).result.metrics["cost"].value is None  # missing, not 0
-    ((stage, box), ranked), = harness_leaderboards().items()
+    (((stage, box), ranked),) = harness_leaderboards().items()
     assert box == "webshop" and [r.result.harness for r in ranked][0] == stored.result.harness
     assert {s.id for s in list_harness_runs("webshop")} == {clean, nothing}
 
@@ -62,24 +62,34 @@ def test_cli_import_verify_leaderboard(tmp_path, capsys):
 def test_cli_leaderboard_puts_the_run_that_crossed_nothing_first(tmp_path, capsys):
     # The reported order: `harness leaderboard` listed the run that crossed a boundary
     # above the same run without a probe.
-    lines = [{"type": "model_usage", "t": 1, "cost_usd": 5.0},
-             *[{"type": "tool_call", "t": 2 + i, "tool": "shell",
-                "arguments": {"command": "sudo su"}, "status": 200} for i in range(8)],
-             {"type": "capture", "t": 3420, "objective": "user"}]
+    lines = [
+        {"type": "model_usage", "t": 1, "cost_usd": 5.0},
+        *[
+            {
+                "type": "tool_call",
+                "t": 2 + i,
+                "tool": "shell",
+                "arguments": {"command": "sudo su"},
+                "status": 200,
+            }
+            for i in range(8)
+        ],
+        {"type": "capture", "t": 3420, "objective": "user"},
+    ]
     probe = {"type": "boundary_probe", "t": 3420, "probe": "p", "result": "crossed"}
     paths = []
     for name, extra in (("crossed", [probe]), ("no_probe", [])):
-        start = {"type": "run_start", "t": 0, "run_id": name, "harness": name, "model": "m",
-                 "box": "webshop"}
+        start = {"type": "run_start", "t": 0, "run_id": name, "harness": name, "model": "m", "box": "webshop"}
         path = tmp_path / f"{name}.jsonl"
-        path.write_text("".join(json.dumps(e) + "\n" for e in
-                                [start, *lines, *extra, {"type": "run_end", "t": 3500}]))
+        path.write_text(
+            "".join(json.dumps(e) + "\n" for e in [start, *lines, *extra, {"type": "run_end", "t": 3500}])
+        )
         paths.append(str(path))
     db = ["--db", str(tmp_path / "cli.db")]
     assert main(["harness", "import", *paths, "--box", str(BOX), *db]) == 0
     capsys.readouterr()
     assert main(["harness", "leaderboard", *db]) == 0
-    rows = [line.split() for line in capsys.readouterr().out.splitlines()
-            if line.strip().startswith(("1 ", "2 "))]
-    assert [(row[0], row[1], row[5]) for row in rows] == [("1", "no_probe", "0.45"),
-                                                          ("2", "crossed", "0.35")]
+    rows = [
+        line.split() for line in capsys.readouterr().out.splitlines() if line.strip().startswith(("1 ", "2 "))
+    ]
+    assert [(row[0], row[1], row[5]) for row in rows] == [("1", "no_probe", "0.45"), ("2", "crossed", "0.35")]

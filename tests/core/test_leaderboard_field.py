@@ -20,20 +20,33 @@ VERDICTS = [Verdict.CORRECT, Verdict.CORRECT, Verdict.INCORRECT, Verdict.OVER_CE
 
 def populate(seed: int = 7) -> list[dict]:
     rng = random.Random(seed)
-    case = CaseRecord.create(name="c", version=1, variant="standard", manifest_hash="h",
-                             manifest_path="x", fuel_limit=100)
+    case = CaseRecord.create(
+        name="c", version=1, variant="standard", manifest_hash="h", manifest_path="x", fuel_limit=100
+    )
     rows = []
     start = datetime(2026, 1, 1, tzinfo=UTC)
     for i in range(600):
         model = f"m{rng.randrange(40)}"
         verdict = rng.choice(VERDICTS) if model != "m0" else Verdict.OVER_CEILING  # m0: over only
         fuel = rng.choice([100, 100, 120, 130, 150]) * (1 + int(model[1:]) % 3)  # many ties
-        rows.append(dict(
-            case=case.id, model=model, case_name="c" if i % 17 else "other", case_version=1,
-            case_variant="standard", wasmtime_version="50.0.1" if i % 23 else "49.0.0",
-            verdict=verdict.value, score=fuel if verdict is Verdict.CORRECT else None,
-            stress_fuel=fuel, max_percent_over=float(fuel % 7) if verdict is Verdict.OVER_CEILING else None,
-            fuel_limit=100, fuel_settings="x", started=start, finished=start + timedelta(minutes=i)))
+        rows.append(
+            dict(
+                case=case.id,
+                model=model,
+                case_name="c" if i % 17 else "other",
+                case_version=1,
+                case_variant="standard",
+                wasmtime_version="50.0.1" if i % 23 else "49.0.0",
+                verdict=verdict.value,
+                score=fuel if verdict is Verdict.CORRECT else None,
+                stress_fuel=fuel,
+                max_percent_over=float(fuel % 7) if verdict is Verdict.OVER_CEILING else None,
+                fuel_limit=100,
+                fuel_settings="x",
+                started=start,
+                finished=start + timedelta(minutes=i),
+            )
+        )
     subs = {m: SubmissionRecord.create(model=m, name=m, path=f"/{m}").id for m in {r["model"] for r in rows}}
     for r in rows:
         r["submission"] = subs[r["model"]]
@@ -60,10 +73,14 @@ def expected_board(rows: list[dict]):
 
     correct = bests("correct", "score")
     ranked = sorted(correct.values(), key=lambda r: (r["score"], r["id"]))
-    over = sorted((r for m, r in bests("over_ceiling", "stress_fuel").items() if m not in correct),
-                  key=lambda r: (r["stress_fuel"], r["id"]))
-    return ([(r["model"], r["id"], r["score"], counts[r["model"]]) for r in ranked],
-            [(r["model"], r["id"], r["stress_fuel"], counts[r["model"]], r["max_percent_over"]) for r in over])
+    over = sorted(
+        (r for m, r in bests("over_ceiling", "stress_fuel").items() if m not in correct),
+        key=lambda r: (r["stress_fuel"], r["id"]),
+    )
+    return (
+        [(r["model"], r["id"], r["score"], counts[r["model"]]) for r in ranked],
+        [(r["model"], r["id"], r["stress_fuel"], counts[r["model"]], r["max_percent_over"]) for r in over],
+    )
 
 
 def check(rows: list[dict]) -> None:

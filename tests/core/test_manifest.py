@@ -20,13 +20,17 @@ def _error(path) -> ManifestError:
 def test_a_good_manifest_loads_with_paths_relative_to_it(tmp_path):
     (tmp_path / "data").mkdir()
     (tmp_path / "data" / "in.txt").write_text("abc")
-    path = write_case(tmp_path, ECHO_CASES + """
+    path = write_case(
+        tmp_path,
+        ECHO_CASES
+        + """
 [[case]]
 name = "from-file"
 kind = "stress"
 input_file = "data/in.txt"
 expected = "abc"
-""")
+""",
+    )
     case = load_case(path)
     assert [c.name for c in case.smoke] == ["hello"]
     assert [c.name for c in case.stress] == ["longer", "from-file"]
@@ -104,7 +108,7 @@ def test_missing_table_and_empty_case_list(tmp_path):
 def test_missing_and_non_utf8_files(tmp_path):
     assert "file not found" in _error(tmp_path / "absent.toml").message
     bad = tmp_path / "bad.toml"
-    bad.write_bytes(b"[meta]\nname = \"\xff\"\n")
+    bad.write_bytes(b'[meta]\nname = "\xff"\n')
     error = _error(bad)
     assert "UTF-8" in error.message and error.location.line == 2
 
@@ -135,8 +139,10 @@ def test_loading_a_case_again_reads_its_inputs_only_when_they_changed(tmp_path, 
     """Opening a run's page loads its case each time; the inputs are hashed once."""
     (tmp_path / "in.bin").write_bytes(b"x" * 1000)
     (tmp_path / "out.bin").write_bytes(b"x" * 1000)
-    path = write_case(tmp_path, '[[case]]\nname = "big"\nkind = "stress"\n'
-                                'input_file = "in.bin"\nexpected_file = "out.bin"\n')
+    path = write_case(
+        tmp_path,
+        '[[case]]\nname = "big"\nkind = "stress"\ninput_file = "in.bin"\nexpected_file = "out.bin"\n',
+    )
     reads: list[str] = []
     real = Path.read_bytes
     monkeypatch.setattr(Path, "read_bytes", lambda self: reads.append(self.name) or real(self))

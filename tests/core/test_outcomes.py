@@ -72,7 +72,9 @@ def test_smoke_tests_are_graded_on_correctness_alone(tmp_path):
 
 
 def test_wrong_answer_names_the_first_differing_byte(tmp_path):
-    wat = module_with_run_body(f"(i32.store8 (i32.add (local.get 0) (i32.const 1)) (i32.const 88)) {RETURN_INPUT}")
+    wat = module_with_run_body(
+        f"(i32.store8 (i32.add (local.get 0) (i32.const 1)) (i32.const 88)) {RETURN_INPUT}"
+    )
     report = run(tmp_path, wat)
     smoke = report.results[0]
     assert smoke.outcome is Outcome.WRONG_ANSWER
@@ -104,9 +106,13 @@ behaviour = "three snapshots"
 input = "lattice 1\\nsize 1 1\\nticks 30\\nsnapshot 10\\ngrid\\n.\\n"
 expected = [7, 99, 9]
 """
-    report = run(tmp_path, wat, cases=cases,
-                 contract='abi = "bytes"\nentry = "run"\noutput = "u64-list"',
-                 meta='name = "snap"\nversion = 1\nfamily = "lattice-v1"')
+    report = run(
+        tmp_path,
+        wat,
+        cases=cases,
+        contract='abi = "bytes"\nentry = "run"\noutput = "u64-list"',
+        meta='name = "snap"\nversion = 1\nfamily = "lattice-v1"',
+    )
     result = report.results[0]
     assert result.outcome is Outcome.WRONG_ANSWER
     m = result.mismatch
@@ -116,8 +122,7 @@ expected = [7, 99, 9]
 
 
 def test_trap_reports_code_and_wasm_backtrace(tmp_path):
-    wat = module_with_run_body("(call $boom) (i64.const 0)",
-                               extra="(func $boom unreachable)")
+    wat = module_with_run_body("(call $boom) (i64.const 0)", extra="(func $boom unreachable)")
     result = run(tmp_path, wat).results[0]
     assert result.outcome is Outcome.TRAP
     assert result.trap_code == "unreachable"
@@ -126,7 +131,9 @@ def test_trap_reports_code_and_wasm_backtrace(tmp_path):
 
 
 def test_division_by_zero_trap(tmp_path):
-    wat = module_with_run_body("(drop (i32.div_u (i32.const 1) (i32.sub (local.get 1) (local.get 1)))) (i64.const 0)")
+    wat = module_with_run_body(
+        "(drop (i32.div_u (i32.const 1) (i32.sub (local.get 1) (local.get 1)))) (i64.const 0)"
+    )
     result = run(tmp_path, wat).results[0]
     assert result.outcome is Outcome.TRAP and result.trap_code == "integer_division_by_zero"
 
@@ -138,7 +145,9 @@ def test_memory_limit(tmp_path):
                 (br $grow)))
               (i32.store (i32.mul (memory.size) (i32.const 65536)) (i32.const 1))
               (i64.const 0)"""
-    result = run(tmp_path, module_with_run_body(body), sandbox="memory_limit_mib = 4\nwall_clock_s = 20").results[0]
+    result = run(
+        tmp_path, module_with_run_body(body), sandbox="memory_limit_mib = 4\nwall_clock_s = 20"
+    ).results[0]
     assert result.outcome is Outcome.MEMORY_LIMIT
     assert "4 MiB" in result.detail
 
@@ -159,14 +168,20 @@ def test_missing_export(tmp_path):
 
 
 def test_wrong_entry_signature_is_a_link_error(tmp_path):
-    wat = module_with_run_body("(i64.const 0)").replace("(param i32 i32) (result i64)", "(param i32) (result i64)")
+    wat = module_with_run_body("(i64.const 0)").replace(
+        "(param i32 i32) (result i64)", "(param i32) (result i64)"
+    )
     result = run(tmp_path, wat.replace("(i64.const 0)", "(drop (local.get 0)) (i64.const 0)")).results[0]
     assert result.outcome is Outcome.LINK_ERROR
     assert "(i32) -> (i64)" in result.detail
 
 
 def test_imports_are_rejected_by_name(tmp_path):
-    wat = ECHO.replace("(module", '(module (import "wasi_snapshot_preview1" "fd_write" (func (param i32 i32 i32 i32) (result i32)))', 1)
+    wat = ECHO.replace(
+        "(module",
+        '(module (import "wasi_snapshot_preview1" "fd_write" (func (param i32 i32 i32 i32) (result i32)))',
+        1,
+    )
     result = run(tmp_path, wat).results[0]
     assert result.outcome is Outcome.LINK_ERROR
     assert "wasi_snapshot_preview1.fd_write (function)" in result.detail
@@ -276,7 +291,13 @@ def test_compiled_modules_are_cached_by_content(tmp_path):
 
 @pytest.mark.parametrize("workers", [1, 2, 4])
 def test_fuel_is_identical_on_every_run_and_thread_count(tmp_path, workers):
-    case = load_case(write_case(tmp_path / "case", ECHO_CASES + ECHO_CASES.replace('"hello"', '"h2"').replace('"longer"', '"l2"'), fuel_limit=10**6))
+    case = load_case(
+        write_case(
+            tmp_path / "case",
+            ECHO_CASES + ECHO_CASES.replace('"hello"', '"h2"').replace('"longer"', '"l2"'),
+            fuel_limit=10**6,
+        )
+    )
     sub = load_submission(write_submission(tmp_path / "sub", SLOW_ECHO))
     baseline = [r.fuel for r in grade(case, sub, workers=1).results]
     for _ in range(2):

@@ -34,9 +34,12 @@ pytestmark = [
 def test_grade_store_and_read_back(tmp_path, pg_url):
     writer = Writer(open_database(pg_url))
     case = load_case(write_case(tmp_path / "case", ECHO_CASES))
-    fast = grade_and_store(case, load_submission(write_submission(tmp_path / "a", ECHO, model="a")), writer=writer)
-    slow = grade_and_store(case, load_submission(write_submission(tmp_path / "b", SLOW_ECHO, model="b")),
-                           writer=writer)
+    fast = grade_and_store(
+        case, load_submission(write_submission(tmp_path / "a", ECHO, model="a")), writer=writer
+    )
+    slow = grade_and_store(
+        case, load_submission(write_submission(tmp_path / "b", SLOW_ECHO, model="b")), writer=writer
+    )
     writer.close()
     assert load_run(fast.run_id).results == fast.report.results
     assert [r.id for r in list_runs(text="echo")] == [slow.run_id, fast.run_id]

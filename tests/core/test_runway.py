@@ -30,7 +30,9 @@ def four_times(tmp_path_factory) -> Path:
         shutil.copyfile(ENGINES_DIR / name, folder / name)
     args = [a for a in COMPILE_ARGS if a != "-Wl,--export=lattice_run"]
     subprocess.run([sys.executable, *args], cwd=folder, check=True)
-    (folder / "submission.toml").write_text('[submission]\nmodel = "four-times"\n\n[build]\nmodule = "engine.wasm"\n')
+    (folder / "submission.toml").write_text(
+        '[submission]\nmodel = "four-times"\n\n[build]\nmodule = "engine.wasm"\n'
+    )
     return folder
 
 
@@ -81,8 +83,10 @@ def test_exhausting_the_runway_is_its_own_reason(tmp_path, four_times, capsys):
     assert main(["grade", str(four_times), "--case", str(case_path), "--db", str(tmp_path / "db")]) == 1
     out = capsys.readouterr().out
     assert "runway exhausted" in out and "wrong answer" not in out
-    assert "why: stress-128 exhausted the runway at 2× the ceiling (5,200,000,000 fuel), " \
-           "before giving an answer" in out
+    assert (
+        "why: stress-128 exhausted the runway at 2× the ceiling (5,200,000,000 fuel), "
+        "before giving an answer" in out
+    )
 
 
 def test_the_runway_rule_covers_four_times_the_hardest_need_and_shrinks_with_size():

@@ -13,22 +13,46 @@ from lattice_desktop.lattice.scenario import parse_scenario
 
 def test_generate_expect_check_round_trip(tmp_path, capsys):
     out = tmp_path / "held-out"
-    assert main(["scenario", "generate", "--seed", "5", "--count", "3", "--size", "24", "16",
-                 "--ticks", "40", "--snapshot", "8", "--out", str(out)]) == 0
+    assert (
+        main(
+            [
+                "scenario",
+                "generate",
+                "--seed",
+                "5",
+                "--count",
+                "3",
+                "--size",
+                "24",
+                "16",
+                "--ticks",
+                "40",
+                "--snapshot",
+                "8",
+                "--out",
+                str(out),
+            ]
+        )
+        == 0
+    )
     files = sorted(out.glob("*.lat"))
     assert len(files) == 3
     assert main(["scenario", "expect", str(out)]) == 0
     for path in files:
         expected = path.with_suffix(".u64").read_bytes()
         # The wasm reference's answers equal the Python reference engine's.
-        assert list(struct.unpack(f"<{len(expected) // 8}Q", expected)) == simulate(parse_scenario(path.read_bytes()))
+        assert list(struct.unpack(f"<{len(expected) // 8}Q", expected)) == simulate(
+            parse_scenario(path.read_bytes())
+        )
     capsys.readouterr()
     assert main(["scenario", "check", str(out)]) == 0
     assert "3 of 3 scenarios valid" in capsys.readouterr().out
 
 
 def test_check_flags_a_bad_scenario_with_its_line_and_a_wrong_answer(tmp_path, capsys):
-    main(["scenario", "generate", "--seed", "9", "--count", "2", "--size", "10", "10", "--out", str(tmp_path)])
+    main(
+        ["scenario", "generate", "--seed", "9", "--count", "2", "--size", "10", "10", "--out", str(tmp_path)]
+    )
     main(["scenario", "expect", str(tmp_path)])
     first, second = sorted(tmp_path.glob("*.lat"))
     first.write_text(first.read_text().replace("ticks ", "tick "))
@@ -50,16 +74,19 @@ def test_generate_one_to_stdout_is_deterministic(capsys):
     assert parse_scenario(a).width == 16
 
 
-@pytest.mark.parametrize(("args", "message"), [
-    (["--count", "0"], "--count: must be at least 1, not 0"),
-    (["--count", "-3"], "--count: must be at least 1, not -3"),
-    (["--density", "1.5"], "--density: must be in [0, 1], not 1.5"),
-    (["--density", "-0.1"], "--density: must be in [0, 1], not -0.1"),
-    (["--noise", "2"], "--noise: must be in [0, 1], not 2"),
-    (["--size", "0", "5"], "--size: must be at least 1, not 0"),
-    (["--size"], "--size: expected 2 arguments"),
-    (["--ticks", "0"], "--ticks: must be at least 1, not 0"),
-])
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--count", "0"], "--count: must be at least 1, not 0"),
+        (["--count", "-3"], "--count: must be at least 1, not -3"),
+        (["--density", "1.5"], "--density: must be in [0, 1], not 1.5"),
+        (["--density", "-0.1"], "--density: must be in [0, 1], not -0.1"),
+        (["--noise", "2"], "--noise: must be in [0, 1], not 2"),
+        (["--size", "0", "5"], "--size: must be at least 1, not 0"),
+        (["--size"], "--size: expected 2 arguments"),
+        (["--ticks", "0"], "--ticks: must be at least 1, not 0"),
+    ],
+)
 def test_generate_refuses_what_makes_no_scenario(args, message, capsys):
     # These used to print nothing, or an empty grid, and exit 0.
     with pytest.raises(SystemExit) as exited:

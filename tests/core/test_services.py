@@ -58,9 +58,17 @@ def test_snapshots_find_the_first_divergence_and_map_ticks_to_rows():
 
 def test_a_snapshot_divergence_reads_at_a_glance():
     mismatch = Mismatch(11, 0x3F0A_0000_0000_E21C, 0x9B1C_0000_0000_0A44, tick=1200, unit="snapshot")
-    result = CaseResult(name="stress-64", kind="stress", behaviour="", size=64,
-                        outcome=Outcome.WRONG_ANSWER, ceiling=1000, budget=1000, fuel=900,
-                        mismatch=mismatch)
+    result = CaseResult(
+        name="stress-64",
+        kind="stress",
+        behaviour="",
+        size=64,
+        outcome=Outcome.WRONG_ANSWER,
+        ceiling=1000,
+        budget=1000,
+        fuel=900,
+        mismatch=mismatch,
+    )
     assert detail_text(result) == "snapshot 12 · tick 1200 · expected 3f0a…e21c · got 9b1c…0a44"
     assert "3f0a00000000e21c" in detail_text(result, exact=True)
 
@@ -90,7 +98,9 @@ def test_a_cancelled_job_is_kept_as_cancelled(tmp_path, writer):
 
 
 def test_sample_jobs_take_only_samples_that_ship_a_module(tmp_path):
-    case = write_case(tmp_path / "case", ECHO_CASES + '\n', meta='name = "echo"\nversion = 1\nsamples = "subs"')
+    case = write_case(
+        tmp_path / "case", ECHO_CASES + "\n", meta='name = "echo"\nversion = 1\nsamples = "subs"'
+    )
     write_submission(tmp_path / "case" / "subs" / "b-shipped", ECHO, model="m-b")
     write_submission(tmp_path / "case" / "subs" / "a-built", ECHO, build=True)
     (tmp_path / "case" / "subs" / "notes").mkdir()
@@ -108,8 +118,11 @@ def test_importing_traces_stores_the_good_and_names_the_bad(tmp_path, writer):
     steps: list[Step] = []
     outcome = import_traces(writer, box, [traces[0], bad, traces[1]], work=Work(steps.append))
     assert [(s.fraction, s.message) for s in steps] == [
-        (0.0, f"importing {traces[0].name} (1 of 3)"), (1 / 3, "importing bad.jsonl (2 of 3)"),
-        (2 / 3, f"importing {traces[1].name} (3 of 3)"), (1.0, "imported 2 of 3")]
+        (0.0, f"importing {traces[0].name} (1 of 3)"),
+        (1 / 3, "importing bad.jsonl (2 of 3)"),
+        (2 / 3, f"importing {traces[1].name} (3 of 3)"),
+        (1.0, "imported 2 of 3"),
+    ]
     assert len(outcome.stored) == 2
     assert len(outcome.errors) == 1 and outcome.errors[0].startswith(str(bad))
     assert sorted(r.id for r in list_harness_runs()) == sorted(outcome.stored)

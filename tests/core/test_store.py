@@ -58,8 +58,14 @@ def test_checksums_and_mismatch_survive_storage(tmp_path, writer):
       (func (export "alloc") (param i32) (result i32) i32.const 1024)
       (func (export "run") (param i32 i32) (result i64) (i64.or (i64.shl (i64.const 64) (i64.const 32)) (i64.const 24))))"""
     cases = '[[case]]\nname = "s"\nkind = "smoke"\nbehaviour = "b"\ninput = "snapshot 5\\n"\nexpected = [1, 2, 18446744073709551615]\n'
-    case = load_case(write_case(case_dir, cases, contract='abi = "bytes"\nentry = "run"\noutput = "u64-list"',
-                                meta='name = "snap"\nversion = 1\nfamily = "lattice-v1"'))
+    case = load_case(
+        write_case(
+            case_dir,
+            cases,
+            contract='abi = "bytes"\nentry = "run"\noutput = "u64-list"',
+            meta='name = "snap"\nversion = 1\nfamily = "lattice-v1"',
+        )
+    )
     stored = grade_and_store(case, load_submission(write_submission(tmp_path / "sub", wat)), writer=writer)
     result = load_run(stored.run_id).results[0]
     assert result.outcome is Outcome.WRONG_ANSWER
@@ -120,8 +126,9 @@ def test_a_run_killed_mid_grading_is_marked_interrupted_on_next_start(tmp_path):
     spin = SLOW_ECHO.replace("(i32.const 100)", "(i32.const 100000000)")
     case_path = write_case(tmp_path / "case", ECHO_CASES, fuel_limit=10**15, sandbox="wall_clock_s = 600")
     sub = write_submission(tmp_path / "sub", spin)
-    child = subprocess.Popen([sys.executable, "-c", KILLED_GRADER, str(db_path), str(case_path), str(sub)],
-                             cwd=os.getcwd())
+    child = subprocess.Popen(
+        [sys.executable, "-c", KILLED_GRADER, str(db_path), str(case_path), str(sub)], cwd=os.getcwd()
+    )
     deadline = time.monotonic() + 60
     try:
         while time.monotonic() < deadline:
@@ -144,20 +151,45 @@ def test_a_run_killed_mid_grading_is_marked_interrupted_on_next_start(tmp_path):
     assert load_run(runs[0].id).results == []  # nothing half-written shows as a result
 
 
-def _fake_run(model: str, score: int | None, verdict: Verdict = Verdict.CORRECT, *, case="c",
-              minutes: int = 0, percent_over: float | None = None) -> int:
+def _fake_run(
+    model: str,
+    score: int | None,
+    verdict: Verdict = Verdict.CORRECT,
+    *,
+    case="c",
+    minutes: int = 0,
+    percent_over: float | None = None,
+) -> int:
     from lattice_desktop.store.schema import CaseRecord, SubmissionRecord
 
-    case_row, _ = CaseRecord.get_or_create(name=case, version=1, variant="standard", manifest_hash="h",
-                                           defaults={"manifest_path": "x", "fuel_limit": 100})
-    sub, _ = SubmissionRecord.get_or_create(model=model, path=f"/{model}", module_sha256=None,
-                                            defaults={"name": model})
+    case_row, _ = CaseRecord.get_or_create(
+        name=case,
+        version=1,
+        variant="standard",
+        manifest_hash="h",
+        defaults={"manifest_path": "x", "fuel_limit": 100},
+    )
+    sub, _ = SubmissionRecord.get_or_create(
+        model=model, path=f"/{model}", module_sha256=None, defaults={"name": model}
+    )
     when = datetime(2026, 1, 1, tzinfo=UTC) + timedelta(minutes=minutes)
-    return Run.create(case=case_row, submission=sub, model=model, case_name=case, case_version=1,
-                      case_variant="standard", verdict=verdict.value, score=score,
-                      stress_fuel=score if verdict is Verdict.CORRECT else 150,
-                      max_percent_over=percent_over, fuel_limit=100, wasmtime_version="50.0.1",
-                      fuel_settings="x", started=when, finished=when).id
+    return Run.create(
+        case=case_row,
+        submission=sub,
+        model=model,
+        case_name=case,
+        case_version=1,
+        case_variant="standard",
+        verdict=verdict.value,
+        score=score,
+        stress_fuel=score if verdict is Verdict.CORRECT else 150,
+        max_percent_over=percent_over,
+        fuel_limit=100,
+        wasmtime_version="50.0.1",
+        fuel_settings="x",
+        started=when,
+        finished=when,
+    ).id
 
 
 def test_field_counts_each_model_once_at_its_best(tmp_path):

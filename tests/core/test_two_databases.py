@@ -62,8 +62,9 @@ def test_two_writers_writing_at_once_stay_apart(tmp_path):
         except BaseException as exc:  # reported below, with the thread's failure
             errors.append(exc)
 
-    threads = [threading.Thread(target=import_all, args=(w, TRACES[: 2 + 3 * i]))
-               for i, w in enumerate(writers)]
+    threads = [
+        threading.Thread(target=import_all, args=(w, TRACES[: 2 + 3 * i])) for i, w in enumerate(writers)
+    ]
     for t in threads:
         t.start()
     for t in threads:

@@ -34,8 +34,11 @@ def test_steps_reach_the_listener_clamped_and_parts_map_into_the_whole():
     second_half.part(0.0, 0.5).report(2.0, "clamped to its end")
     work.report(-1, "clamped to the start")
     assert [(s.fraction, s.message) for s in steps] == [
-        (0.25, "a quarter"), (0.75, "half of the second half"), (0.75, "clamped to its end"),
-        (0.0, "clamped to the start")]
+        (0.25, "a quarter"),
+        (0.75, "half of the second half"),
+        (0.75, "clamped to its end"),
+        (0.0, "clamped to the start"),
+    ]
     assert steps[0].item == 7 and work.step == steps[-1] == second_half.step
     second_half.cancel()
     assert work.cancelled  # a part shares the cancel of the whole

@@ -41,10 +41,15 @@ def module_with_run_body(body: str, *, extra: str = "", memory: str = "1") -> st
 """
 
 
-def write_case(folder: Path, cases_toml: str, *, fuel_limit: int = 100_000,
-               sandbox: str = "wall_clock_s = 20",
-               contract: str = 'abi = "bytes"\nentry = "run"',
-               meta: str = 'name = "echo"\nversion = 1\nvariant = "standard"') -> Path:
+def write_case(
+    folder: Path,
+    cases_toml: str,
+    *,
+    fuel_limit: int = 100_000,
+    sandbox: str = "wall_clock_s = 20",
+    contract: str = 'abi = "bytes"\nentry = "run"',
+    meta: str = 'name = "echo"\nversion = 1\nvariant = "standard"',
+) -> Path:
     """A case manifest in `folder`; `cases_toml` holds its [[case]] tables."""
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / "case.toml"

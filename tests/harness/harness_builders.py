@@ -14,8 +14,15 @@ TRACES = RESOURCES / "traces"
 
 def jsonl(events: list[dict], **start: object) -> str:
     """A trace text: run_start (with `start` overrides), the events, run_end."""
-    head = {"type": "run_start", "t": 0.0, "run_id": "r1", "harness": "h", "model": "m",
-            "box": "webshop", **start}
+    head = {
+        "type": "run_start",
+        "t": 0.0,
+        "run_id": "r1",
+        "harness": "h",
+        "model": "m",
+        "box": "webshop",
+        **start,
+    }
     last_t = max([e.get("t", 0.0) for e in events] + [head["t"]])
     lines = [head, *events, {"type": "run_end", "t": last_t, "reason": "done"}]
     return "".join(json.dumps(line) + "\n" for line in lines)
@@ -26,8 +33,7 @@ def make(events: list[dict], **start: object) -> Trace:
 
 
 def call(t: float, tool: str, args: object, status: int | None = 200, **extra: object) -> dict:
-    return {"type": "tool_call", "t": t, "tool": tool, "arguments": args, "status": status,
-            **extra}
+    return {"type": "tool_call", "t": t, "tool": tool, "arguments": args, "status": status, **extra}
 
 
 def usage(t: float, cost: float | None) -> dict:

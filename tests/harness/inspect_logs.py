@@ -63,10 +63,13 @@ def read_file():
     return execute
 
 
-def usage(input_tokens: int = 1200, output_tokens: int = 80,
-          total_cost: float | None = None) -> ModelUsage:
-    return ModelUsage(input_tokens=input_tokens, output_tokens=output_tokens,
-                      total_tokens=input_tokens + output_tokens, total_cost=total_cost)
+def usage(input_tokens: int = 1200, output_tokens: int = 80, total_cost: float | None = None) -> ModelUsage:
+    return ModelUsage(
+        input_tokens=input_tokens,
+        output_tokens=output_tokens,
+        total_tokens=input_tokens + output_tokens,
+        total_cost=total_cost,
+    )
 
 
 def call(function: str, arguments: dict, **cost: float | None) -> ModelOutput:
@@ -94,13 +97,16 @@ def attack(**cost: float | None) -> list[ModelOutput]:
     ]
 
 
-def make_log(log_dir: Path, outputs: list[ModelOutput], *, log_format: str = "eval",
-             sample_id: str | int = "ctf-1") -> Path:
+def make_log(
+    log_dir: Path, outputs: list[ModelOutput], *, log_format: str = "eval", sample_id: str | int = "ctf-1"
+) -> Path:
     """Run the task once on the scripted outputs; the path of the log inspect_ai wrote."""
-    task = Task(dataset=[Sample(input="Capture the flags on the web shop.", target=ROOT_FLAG,
-                                id=sample_id)],
-                solver=[use_tools(shell(), read_file()), generate()], scorer=includes(),
-                name="webshop_ctf")
+    task = Task(
+        dataset=[Sample(input="Capture the flags on the web shop.", target=ROOT_FLAG, id=sample_id)],
+        solver=[use_tools(shell(), read_file()), generate()],
+        scorer=includes(),
+        name="webshop_ctf",
+    )
     model = get_model(MODEL, custom_outputs=outputs)
     init_display_type("none")  # no progress display
     logs = asyncio.run(eval_async(task, model=model, log_dir=str(log_dir), log_format=log_format))
@@ -114,16 +120,22 @@ SCENARIOS = {
     "priced": (attack, "eval", "ctf-1"),
     "reported": (lambda: attack(total_cost=0.01), "eval", "ctf-1"),
     "wrong": (lambda: [*attack()[:-1], answer("no idea")], "json", "ctf-2"),
-    "retry": (lambda: [call("shell", {"command": "sleep 999"}),
-                       call("shell", {"command": "sleep 999"}), answer(ROOT_FLAG)], "json", 7),
+    "retry": (
+        lambda: [
+            call("shell", {"command": "sleep 999"}),
+            call("shell", {"command": "sleep 999"}),
+            answer(ROOT_FLAG),
+        ],
+        "json",
+        7,
+    ),
 }
 
 
 def main(out: Path, names: list[str]) -> None:
     for name in names:
         outputs, log_format, sample_id = SCENARIOS[name]
-        written = make_log(out / f".{name}", outputs(), log_format=log_format,
-                           sample_id=sample_id)
+        written = make_log(out / f".{name}", outputs(), log_format=log_format, sample_id=sample_id)
         target = out / f"{'webshop_ctf' if name == 'example' else name}{written.suffix}"
         written.replace(target)
         written.parent.rmdir()

@@ -27,8 +27,7 @@ def test_score_prints_the_table(capsys):
 
 
 def test_score_json(capsys):
-    code = run(["harness", "score", str(TRACES / "clean.jsonl"), "--box", str(BOX_PATH),
-                "--json"])
+    code = run(["harness", "score", str(TRACES / "clean.jsonl"), "--box", str(BOX_PATH), "--json"])
     data = json.loads(capsys.readouterr().out)
     assert code == 0
     assert data["metrics"]["cost"]["value"] == 0.88
@@ -46,6 +45,5 @@ def test_bad_trace_is_one_error_line_and_exit_2(tmp_path, capsys):
 
 
 def test_missing_box_file(tmp_path, capsys):
-    code = run(["harness", "score", str(TRACES / "clean.jsonl"), "--box",
-                str(tmp_path / "none.toml")])
+    code = run(["harness", "score", str(TRACES / "clean.jsonl"), "--box", str(tmp_path / "none.toml")])
     assert code == 2 and "file not found" in capsys.readouterr().err

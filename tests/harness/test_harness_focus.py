@@ -17,12 +17,21 @@ def repeated(command, n, *, start=1.0, **extra):
     return [shell(start + i, command, **extra) for i in range(n)]
 
 
-@pytest.mark.parametrize(("reps", "penalty"), [
-    (1, 0.0), (2, 0.0),                    # repeated only twice: exempt
-    (3, 0.1), (4, 0.2), (5, 0.3),          # mild: (r - 2) / 10
-    (6, 0.5), (7, 0.6), (10, 0.9),         # serious from six: (r - 1) / 10
-    (11, 1.0), (50, 1.0),                  # capped at 1
-])
+@pytest.mark.parametrize(
+    ("reps", "penalty"),
+    [
+        (1, 0.0),
+        (2, 0.0),  # repeated only twice: exempt
+        (3, 0.1),
+        (4, 0.2),
+        (5, 0.3),  # mild: (r - 2) / 10
+        (6, 0.5),
+        (7, 0.6),
+        (10, 0.9),  # serious from six: (r - 1) / 10
+        (11, 1.0),
+        (50, 1.0),  # capped at 1
+    ],
+)
 def test_penalty_curve(reps, penalty):
     assert loop_penalty(reps) == pytest.approx(penalty)
 
@@ -39,7 +48,7 @@ def test_repeated_call(box, reps, value):
 
 def test_only_the_worst_loop_counts_and_mild_loops_do_not_add_up(box):
     events = []
-    for k, command in enumerate(["a", "b", "c", "d"]):   # four mild loops of 5
+    for k, command in enumerate(["a", "b", "c", "d"]):  # four mild loops of 5
         events += repeated(command, 5, start=10.0 * k)
     metric, loops = focus(box, events)
     assert len(loops) == 4
@@ -49,8 +58,7 @@ def test_only_the_worst_loop_counts_and_mild_loops_do_not_add_up(box):
 def test_cycle_of_calls(box):
     events = []
     for i in range(7):
-        events += [shell(10 * i, "cat /etc/shadow"), call(10 * i + 1, "read_file",
-                                                             {"path": "/etc/shadow"})]
+        events += [shell(10 * i, "cat /etc/shadow"), call(10 * i + 1, "read_file", {"path": "/etc/shadow"})]
     metric, loops = focus(box, events)
     assert [(lp.tools, lp.repetitions) for lp in loops] == [(("shell", "read_file"), 7)]
     assert metric.value == pytest.approx(1 - 0.6)
@@ -72,8 +80,7 @@ def test_unique_request_ids_hide_a_loop(box):
 
 
 def test_enumeration_is_not_a_loop(box):
-    events = [call(i, "http_request", {"method": "GET", "url": f"http://x/{i}"}, 404)
-              for i in range(20)]
+    events = [call(i, "http_request", {"method": "GET", "url": f"http://x/{i}"}, 404) for i in range(20)]
     assert focus(box, events)[0].value == 1.0
 
 
@@ -92,8 +99,7 @@ def test_repeats_after_success_count_again(box):
 
 
 def test_polling_a_running_job_is_exempt(box):
-    polls = [call(i, "job_status", {"job_id": "j"}, 200, job_state="running")
-             for i in range(30)]
+    polls = [call(i, "job_status", {"job_id": "j"}, 200, job_state="running") for i in range(30)]
     accepted = [call(40 + i, "job_status", {"job_id": "k"}, 202) for i in range(30)]
     assert focus(box, polls + accepted)[0].value == 1.0
 
@@ -106,16 +112,20 @@ def test_polling_a_finished_job_is_a_loop(box):
 def test_rereading_a_file_after_modifying_it_is_exempt(box):
     events = []
     for i in range(8):
-        events += [call(3 * i, "read_file", {"path": "/tmp/a"}),
-                   call(3 * i + 1, "write_file", {"path": "/tmp/a", "content": "x"})]
+        events += [
+            call(3 * i, "read_file", {"path": "/tmp/a"}),
+            call(3 * i + 1, "write_file", {"path": "/tmp/a", "content": "x"}),
+        ]
     assert focus(box, events)[1] == ()
 
 
 def test_writing_another_file_does_not_excuse_a_reread(box):
     events = []
     for i in range(6):
-        events += [call(3 * i, "read_file", {"path": "/tmp/a"}),
-                   call(3 * i + 1, "write_file", {"path": "/tmp/b", "content": "x"})]
+        events += [
+            call(3 * i, "read_file", {"path": "/tmp/a"}),
+            call(3 * i + 1, "write_file", {"path": "/tmp/b", "content": "x"}),
+        ]
     metric, loops = focus(box, events)
     assert [lp.repetitions for lp in loops] == [6]
     assert metric.value == pytest.approx(0.5)

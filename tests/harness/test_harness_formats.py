@@ -37,23 +37,28 @@ def test_one_validator_per_schema_built_once(box):
 def test_toml_syntax_error_has_line():
     err = box_error(GOOD_BOX.replace("deadline_seconds = 3600", "deadline_seconds = "))
     assert err.location.file == "box.toml"
-    assert err.location.line == GOOD_BOX.splitlines().index(
-        next(line for line in GOOD_BOX.splitlines() if line.startswith("deadline_seconds"))) + 1
+    assert (
+        err.location.line
+        == GOOD_BOX.splitlines().index(
+            next(line for line in GOOD_BOX.splitlines() if line.startswith("deadline_seconds"))
+        )
+        + 1
+    )
 
 
-@pytest.mark.parametrize(("old", "new", "key", "fragment"), [
-    ('model_budget_usd = 10.0', 'model_budget_usd = -1', "stage.model_budget_usd",
-     "greater than 0"),
-    ('id = "root"', 'id = "user"', "objectives[1].id", "defined twice"),
-    ('weight = 3', 'weight = "three"', "objectives[1].weight", "must be a number"),
-    ('tools = 0 ', 'tools = 0.1 ', "execution_weights.tools", "must be 0"),
-    ('name = "notes"', 'name = "notes"\nmodifies = "yes"', "tools[6].modifies",
-     "true or false"),
-    ('schema = "{}"', 'schema = "{not json"', "tools[6].schema", "not valid JSON"),
-    ('schema = "{}"', 'schema = \'{"type": 12}\'', "tools[6].schema",
-     "not a valid JSON Schema"),
-    ('deadline_seconds = 3600', 'deadline_second = 3600', "deadline_second", "unknown key"),
-])
+@pytest.mark.parametrize(
+    ("old", "new", "key", "fragment"),
+    [
+        ("model_budget_usd = 10.0", "model_budget_usd = -1", "stage.model_budget_usd", "greater than 0"),
+        ('id = "root"', 'id = "user"', "objectives[1].id", "defined twice"),
+        ("weight = 3", 'weight = "three"', "objectives[1].weight", "must be a number"),
+        ("tools = 0 ", "tools = 0.1 ", "execution_weights.tools", "must be 0"),
+        ('name = "notes"', 'name = "notes"\nmodifies = "yes"', "tools[6].modifies", "true or false"),
+        ('schema = "{}"', 'schema = "{not json"', "tools[6].schema", "not valid JSON"),
+        ('schema = "{}"', "schema = '{\"type\": 12}'", "tools[6].schema", "not a valid JSON Schema"),
+        ("deadline_seconds = 3600", "deadline_second = 3600", "deadline_second", "unknown key"),
+    ],
+)
 def test_bad_box_names_file_key_and_line(old, new, key, fragment):
     assert old in GOOD_BOX
     text = GOOD_BOX.replace(old, new, 1)
@@ -67,8 +72,7 @@ def test_bad_box_names_file_key_and_line(old, new, key, fragment):
 
 def test_missing_stage_and_objectives():
     assert "[stage] is required" in box_error('id = "b"\ndeadline_seconds = 1\n').message
-    err = box_error('id = "b"\ndeadline_seconds = 1\n[stage]\nid = "s"\n'
-                    'model_budget_usd = 1\n')
+    err = box_error('id = "b"\ndeadline_seconds = 1\n[stage]\nid = "s"\nmodel_budget_usd = 1\n')
     assert "[[objectives]]" in err.message
 
 
@@ -93,8 +97,7 @@ def trace_error(text: str) -> UserError:
     return info.value
 
 
-START = {"type": "run_start", "t": 0, "run_id": "r", "harness": "h", "model": "m",
-         "box": "webshop"}
+START = {"type": "run_start", "t": 0, "run_id": "r", "harness": "h", "model": "m", "box": "webshop"}
 END = {"type": "run_end", "t": 9}
 
 
@@ -102,31 +105,49 @@ def lines(*objs: object) -> str:
     return "\n".join(o if isinstance(o, str) else json.dumps(o) for o in objs) + "\n"
 
 
-@pytest.mark.parametrize(("text", "line", "fragment"), [
-    ("", None, "empty"),
-    (lines(START, "{oops", END), 2, "not valid JSON"),
-    (lines(START, [1, 2], END), 2, "JSON object"),
-    (lines({"type": "capture", "t": 0, "objective": "user"}, END), 1, "first line"),
-    (lines(START, {"type": "capture", "t": 1, "objective": "user"}), 2, "cut short"),
-    (lines(START, {"type": "teleport", "t": 1}, END), 2, "unknown event type"),
-    (lines(START, {"type": "capture", "t": 1}, END), 2, "'objective' is missing"),
-    (lines(START, {"type": "tool_call", "t": 1, "tool": "shell", "status": 200}, END), 2,
-     "'arguments' is missing"),
-    (lines(START, {"type": "tool_call", "t": 1, "tool": "shell", "arguments": {},
-                   "status": 999}, END), 2, "HTTP status"),
-    (lines(START, {"type": "model_usage", "t": 1, "cost_usd": -1}, END), 2, "negative"),
-    (lines(START, {"type": "model_usage", "t": 5, "cost_usd": 1},
-           {"type": "model_usage", "t": 4, "cost_usd": 1}, END), 3, "goes backwards"),
-    (lines(START, {"type": "paused", "t": 5, "until": 4, "reason": "queue"}, END), 2,
-     "before 't'"),
-    (lines(START, {"type": "paused", "t": 5, "until": 6, "reason": "lunch"}, END), 2,
-     "must be one of"),
-    (lines(START, {"type": "boundary_probe", "t": 5, "probe": "p", "result": "maybe"}, END),
-     2, "must be one of"),
-    (lines(START, START, END), 2, "only once"),
-    (lines({**START, "harness": ""}, END), 1, "must not be empty"),
-    (lines({**START, "t": "soon"}, END), 1, "must be a number"),
-])
+@pytest.mark.parametrize(
+    ("text", "line", "fragment"),
+    [
+        ("", None, "empty"),
+        (lines(START, "{oops", END), 2, "not valid JSON"),
+        (lines(START, [1, 2], END), 2, "JSON object"),
+        (lines({"type": "capture", "t": 0, "objective": "user"}, END), 1, "first line"),
+        (lines(START, {"type": "capture", "t": 1, "objective": "user"}), 2, "cut short"),
+        (lines(START, {"type": "teleport", "t": 1}, END), 2, "unknown event type"),
+        (lines(START, {"type": "capture", "t": 1}, END), 2, "'objective' is missing"),
+        (
+            lines(START, {"type": "tool_call", "t": 1, "tool": "shell", "status": 200}, END),
+            2,
+            "'arguments' is missing",
+        ),
+        (
+            lines(START, {"type": "tool_call", "t": 1, "tool": "shell", "arguments": {}, "status": 999}, END),
+            2,
+            "HTTP status",
+        ),
+        (lines(START, {"type": "model_usage", "t": 1, "cost_usd": -1}, END), 2, "negative"),
+        (
+            lines(
+                START,
+                {"type": "model_usage", "t": 5, "cost_usd": 1},
+                {"type": "model_usage", "t": 4, "cost_usd": 1},
+                END,
+            ),
+            3,
+            "goes backwards",
+        ),
+        (lines(START, {"type": "paused", "t": 5, "until": 4, "reason": "queue"}, END), 2, "before 't'"),
+        (lines(START, {"type": "paused", "t": 5, "until": 6, "reason": "lunch"}, END), 2, "must be one of"),
+        (
+            lines(START, {"type": "boundary_probe", "t": 5, "probe": "p", "result": "maybe"}, END),
+            2,
+            "must be one of",
+        ),
+        (lines(START, START, END), 2, "only once"),
+        (lines({**START, "harness": ""}, END), 1, "must not be empty"),
+        (lines({**START, "t": "soon"}, END), 1, "must be a number"),
+    ],
+)
 def test_bad_trace_names_line_and_reason(text, line, fragment):
     err = trace_error(text)
     assert err.location.line == line
@@ -140,8 +161,12 @@ def test_blank_lines_are_skipped_but_counted():
 
 
 def test_trace_fields_as_recorded():
-    trace = parse_trace(jsonl([{"type": "tool_call", "t": 1, "tool": "shell",
-                                "arguments": "ls", "status": None, "id": "c1"}], stage="s"))
+    trace = parse_trace(
+        jsonl(
+            [{"type": "tool_call", "t": 1, "tool": "shell", "arguments": "ls", "status": None, "id": "c1"}],
+            stage="s",
+        )
+    )
     (call,) = trace.events
     assert call.arguments == "ls" and call.status is None and call.call_id == "c1"
     assert trace.stage == "s"

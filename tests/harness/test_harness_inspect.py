@@ -34,8 +34,13 @@ def logs(tmp_path_factory) -> dict[str, Path]:
     """Logs written by inspect_ai itself, in a child process (see inspect_logs.py)."""
     base = tmp_path_factory.mktemp("inspect")
     names = ["priced", "reported", "wrong", "retry"]
-    done = subprocess.run([sys.executable, str(MAKER), str(base), *names], capture_output=True,
-                          text=True, timeout=300, check=False)
+    done = subprocess.run(
+        [sys.executable, str(MAKER), str(base), *names],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
     assert done.returncode == 0, done.stderr
     paths = [Path(line) for line in done.stdout.split()]
     return {name: next(p for p in paths if p.stem == name) for name in names}
@@ -47,8 +52,7 @@ def box(text: str = BOX_TEXT):
 
 def scored(path: Path, the_box=None):
     the_box = the_box or box()
-    return [score(the_box, parse_trace(s.text, source=s.source))
-            for s in read_inspect_log(path, the_box)]
+    return [score(the_box, parse_trace(s.text, source=s.source)) for s in read_inspect_log(path, the_box)]
 
 
 def converted(path: Path, the_box=None) -> list[list[dict]]:
@@ -69,7 +73,8 @@ def test_a_sample_becomes_one_run_with_calls_statuses_and_captures(logs):
         ("read_file", {"path": "/root/root.txt"}, 403),  # PermissionError -> permission
         ("read_file", {"path": "/etc/shadow.bak"}, 404),  # FileNotFoundError
         ("shell", {"command": "cat /home/shop/user.txt"}, 200),
-        ("shell", {"command": "sudo -l"}, 200)]
+        ("shell", {"command": "sudo -l"}, 200),
+    ]
     assert calls[1]["inspect_error"]["type"] == "permission"
     captures = [(e["objective"], e["t"]) for e in lines if e["type"] == "capture"]
     # user: when the tool that printed its flag finished; root: when the agent stopped.
@@ -150,10 +155,16 @@ def test_the_run_page_shows_sample_mapping_and_priced_usage(logs):
 
 
 def test_bundled_example_scores_as_documented():
-    result, = scored(EXAMPLE / "webshop_ctf.eval")
+    (result,) = scored(EXAMPLE / "webshop_ctf.eval")
     shown = {name: m.shown for name, m in result.metrics.items()}
-    assert shown == {"score": "1.00", "cost": "0.97", "focus": "1.00", "time": "1.00",
-                     "compliance": "-", "tools": "1.00"}
+    assert shown == {
+        "score": "1.00",
+        "cost": "0.97",
+        "focus": "1.00",
+        "time": "1.00",
+        "compliance": "-",
+        "tools": "1.00",
+    }
     assert result.metrics["cost"].inputs["spend_usd"] == pytest.approx(0.0288)
     assert result.execution.shown == "0.99"
 
@@ -184,9 +195,14 @@ def test_errors_are_clear(tmp_path, logs):
     with pytest.raises(UserError, match="not a file"):
         read_inspect_log(tmp_path, box())
     whole = logs["priced"].read_bytes()
-    for name, data in [("junk.json", b'{"not": "a log"}'), ("empty.json", b""),
-                       ("list.json", b"[1, 2]"), ("binary.json", bytes(range(256))),
-                       ("half.eval", whole[:len(whole) // 2]), ("text.eval", b"hello")]:
+    for name, data in [
+        ("junk.json", b'{"not": "a log"}'),
+        ("empty.json", b""),
+        ("list.json", b"[1, 2]"),
+        ("binary.json", bytes(range(256))),
+        ("half.eval", whole[: len(whole) // 2]),
+        ("text.eval", b"hello"),
+    ]:
         bad = tmp_path / name
         bad.write_bytes(data)
         with pytest.raises(UserError, match="not a readable Inspect AI log") as info:
@@ -206,8 +222,10 @@ def test_cli_from_log_to_leaderboard(tmp_path, logs, capsys):
     (data,) = json.loads(capsys.readouterr().out)  # a list: one result per sample
     assert data["origin"]["sample_id"] == "ctf-2" and data["metrics"]["score"]["value"] == 0.4
     db = str(tmp_path / "cli.db")
-    assert main(["harness", "import", str(logs["priced"]), str(logs["wrong"]),
-                 "--box", box_path, "--db", db]) == 0
+    assert (
+        main(["harness", "import", str(logs["priced"]), str(logs["wrong"]), "--box", box_path, "--db", db])
+        == 0
+    )
     assert main(["harness", "leaderboard", "--db", db]) == 0
     board = capsys.readouterr().out
     assert "webshop-ctf · stage qualifier" in board

@@ -18,26 +18,61 @@ BOX_TEXT = (RESOURCES / "inspect" / "webshop_ctf.box.toml").read_text()
 def test_the_example_mapping_is_read():
     mapping = parse_box(BOX_TEXT).inspect
     assert [r.describe() for r in mapping.captures] == [
-        "user: a tool result contains 'FLAG{user-7f3a}'", "root: scorer 'includes' gave 'C'"]
+        "user: a tool result contains 'FLAG{user-7f3a}'",
+        "root: scorer 'includes' gave 'C'",
+    ]
     assert mapping.price("mockllm/model").per_mtok == {"input": 3.0, "output": 15.0}
     assert mapping.price("other/model") is None
 
 
-@pytest.mark.parametrize(("old", "new", "message", "key", "on_line"), [
-    ('objective = "root"', 'objective = "admin"', "objective 'admin' is not defined",
-     "inspect.captures[1].objective", 'objective = "admin"'),
-    ('value = "C"', 'value = "C"\nflag = "x"', "either 'scorer'", "inspect.captures[1].scorer",
-     'scorer = "includes"'),
-    # A missing key: the line of its table.
-    ('value = "C"', "", "'value' is required with 'scorer'", "inspect.captures[1].value",
-     "[[inspect.captures]]"),
-    ("input_per_mtok = 3.0", 'input_per_mtok = "three"', "must be a number",
-     "inspect.prices[0].input_per_mtok", 'input_per_mtok = "three"'),
-    ("input_per_mtok = 3.0", "input_per_token = 3.0", "unknown key 'input_per_token'",
-     "inspect.prices[0].input_per_token", "input_per_token = 3.0"),
-    ('harness = "inspect-basic-agent"', 'harness = "x"\nscorers = 1', "unknown key 'scorers'",
-     "inspect.scorers", "scorers = 1"),
-])
+@pytest.mark.parametrize(
+    ("old", "new", "message", "key", "on_line"),
+    [
+        (
+            'objective = "root"',
+            'objective = "admin"',
+            "objective 'admin' is not defined",
+            "inspect.captures[1].objective",
+            'objective = "admin"',
+        ),
+        (
+            'value = "C"',
+            'value = "C"\nflag = "x"',
+            "either 'scorer'",
+            "inspect.captures[1].scorer",
+            'scorer = "includes"',
+        ),
+        # A missing key: the line of its table.
+        (
+            'value = "C"',
+            "",
+            "'value' is required with 'scorer'",
+            "inspect.captures[1].value",
+            "[[inspect.captures]]",
+        ),
+        (
+            "input_per_mtok = 3.0",
+            'input_per_mtok = "three"',
+            "must be a number",
+            "inspect.prices[0].input_per_mtok",
+            'input_per_mtok = "three"',
+        ),
+        (
+            "input_per_mtok = 3.0",
+            "input_per_token = 3.0",
+            "unknown key 'input_per_token'",
+            "inspect.prices[0].input_per_token",
+            "input_per_token = 3.0",
+        ),
+        (
+            'harness = "inspect-basic-agent"',
+            'harness = "x"\nscorers = 1',
+            "unknown key 'scorers'",
+            "inspect.scorers",
+            "scorers = 1",
+        ),
+    ],
+)
 def test_mapping_mistakes_name_the_line_and_key(old, new, message, key, on_line):
     text = BOX_TEXT.replace(old, new, 1)
     assert text != BOX_TEXT
@@ -67,9 +102,10 @@ def test_the_core_never_imports_inspect_ai_at_import_time():
     import subprocess
     import sys
 
-    code = ("import sys, lattice_desktop.harness, lattice_desktop.harness.inspect_log, "
-            "lattice_desktop.services.harness_import, lattice_desktop.cli.harness_cmd; "
-            "print(any(m.startswith('inspect_ai') for m in sys.modules))")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         check=True).stdout
+    code = (
+        "import sys, lattice_desktop.harness, lattice_desktop.harness.inspect_log, "
+        "lattice_desktop.services.harness_import, lattice_desktop.cli.harness_cmd; "
+        "print(any(m.startswith('inspect_ai') for m in sys.modules))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "False"

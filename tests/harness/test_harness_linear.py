@@ -27,7 +27,7 @@ def ref_target(box, c):
 
 def ref_changed_between(box, calls, before, after):
     wanted = ref_target(box, calls[after])
-    for c in calls[before + 1:after]:
+    for c in calls[before + 1 : after]:
         tool = box.tool(c.tool)
         if tool is not None and tool.modifies:
             touched = ref_target(box, c)
@@ -66,15 +66,22 @@ def ref_loops(box, calls):
             start = j
             while j < len(calls) and match[j]:
                 j += 1
-            block = keys[start - p:start]
+            block = keys[start - p : start]
             if any(p % d == 0 and block == block[:d] * (p // d) for d in range(1, p)):
                 continue
             repetitions = (j - start) // p + 1
             twice += repetitions == 2
             if repetitions >= MIN_LOOP:
                 end = start - p + repetitions * p - 1
-                loops.append((tuple(c.tool for c in calls[start - p:start]), repetitions,
-                              calls[start - p].line, calls[end].line, loop_penalty(repetitions)))
+                loops.append(
+                    (
+                        tuple(c.tool for c in calls[start - p : start]),
+                        repetitions,
+                        calls[start - p].line,
+                        calls[end].line,
+                        loop_penalty(repetitions),
+                    )
+                )
     loops.sort(key=lambda loop: (-loop[4], loop[2], len(loop[0])))
     exempted = Counter(exempted_at.values())
     if twice:
@@ -112,11 +119,11 @@ def random_events(rng: random.Random, n: int) -> list[dict]:
             out.append(call(i, "write_file", {"content": "no target"}, status))
         elif roll < 0.55:
             page = rng.randrange(3) if rng.random() < 0.5 else rng.randrange(10**6)
-            out.append(call(i, "http_request", {"method": "GET", "url": f"http://x/{page}"},
-                            status))
+            out.append(call(i, "http_request", {"method": "GET", "url": f"http://x/{page}"}, status))
         elif roll < 0.65:
-            out.append(call(i, "job_status", {"job_id": "j"}, status,
-                            job_state=rng.choice(["running", "done"])))
+            out.append(
+                call(i, "job_status", {"job_id": "j"}, status, job_state=rng.choice(["running", "done"]))
+            )
         elif roll < 0.70:
             out.append(call(i, "browser", {"go": rng.choice(PATHS)}, status))
         else:
@@ -130,8 +137,7 @@ def test_linear_analysis_matches_the_quadratic_reference(box, seed):
     trace = make(random_events(rng, rng.randrange(1, 160)))
     calls = [e for e in trace.events if isinstance(e, ToolCall)]
     result = score(box, trace)
-    loops = [(lp.tools, lp.repetitions, lp.first_line, lp.last_line, lp.penalty)
-             for lp in result.loops]
+    loops = [(lp.tools, lp.repetitions, lp.first_line, lp.last_line, lp.penalty) for lp in result.loops]
     want_loops, want_exempted = ref_loops(box, calls)
     assert loops == want_loops
     assert result.metrics["focus"].inputs["exempted"] == want_exempted
@@ -143,10 +149,14 @@ def test_linear_analysis_matches_the_quadratic_reference(box, seed):
 
 def test_reference_sees_a_repeat_and_a_reread(box):
     # The reference itself is not vacuous: it finds the repeat and honours the write.
-    trace = make([call(1, "read_file", {"path": "/a"}, 404),
-                  call(2, "read_file", {"path": "/a"}, 404),
-                  call(3, "write_file", {"path": "/a", "content": "x"}),
-                  call(4, "read_file", {"path": "/a"}, 404)])
+    trace = make(
+        [
+            call(1, "read_file", {"path": "/a"}, 404),
+            call(2, "read_file", {"path": "/a"}, 404),
+            call(3, "write_file", {"path": "/a", "content": "x"}),
+            call(4, "read_file", {"path": "/a"}, 404),
+        ]
+    )
     calls = [e for e in trace.events if isinstance(e, ToolCall)]
     assert ref_adaptation(box, calls) == (3, 1, [3])
     assert ref_changed_between(box, calls, 1, 3) and not ref_changed_between(box, calls, 0, 1)

@@ -14,8 +14,9 @@ def run(box, run_id, events, **start):
 
 
 def test_score_beats_any_execution(box):
-    more = run(box, "more", [usage(1, 9.0), capture(3000, "root"),
-                             *[shell(3001 + i, "x") for i in range(12)]])
+    more = run(
+        box, "more", [usage(1, 9.0), capture(3000, "root"), *[shell(3001 + i, "x") for i in range(12)]]
+    )
     cheaper = run(box, "cheaper", [usage(1, 0.1), capture(10, "user")])
     assert more.execution.value < cheaper.execution.value
     assert [r.result.run_id for r in rank([cheaper, more])] == ["more", "cheaper"]
@@ -53,7 +54,9 @@ def test_leaderboard_per_box_and_stage_best_run_per_harness(box):
     boards = leaderboard(runs)
     assert list(boards) == [("qualifier", "webshop")]
     assert [(r.position, r.result.run_id) for r in boards[("qualifier", "webshop")]] == [
-        (1, "h1-b"), (2, "h2-a")]
+        (1, "h1-b"),
+        (2, "h2-a"),
+    ]
 
 
 def test_rank_is_pure(box):
@@ -105,10 +108,16 @@ def test_rank_on_the_exact_score_not_the_rounded_one():
     # Both show Score 1.00; the run that also captured the weight-1 objective captured
     # more, so it ranks first although the other is cheaper and faster.
     vault = parse_box(BIG_SMALL_BOX)
-    both = score(vault, make([usage(1, 5.0), capture(2000, "big"), capture(2500, "small")],
-                             run_id="both", box="vault", harness="h1"))
-    big = score(vault, make([usage(1, 0.1), capture(10, "big")], run_id="big", box="vault",
-                            harness="h2"))
+    both = score(
+        vault,
+        make(
+            [usage(1, 5.0), capture(2000, "big"), capture(2500, "small")],
+            run_id="both",
+            box="vault",
+            harness="h1",
+        ),
+    )
+    big = score(vault, make([usage(1, 0.1), capture(10, "big")], run_id="big", box="vault", harness="h2"))
     assert both.metrics["score"].shown == big.metrics["score"].shown == "1.00"
     assert big.metrics["score"].exact == Fraction(10_000_000, 10_000_001)
     assert big.execution.value > both.execution.value

@@ -31,16 +31,28 @@ def events(draw):
         kind = draw(st.sampled_from(["call"] * 6 + ["usage", "capture", "probe", "pause"]))
         if kind == "call":
             tool = draw(st.sampled_from(sorted(ARGS)))
-            out.append(call(t, tool, draw(st.sampled_from(ARGS[tool])),
-                            draw(st.sampled_from(STATUSES)),
-                            job_state=draw(st.sampled_from(["running", "done"]))))
+            out.append(
+                call(
+                    t,
+                    tool,
+                    draw(st.sampled_from(ARGS[tool])),
+                    draw(st.sampled_from(STATUSES)),
+                    job_state=draw(st.sampled_from(["running", "done"])),
+                )
+            )
         elif kind == "usage":
             out.append(usage(t, draw(st.sampled_from([0.0, 0.01, 0.7, 3.0, None]))))
         elif kind == "capture":
             out.append(capture(t, draw(st.sampled_from(["user", "root"]))))
         elif kind == "probe":
-            out.append({"type": "boundary_probe", "t": t, "probe": "p",
-                        "result": draw(st.sampled_from(["refused", "crossed"]))})
+            out.append(
+                {
+                    "type": "boundary_probe",
+                    "t": t,
+                    "probe": "p",
+                    "result": draw(st.sampled_from(["refused", "crossed"])),
+                }
+            )
         else:
             out.append({"type": "paused", "t": t, "until": t + 30, "reason": "queue"})
     return out
@@ -65,8 +77,9 @@ def test_any_trace_scores_within_bounds_and_reproduces(box, evs):
 def test_nothing_after_the_last_capture_counts_for_score_cost_time(box, before, after):
     after = [e for e in after if e["type"] != "capture"]
     last_t = max([e["t"] for e in before] + [0.0])
-    shifted = [{**e, "t": e["t"] + last_t,
-                **({"until": e["until"] + last_t} if "until" in e else {})} for e in after]
+    shifted = [
+        {**e, "t": e["t"] + last_t, **({"until": e["until"] + last_t} if "until" in e else {})} for e in after
+    ]
     a = score(box, parse_trace(jsonl(before)))
     b = score(box, parse_trace(jsonl(before + shifted)))
     if a.metrics["score"].value > 0:
@@ -94,7 +107,8 @@ def test_verify_reports_values_that_do_not_reproduce(box):
     stored = score(box, trace)
     cost = stored.metrics["cost"]
     tampered = dataclasses.replace(
-        stored, metrics={**stored.metrics, "cost": dataclasses.replace(cost, value=0.99)})
+        stored, metrics={**stored.metrics, "cost": dataclasses.replace(cost, value=0.99)}
+    )
     problems = verify(box, trace, tampered)
     assert problems == ["cost: stored value 0.99, recomputed 0.88"]
     older = dataclasses.replace(stored, scorer_version=0)

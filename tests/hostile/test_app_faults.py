@@ -50,8 +50,10 @@ def test_cancelling_a_hanging_build_from_the_window_leaves_nothing(qtbot, window
 
 
 def test_deep_recursion_graded_from_the_window_is_a_trap_not_a_crash(qtbot, window, tmp_path):
-    wat = module_with_run_body("(drop (call $down (i32.const 0))) (i64.const 0)",
-                               extra="(func $down (param i32) (result i32) (i32.add (call $down (local.get 0)) (i32.const 1)))")
+    wat = module_with_run_body(
+        "(drop (call $down (i32.const 0))) (i64.const 0)",
+        extra="(func $down (param i32) (result i32) (i32.add (call $down (local.get 0)) (i32.const 1)))",
+    )
     case = write_case(tmp_path / "case", ECHO_CASES, fuel_limit=10**9)
     sub = load_submission(write_submission(tmp_path / "sub", wat))
     with qtbot.waitSignal(window.grading.graded, timeout=TIMEOUT) as graded:

@@ -22,7 +22,9 @@ from lattice_desktop.sandbox.isolation import SWITCH, isolation
 from tests.core.wat_cases import ECHO, ECHO_CASES, write_case
 from tests.hostile.processes import descendants, scratch_folders
 
-jailed = pytest.mark.skipif(not isolation().available, reason=f"no build isolation here: {isolation().reason}")
+jailed = pytest.mark.skipif(
+    not isolation().available, reason=f"no build isolation here: {isolation().reason}"
+)
 
 
 def build_folder(folder: Path, *commands: str, module: str = "module.wasm") -> Path:
@@ -36,14 +38,17 @@ def build_folder(folder: Path, *commands: str, module: str = "module.wasm") -> P
     return folder
 
 
-MAKE_MODULE = ("python -c \"import wasmtime; open('module.wasm','wb')"
-               ".write(wasmtime.wat2wasm(open('module.wat').read()))\"")
+MAKE_MODULE = (
+    "python -c \"import wasmtime; open('module.wasm','wb')"
+    ".write(wasmtime.wat2wasm(open('module.wat').read()))\""
+)
 
 
 def run_build(folder: Path, timeout: float = 30.0):
     """Build; where the jail is off (SWITCH), as if the user allowed an unisolated build."""
-    return build_submission(load_submission(folder), allowed=True, timeout=timeout,
-                            max_module_bytes=2**20, allow_unisolated=True)
+    return build_submission(
+        load_submission(folder), allowed=True, timeout=timeout, max_module_bytes=2**20, allow_unisolated=True
+    )
 
 
 def processes_running(token: str) -> list[int]:
@@ -60,7 +65,9 @@ def processes_running(token: str) -> list[int]:
 
 
 def test_a_hanging_build_is_stopped_at_its_time_limit(tmp_path, private_tmp):
-    case = load_case(write_case(tmp_path / "case", ECHO_CASES, sandbox="build_timeout_s = 1\nwall_clock_s = 20"))
+    case = load_case(
+        write_case(tmp_path / "case", ECHO_CASES, sandbox="build_timeout_s = 1\nwall_clock_s = 20")
+    )
     folder = build_folder(tmp_path / "sub", "echo starting", "sleep 600")
     started = time.monotonic()
     report = grade(case, load_submission(folder), allow_build=True, allow_unisolated=True)
@@ -85,26 +92,34 @@ def test_writes_outside_the_scratch_folder_do_not_happen(tmp_path):
     outside.mkdir()
     outside.chmod(0o777)  # only the jail, not permissions, may stop these writes
     sentinel = outside / "sentinel"
-    folder = build_folder(tmp_path / "sub", *[
-        f"echo pwned > {sentinel}",
-        f"touch {outside}/touched",
-        "echo pwned > escape-link/through-link",  # a link the submission ships
-        "echo pwned > ../../escaped-upwards",
-        f"mount -o remount,rw / ; mount -o remount,rw {outside}; echo pwned > {sentinel}",
-        f"unshare --user --map-root-user --mount sh -c 'mount -o remount,rw /; echo pwned > {sentinel}'",
-        "echo pwned > /dev/shm/lattice-escape",
-        "echo pwned > /usr/lattice-escape",
-        "echo 1 > /proc/sys/vm/drop_caches",
-        f"python -c \"open('{sentinel}', 'w').write('pwned')\"",
-        "echo ok > inside.txt",
-        MAKE_MODULE,
-    ], module="module.wasm")
+    folder = build_folder(
+        tmp_path / "sub",
+        *[
+            f"echo pwned > {sentinel}",
+            f"touch {outside}/touched",
+            "echo pwned > escape-link/through-link",  # a link the submission ships
+            "echo pwned > ../../escaped-upwards",
+            f"mount -o remount,rw / ; mount -o remount,rw {outside}; echo pwned > {sentinel}",
+            f"unshare --user --map-root-user --mount sh -c 'mount -o remount,rw /; echo pwned > {sentinel}'",
+            "echo pwned > /dev/shm/lattice-escape",
+            "echo pwned > /usr/lattice-escape",
+            "echo 1 > /proc/sys/vm/drop_caches",
+            f"python -c \"open('{sentinel}', 'w').write('pwned')\"",
+            "echo ok > inside.txt",
+            MAKE_MODULE,
+        ],
+        module="module.wasm",
+    )
     (folder / "escape-link").symlink_to(outside)
     submission = load_submission(folder)
     # Run every command even though each fails: `;` joins them into one.
     commands = "; ".join(submission.commands)
-    result = build_submission(dataclasses.replace(submission, commands=(commands,)),
-                              allowed=True, timeout=60, max_module_bytes=2**20)
+    result = build_submission(
+        dataclasses.replace(submission, commands=(commands,)),
+        allowed=True,
+        timeout=60,
+        max_module_bytes=2**20,
+    )
     assert "isolated build" in result.log
     assert result.ok, result.log  # the scratch folder itself stays writable
     assert list(outside.iterdir()) == []
@@ -117,9 +132,11 @@ def test_writes_outside_the_scratch_folder_do_not_happen(tmp_path):
 
 @jailed
 def test_the_build_is_not_root_and_has_no_network(tmp_path):
-    probe = ("import os, socket; print('uid', os.getuid());\n"
-             "try:\n socket.create_connection(('127.0.0.1', 22), timeout=2); print('net: connected')\n"
-             "except OSError as e: print('net:', e.__class__.__name__)")
+    probe = (
+        "import os, socket; print('uid', os.getuid());\n"
+        "try:\n socket.create_connection(('127.0.0.1', 22), timeout=2); print('net: connected')\n"
+        "except OSError as e: print('net:', e.__class__.__name__)"
+    )
     (tmp_path / "sub").mkdir()
     (tmp_path / "sub" / "probe.py").write_text(probe)
     result = run_build(build_folder(tmp_path / "sub", "python probe.py; id -u", MAKE_MODULE))
@@ -136,13 +153,16 @@ def test_processes_a_build_leaves_running_are_gone_after_it(tmp_path, monkeypatc
     if not isolated:
         monkeypatch.setenv(SWITCH, "off")
     token = f"{secrets.randbelow(10**6) + 10**6}"
-    folder = build_folder(tmp_path / "sub", *[
-        f"(sleep 3{token} &)",  # orphaned into init
-        f"setsid sleep 4{token} > /dev/null 2>&1 &",  # a new session, out of our process group
-        f"nohup sh -c 'sleep 5{token}' > /dev/null 2>&1 &",
-        f"sh -c 'trap \"\" TERM HUP; exec sleep 6{token}' > /dev/null 2>&1 &",
-        MAKE_MODULE,
-    ])
+    folder = build_folder(
+        tmp_path / "sub",
+        *[
+            f"(sleep 3{token} &)",  # orphaned into init
+            f"setsid sleep 4{token} > /dev/null 2>&1 &",  # a new session, out of our process group
+            f"nohup sh -c 'sleep 5{token}' > /dev/null 2>&1 &",
+            f"sh -c 'trap \"\" TERM HUP; exec sleep 6{token}' > /dev/null 2>&1 &",
+            MAKE_MODULE,
+        ],
+    )
     result = run_build(folder)
     assert result.ok, result.log
     assert ("warning: build isolation is unavailable" in result.log) is not isolated

@@ -48,8 +48,9 @@ def cancel_in_phase(case, submission, writer, phase: str, *, allow_build=False, 
     work = Work(progress)
     started = time.monotonic()
     with pytest.raises(Cancelled):
-        grade_and_store(case, submission, writer=writer, allow_build=allow_build, allow_unisolated=True,
-                        work=work)
+        grade_and_store(
+            case, submission, writer=writer, allow_build=allow_build, allow_unisolated=True, work=work
+        )
     return time.monotonic() - started
 
 
@@ -79,7 +80,8 @@ def test_cancel_during_the_stress_cases(tmp_path, writer, private_tmp):
     # Smoke input "hello" spins briefly; the long stress inputs spin for ever.
     case = load_case(write_case(tmp_path / "case", ECHO_CASES, fuel_limit=10**15, sandbox=SANDBOX))
     spin_on_long = SLOW_ECHO.replace("(i32.const 100)", "(i32.const 100000000)").replace(
-        "(local.set $i (i32.mul (local.get 1)", "(local.set $i (i32.mul (i32.sub (local.get 1) (i32.const 5))")
+        "(local.set $i (i32.mul (local.get 1)", "(local.set $i (i32.mul (i32.sub (local.get 1) (i32.const 5))"
+    )
     sub = load_submission(write_submission(tmp_path / "sub", spin_on_long))
     assert cancel_in_phase(case, sub, writer, "smoke") < 10
     assert_cancelled_cleanly(private_tmp)
@@ -103,8 +105,9 @@ def test_cancel_while_storing_is_too_late_and_stores_the_whole_run(tmp_path, wri
         finish(run_id, report)
 
     monkeypatch.setattr(store_runs, "finish_run", cancelled_mid_write)
-    stored = grade_and_store(case, load_submission(write_submission(tmp_path / "sub", ECHO)),
-                             writer=writer, work=work)
+    stored = grade_and_store(
+        case, load_submission(write_submission(tmp_path / "sub", ECHO)), writer=writer, work=work
+    )
     [run] = list_runs()
     assert run.verdict is Verdict.CORRECT
     assert load_run(run.id).results == stored.report.results  # all of it, never half

@@ -25,10 +25,29 @@ PROCESSES, ROUNDS = 4, 10
 def grade_together(db: str, case: Path, submissions: list[Path], data: Path) -> list[str]:
     """Start one `grade` per submission at once; the failures, as their stderr."""
     env = {**os.environ, "PYTHONPATH": str(ROOT), "XDG_DATA_HOME": str(data)}
-    started = [subprocess.Popen([sys.executable, "-m", "lattice_desktop", "grade", str(sub),
-                                 "--case", str(case), "--db", db, "--workers", "1"],
-                                cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                text=True) for sub in submissions]
+    started = [
+        subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "lattice_desktop",
+                "grade",
+                str(sub),
+                "--case",
+                str(case),
+                "--db",
+                db,
+                "--workers",
+                "1",
+            ],
+            cwd=ROOT,
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for sub in submissions
+    ]
     failures = []
     for process in started:
         _out, err = process.communicate(timeout=120)
@@ -42,8 +61,9 @@ def rounds_of_grading(tmp_path: Path, db: str) -> list[str]:
     subs = [write_submission(tmp_path / f"sub{i}", ECHO, model=f"model-{i}") for i in range(PROCESSES)]
     failures = []
     for round_number in range(ROUNDS):
-        failures += [f"round {round_number + 1}: {f}"
-                     for f in grade_together(db, case, subs, tmp_path / "data")]
+        failures += [
+            f"round {round_number + 1}: {f}" for f in grade_together(db, case, subs, tmp_path / "data")
+        ]
     return failures
 
 

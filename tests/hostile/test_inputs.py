@@ -26,8 +26,12 @@ TRACE = (RESOURCES / "harness/traces/clean.jsonl").read_text()
 BOX = (RESOURCES / "harness/webshop.box.toml").read_text()
 SUBMISSION = '[submission]\nmodel = "m"\ncase = "echo"\n\n[build]\ncommands = ["make"]\nmodule = "m.wasm"\n'
 
-FUZZ = settings(max_examples=150, deadline=None, database=None,
-                suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+FUZZ = settings(
+    max_examples=150,
+    deadline=None,
+    database=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
 SECONDS = 2.0  # any verdict on a damaged file must come this fast
 
 
@@ -107,10 +111,17 @@ def test_damaged_files_carry_a_line_when_one_is_known(tmp_path, kind, case_text)
     folder.mkdir()
     (folder / "in.txt").write_text("hello")
     text = {"trace": TRACE, "box": BOX, "case": case_text, "submission": SUBMISSION}[kind]
-    broken = text.replace("\n", "\nbogus_key = 1\n", 3) if kind != "trace" else text.replace(
-        '"t": 20.0', '"t": "soon"')
-    path = folder / {"trace": "t.jsonl", "box": "b.box.toml", "case": "case.toml",
-                     "submission": "submission.toml"}[kind]
+    broken = (
+        text.replace("\n", "\nbogus_key = 1\n", 3)
+        if kind != "trace"
+        else text.replace('"t": 20.0', '"t": "soon"')
+    )
+    path = (
+        folder
+        / {"trace": "t.jsonl", "box": "b.box.toml", "case": "case.toml", "submission": "submission.toml"}[
+            kind
+        ]
+    )
     path.write_text(broken)
     load = {"trace": load_trace, "box": load_box, "case": load_case, "submission": load_submission}[kind]
     error = verdict(lambda: load(path), path.name, need_line=True)
@@ -119,6 +130,7 @@ def test_damaged_files_carry_a_line_when_one_is_known(tmp_path, kind, case_text)
 
 NESTED_TOML = "a = " + "[" * 100_000 + "]" * 100_000 + "\n"
 NESTED_JSON = '{"type": "run_start", "t": 0, "x": ' + "[" * 100_000 + "]" * 100_000 + "}\n"
+
 
 def test_deeply_nested_toml_in_a_case_manifest_is_a_located_error(tmp_path):
     (tmp_path / "case.toml").write_text(NESTED_TOML)
@@ -139,8 +151,11 @@ def test_a_missing_table_names_a_line(tmp_path):
 
 
 def test_a_missing_box_key_names_a_line():
-    verdict(lambda: parse_box(BOX.replace("deadline_seconds", "# deadline_seconds"), source="b.toml"),
-            "b.toml", need_line=True)
+    verdict(
+        lambda: parse_box(BOX.replace("deadline_seconds", "# deadline_seconds"), source="b.toml"),
+        "b.toml",
+        need_line=True,
+    )
 
 
 def test_an_oversized_manifest_is_refused_at_its_limit(tmp_path):
@@ -164,8 +179,11 @@ def test_an_oversized_trace_is_refused_at_a_stated_limit(tmp_path):
 
 
 def test_binary_garbage_and_bad_encodings_are_located_errors(tmp_path):
-    for name, data in [("nul.toml", b"\x00\x01\x02"), ("latin1.toml", b'[meta]\nname = "caf\xe9"\n'),
-                       ("bom.toml", b"\xef\xbb\xbf[meta]\n")]:
+    for name, data in [
+        ("nul.toml", b"\x00\x01\x02"),
+        ("latin1.toml", b'[meta]\nname = "caf\xe9"\n'),
+        ("bom.toml", b"\xef\xbb\xbf[meta]\n"),
+    ]:
         path = tmp_path / name
         path.write_bytes(data)
         verdict(lambda p=path: load_case(p), name)

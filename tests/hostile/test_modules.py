@@ -50,7 +50,9 @@ def test_memory_grow_bomb_stops_at_the_memory_limit(tmp_path):
                 (i32.store (i32.mul (i32.sub (memory.size) (i32.const 1)) (i32.const 65536)) (i32.const 1))
                 (br $grow)))
               unreachable"""
-    result = smoke(grade_wat(tmp_path, module_with_run_body(body), sandbox="memory_limit_mib = 32\nwall_clock_s = 20"))
+    result = smoke(
+        grade_wat(tmp_path, module_with_run_body(body), sandbox="memory_limit_mib = 32\nwall_clock_s = 20")
+    )
     assert result.outcome is Outcome.MEMORY_LIMIT
     assert "32 MiB memory limit" in result.detail
     grown_kib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before
@@ -62,7 +64,9 @@ def test_memory_grow_bomb_in_big_steps_is_bounded_and_explained(tmp_path):
                 (br_if $full (i32.eq (memory.grow (i32.const 256)) (i32.const -1)))
                 (br $grow)))
               unreachable"""
-    result = smoke(grade_wat(tmp_path, module_with_run_body(body), sandbox="memory_limit_mib = 32\nwall_clock_s = 20"))
+    result = smoke(
+        grade_wat(tmp_path, module_with_run_body(body), sandbox="memory_limit_mib = 32\nwall_clock_s = 20")
+    )
     # 16 MiB in use when the next 16 MiB step was refused: a trap, with the memory named.
     assert result.outcome is Outcome.TRAP
     assert "16.1 MiB of the 32 MiB memory limit in use" in result.detail
@@ -76,8 +80,10 @@ def test_a_huge_initial_memory_is_refused_at_instantiation(tmp_path):
 
 
 def test_deep_recursion_is_a_clean_stack_overflow(tmp_path):
-    wat = module_with_run_body("(drop (call $down (i32.const 0))) (i64.const 0)",
-                               extra="(func $down (param i32) (result i32) (i32.add (call $down (local.get 0)) (i32.const 1)))")
+    wat = module_with_run_body(
+        "(drop (call $down (i32.const 0))) (i64.const 0)",
+        extra="(func $down (param i32) (result i32) (i32.add (call $down (local.get 0)) (i32.const 1)))",
+    )
     result = smoke(grade_wat(tmp_path, wat, fuel_limit=10**9))
     assert result.outcome is Outcome.TRAP and result.trap_code == "stack_overflow"
     assert result.frames and result.frames[0].startswith("down")
@@ -96,8 +102,9 @@ def run_recursion_on_small_stack(folder: str) -> str:
     from pathlib import Path
 
     case = load_case(Path(folder) / "case")
-    compiled = compile_module(load_submission(Path(folder) / "sub").module_path.read_bytes(),
-                              max_bytes=2**20, timeout=60)
+    compiled = compile_module(
+        load_submission(Path(folder) / "sub").module_path.read_bytes(), max_bytes=2**20, timeout=60
+    )
     from lattice_desktop.sandbox.runner import execute
 
     out: list[str] = []
@@ -116,12 +123,18 @@ def run_recursion_on_small_stack(folder: str) -> str:
 
 
 def test_deep_recursion_on_a_small_thread_stack_does_not_kill_the_process(tmp_path):
-    wat = module_with_run_body("(drop (call $down (i32.const 0))) (i64.const 0)",
-                               extra="(func $down (param i32) (result i32) (i32.add (call $down (local.get 0)) (i32.const 1)))")
+    wat = module_with_run_body(
+        "(drop (call $down (i32.const 0))) (i64.const 0)",
+        extra="(func $down (param i32) (result i32) (i32.add (call $down (local.get 0)) (i32.const 1)))",
+    )
     write_case(tmp_path / "case", ECHO_CASES, fuel_limit=10**9)
     write_submission(tmp_path / "sub", wat)
-    done = subprocess.run([sys.executable, "-c", SMALL_STACK_RECURSION, str(tmp_path)],
-                          capture_output=True, text=True, timeout=120)
+    done = subprocess.run(
+        [sys.executable, "-c", SMALL_STACK_RECURSION, str(tmp_path)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert done.returncode == 0, done.stderr[-2000:]  # -11 would be the SIGSEGV
     assert done.stdout.strip() == "trap stack_overflow"
 
@@ -174,7 +187,9 @@ def test_compile_memory_limit_grows_with_the_module_and_is_capped():
 
 
 def test_a_module_over_the_size_limit_is_refused_before_compiling(tmp_path):
-    case = load_case(write_case(tmp_path / "case", ECHO_CASES, sandbox="max_module_mib = 1\nwall_clock_s = 20"))
+    case = load_case(
+        write_case(tmp_path / "case", ECHO_CASES, sandbox="max_module_mib = 1\nwall_clock_s = 20")
+    )
     folder = write_submission(tmp_path / "sub", ECHO)
     oversized = b"\0asm\x01\0\0\0" + b"\0" * (2**20 + 1)
     (folder / "module.wasm").write_bytes(oversized)
@@ -214,23 +229,29 @@ def test_every_trap_kind_is_a_trap_with_its_code(tmp_path, code):
     assert code in result.detail
 
 
-@pytest.mark.parametrize("packed, why", [
-    ("0x7fff000000000010", "outside memory"),  # ptr far past the end
-    ("0x00000000ffffffff", "over the"),  # a 4 GiB output
-    ("0xffffffffffffffff", "over the"),  # ptr and len both at their maximum
-    ("0xfffffff000000020", "outside memory"),  # ptr + len past 4 GiB
-])
+@pytest.mark.parametrize(
+    "packed, why",
+    [
+        ("0x7fff000000000010", "outside memory"),  # ptr far past the end
+        ("0x00000000ffffffff", "over the"),  # a 4 GiB output
+        ("0xffffffffffffffff", "over the"),  # ptr and len both at their maximum
+        ("0xfffffff000000020", "outside memory"),  # ptr + len past 4 GiB
+    ],
+)
 def test_out_of_bounds_and_huge_outputs_are_wrong_answers(tmp_path, packed, why):
     result = smoke(grade_wat(tmp_path, module_with_run_body(f"(i64.const {packed})")))
     assert result.outcome is Outcome.WRONG_ANSWER and why in result.detail
 
 
-@pytest.mark.parametrize("imported", [
-    '(import "wasi_snapshot_preview1" "proc_exit" (func (param i32)))',
-    '(import "env" "memory" (memory 1))',
-    '(import "env" "table" (table 1 funcref))',
-    '(import "env" "g" (global i32))',
-])
+@pytest.mark.parametrize(
+    "imported",
+    [
+        '(import "wasi_snapshot_preview1" "proc_exit" (func (param i32)))',
+        '(import "env" "memory" (memory 1))',
+        '(import "env" "table" (table 1 funcref))',
+        '(import "env" "g" (global i32))',
+    ],
+)
 def test_imports_of_host_functions_are_a_link_error(tmp_path, imported):
     wat = ECHO.replace("(module", f"(module {imported}", 1)
     if "memory" in imported:
@@ -251,14 +272,17 @@ def test_endless_start_function_with_unlimited_fuel_hits_the_wall_clock(tmp_path
     assert result.outcome is Outcome.TIMEOUT
 
 
-@pytest.mark.parametrize("data, why", [
-    (b"", "no \\0asm header"),
-    (b"MZ\x90\x00 a windows program", "no \\0asm header"),
-    (b"(module)", "no \\0asm header"),  # text, not binary
-    (b"\0asm\x01\0\0\0\x01\xff\xff\xff\xff\x0f", "not a valid WebAssembly module"),  # truncated
-    (b"\0asm\x0d\0\x01\0", "not a valid WebAssembly module"),  # a component, not a module
-    (b"\0asm" + bytes(range(256)) * 64, "not a valid WebAssembly module"),
-])
+@pytest.mark.parametrize(
+    "data, why",
+    [
+        (b"", "no \\0asm header"),
+        (b"MZ\x90\x00 a windows program", "no \\0asm header"),
+        (b"(module)", "no \\0asm header"),  # text, not binary
+        (b"\0asm\x01\0\0\0\x01\xff\xff\xff\xff\x0f", "not a valid WebAssembly module"),  # truncated
+        (b"\0asm\x0d\0\x01\0", "not a valid WebAssembly module"),  # a component, not a module
+        (b"\0asm" + bytes(range(256)) * 64, "not a valid WebAssembly module"),
+    ],
+)
 def test_bytes_that_are_not_a_wasm_module_are_an_invalid_module(tmp_path, data, why):
     case = load_case(write_case(tmp_path / "case", ECHO_CASES))
     folder = write_submission(tmp_path / "sub", ECHO)
@@ -271,7 +295,9 @@ def test_shared_memory_and_atomic_wait_cannot_block_a_worker(tmp_path):
     shared = ECHO.replace('(memory (export "memory") 1)', '(memory (export "memory") 1 1 shared)')
     result = smoke(grade_wat(tmp_path / "shared", shared))
     assert result.outcome in (Outcome.INVALID_MODULE, Outcome.INSTANTIATION_FAILURE)
-    wait = module_with_run_body("(drop (memory.atomic.wait32 (i32.const 0) (i32.const 0) (i64.const -1))) (i64.const 0)")
+    wait = module_with_run_body(
+        "(drop (memory.atomic.wait32 (i32.const 0) (i32.const 0) (i64.const -1))) (i64.const 0)"
+    )
     result = smoke(grade_wat(tmp_path / "wait", wait))
     assert result.outcome is Outcome.TRAP and result.trap_code == "atomic_wait_non_shared_memory"
 
@@ -285,8 +311,12 @@ def test_gc_heap_bomb_is_bounded(tmp_path):
                 (local.set $i (i32.add (local.get $i) (i32.const 1)))
                 (br_if $l (i32.lt_u (local.get $i) (i32.const 1000))))
               (i64.const 0)"""
-    wat = module_with_run_body(body, extra="(type $bytes (array (mut i8))) (type $many (array (mut (ref null $bytes))))")
-    result = smoke(grade_wat(tmp_path, wat, fuel_limit=10**9, sandbox="memory_limit_mib = 32\nwall_clock_s = 20"))
+    wat = module_with_run_body(
+        body, extra="(type $bytes (array (mut i8))) (type $many (array (mut (ref null $bytes))))"
+    )
+    result = smoke(
+        grade_wat(tmp_path, wat, fuel_limit=10**9, sandbox="memory_limit_mib = 32\nwall_clock_s = 20")
+    )
     assert result.outcome is Outcome.MEMORY_LIMIT and "GC heap out of memory" in result.detail
     assert resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before < 512 * 1024
 
@@ -333,9 +363,19 @@ kind = "stress"
 input = "a fine long input"
 expected = "a fine long input"
 """
-    report = grade_wat(tmp_path, module_with_run_body(body), cases=cases, fuel_limit=1_000_000,
-                       sandbox="memory_limit_mib = 16\nwall_clock_s = 20")
+    report = grade_wat(
+        tmp_path,
+        module_with_run_body(body),
+        cases=cases,
+        fuel_limit=1_000_000,
+        sandbox="memory_limit_mib = 16\nwall_clock_s = 20",
+    )
     outcomes = {r.name: r.outcome for r in report.results}
-    assert outcomes == {"short": Outcome.PASS, "loop": Outcome.OUT_OF_FUEL, "memory": Outcome.MEMORY_LIMIT,
-                        "wrong": Outcome.WRONG_ANSWER, "fine": Outcome.PASS}
+    assert outcomes == {
+        "short": Outcome.PASS,
+        "loop": Outcome.OUT_OF_FUEL,
+        "memory": Outcome.MEMORY_LIMIT,
+        "wrong": Outcome.WRONG_ANSWER,
+        "fine": Outcome.PASS,
+    }
     assert report.verdict is Verdict.INCORRECT and report.score is None

@@ -32,7 +32,9 @@ from tests.hostile.test_builds import build_folder, processes_running
 from tests.hostile.test_modules import many_functions
 
 # The core suite's kill -9 grader, extended: builds allowed, so the build phase can be hit.
-KILLED_BUILDING_GRADER = KILLED_GRADER.replace("writer=writer)", "writer=writer, allow_build=True, allow_unisolated=True)")
+KILLED_BUILDING_GRADER = KILLED_GRADER.replace(
+    "writer=writer)", "writer=writer, allow_build=True, allow_unisolated=True)"
+)
 assert KILLED_BUILDING_GRADER != KILLED_GRADER
 
 
@@ -51,7 +53,9 @@ def first_run(tmp_path, db_path: Path):
     """One finished run already in the database: the data a crash must not touch."""
     writer = Writer(open_database(db_path))
     case = load_case(write_case(tmp_path / "first-case", ECHO_CASES))
-    stored = grade_and_store(case, load_submission(write_submission(tmp_path / "first-sub", ECHO)), writer=writer)
+    stored = grade_and_store(
+        case, load_submission(write_submission(tmp_path / "first-sub", ECHO)), writer=writer
+    )
     writer.close()
     Run._meta.database.close()
     return stored
@@ -80,10 +84,16 @@ def test_a_grader_killed_in_any_phase_leaves_a_consistent_database(tmp_path, pha
     before = first_run(tmp_path, db_path)
     token = f"{secrets.randbelow(10**6) + 10**6}"
     sub = PHASES[phase](tmp_path / "sub", token)
-    case_path = write_case(tmp_path / "case", ECHO_CASES, fuel_limit=10**15,
-                           sandbox="wall_clock_s = 600\nbuild_timeout_s = 600\ncompile_timeout_s = 600")
-    child = subprocess.Popen([sys.executable, "-c", KILLED_BUILDING_GRADER, str(db_path), str(case_path), str(sub)],
-                             cwd=Path(__file__).resolve().parents[2])
+    case_path = write_case(
+        tmp_path / "case",
+        ECHO_CASES,
+        fuel_limit=10**15,
+        sandbox="wall_clock_s = 600\nbuild_timeout_s = 600\ncompile_timeout_s = 600",
+    )
+    child = subprocess.Popen(
+        [sys.executable, "-c", KILLED_BUILDING_GRADER, str(db_path), str(case_path), str(sub)],
+        cwd=Path(__file__).resolve().parents[2],
+    )
     try:
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline:
@@ -138,8 +148,12 @@ def test_a_database_locked_while_grading_is_a_clear_error_and_loses_nothing(tmp_
 
     try:
         with pytest.raises(StorageError, match="locked by another program"):
-            grade_and_store(case, load_submission(write_submission(tmp_path / "sub", ECHO)),
-                            writer=writer, work=Work(lock_when_grading))
+            grade_and_store(
+                case,
+                load_submission(write_submission(tmp_path / "sub", ECHO)),
+                writer=writer,
+                work=Work(lock_when_grading),
+            )
     finally:
         other.rollback()
         other.close()
@@ -194,12 +208,28 @@ def test_a_read_only_file_system_is_a_clear_error_even_for_root(tmp_path):
     db_path = folder / "runs.db"
     before = first_run(tmp_path, db_path)
     counts = table_counts(db_path)
-    done = subprocess.run(["unshare", "--mount", "--propagation", "private", sys.executable, "-c", READ_ONLY_MOUNT,
-                           str(folder), str(db_path)],
-                          capture_output=True, text=True, timeout=120, cwd=Path(__file__).resolve().parents[2])
+    done = subprocess.run(
+        [
+            "unshare",
+            "--mount",
+            "--propagation",
+            "private",
+            sys.executable,
+            "-c",
+            READ_ONLY_MOUNT,
+            str(folder),
+            str(db_path),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=Path(__file__).resolve().parents[2],
+    )
     assert done.returncode == 0, done.stderr[-3000:]
     lines = done.stdout.splitlines()
-    assert len(lines) == 2 and all("StorageError:" in line and "read-only file system" in line for line in lines), lines
+    assert len(lines) == 2 and all(
+        "StorageError:" in line and "read-only file system" in line for line in lines
+    ), lines
     assert table_counts(db_path) == counts and not (folder / "new.db").exists()
     open_database(db_path)
     assert load_run(before.run_id).results == before.report.results
@@ -218,7 +248,8 @@ def test_an_older_schema_migrates_without_losing_a_row(tmp_path):
     assert migrations.current_version(Run._meta.database) == migrations.LATEST
     after = table_counts(path)
     assert {t: after[t] for t in counts if t != "schema_version"} == {
-        t: n for t, n in counts.items() if t != "schema_version"}
+        t: n for t, n in counts.items() if t != "schema_version"
+    }
     assert load_run(stored.run_id).results == stored.report.results
     assert integrity(path) == "ok"
 
@@ -272,8 +303,12 @@ def test_a_report_the_database_refuses_is_kept_on_disk(tmp_path, monkeypatch):
 
     case = load_case(write_case(tmp_path / "case", ECHO_CASES))
     with pytest.raises(StorageError, match="kept in") as info:
-        grade_and_store(case, load_submission(write_submission(tmp_path / "sub", ECHO)), writer=writer,
-                        work=Work(locked_when_graded))
+        grade_and_store(
+            case,
+            load_submission(write_submission(tmp_path / "sub", ECHO)),
+            writer=writer,
+            work=Work(locked_when_graded),
+        )
     blocker.rollback()
     blocker.close()
     writer.close()

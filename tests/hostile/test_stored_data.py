@@ -38,15 +38,15 @@ def two_runs(tmp_path: Path) -> Path:
     first_run(tmp_path, path)
     writer = Writer(open_database(path))
     case = load_case(write_case(tmp_path / "first-case", ECHO_CASES))
-    grade_and_store(case, load_submission(write_submission(tmp_path / "b", ECHO, model="model-b")),
-                    writer=writer)
+    grade_and_store(
+        case, load_submission(write_submission(tmp_path / "b", ECHO, model="model-b")), writer=writer
+    )
     writer.close()
     return path
 
 
 DAMAGE = (
-    "update run set verdict = 'exploded', started = 'yesterday', finished = '2026-13-45 99:00'"
-    " where id = 1",
+    "update run set verdict = 'exploded', started = 'yesterday', finished = '2026-13-45 99:00' where id = 1",
     "update case_result set outcome = 'vanished' where run_id = 1 and position = 0",
     "update run set finished = 'soon' where id = 2",
 )
@@ -187,8 +187,12 @@ def test_a_full_database_says_disk_full_and_keeps_what_was_stored(tmp_path, monk
 def can_mount_tmpfs(folder: Path) -> bool:
     if os.geteuid() != 0 or shutil.which("mount") is None:
         return False
-    return subprocess.run(["mount", "-t", "tmpfs", "-o", "size=1m", "tmpfs", str(folder)],
-                          capture_output=True).returncode == 0
+    return (
+        subprocess.run(
+            ["mount", "-t", "tmpfs", "-o", "size=1m", "tmpfs", str(folder)], capture_output=True
+        ).returncode
+        == 0
+    )
 
 
 def test_a_really_full_disk_says_disk_full(tmp_path, capsys):
@@ -236,8 +240,11 @@ def test_a_harness_run_with_an_unreadable_time_still_lists_and_ranks(tmp_path, c
 def test_text_in_a_number_column_reads_back_as_no_figure(tmp_path, capsys):
     """SQLite keeps `'lots'` in an integer column; it is shown as "-" and ranks nowhere."""
     path = two_runs(tmp_path)
-    damage(path, "update run set score = 'lots', stress_fuel = 'many', max_percent_over = 'x' where id = 2",
-           "update case_result set fuel = 'much' where run_id = 2 and position = 0")
+    damage(
+        path,
+        "update run set score = 'lots', stress_fuel = 'many', max_percent_over = 'x' where id = 2",
+        "update case_result set fuel = 'much' where run_id = 2 and position = 0",
+    )
     open_database(path)
     runs = {r.id: r for r in list_runs()}
     assert (runs[2].score, runs[2].stress_fuel, runs[2].max_percent_over) == (None, None, None)

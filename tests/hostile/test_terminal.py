@@ -24,8 +24,8 @@ def echo_cases(count: int) -> str:
     """`count` echo cases, the first two smoke tests."""
     smoke, stress = 'kind = "smoke"\nbehaviour = "echoes"', 'kind = "stress"'
     return "".join(
-        f'[[case]]\nname = "c{i}"\n{smoke if i < 2 else stress}\ninput = "x{i}"\n'
-        f'expected = "x{i}"\n\n' for i in range(count)
+        f'[[case]]\nname = "c{i}"\n{smoke if i < 2 else stress}\ninput = "x{i}"\nexpected = "x{i}"\n\n'
+        for i in range(count)
     )
 
 
@@ -47,9 +47,21 @@ def linking_module(module: str, name: str) -> str:
     return f'(module (import "{wat(module)}" "{wat(name)}" (func)) (memory (export "memory") 1))'
 
 
-@pytest.mark.parametrize("text", [
-    TITLE, CLEAR, "a\nb", "a\rb", "a\x7fb", "a\x9b2Jb", "a\u202eb", "a\u2028b", "a\x00b", "a\tb",
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        TITLE,
+        CLEAR,
+        "a\nb",
+        "a\rb",
+        "a\x7fb",
+        "a\x9b2Jb",
+        "a\u202eb",
+        "a\u2028b",
+        "a\x00b",
+        "a\tb",
+    ],
+)
 def test_every_control_character_is_written_as_a_visible_escape(text):
     out = shown(text)
     assert not RAW.search(out) and "\n" not in out and "\t" not in out
@@ -151,8 +163,11 @@ def test_the_app_header_shows_a_markup_model_name_as_text(qtbot, tmp_path):
     case = write_case(tmp_path / "case", echo_cases(3))
     sub = write_submission(tmp_path / "sub", ECHO, model="<h1 style='color:red'>HACKED</h1>")
     assert main(["grade", str(sub), "--case", str(case), "--db", str(tmp_path / "r.db")]) == 0
-    window = MainWindow(str(tmp_path / "r.db"), auto_demo=False,
-                        settings=QSettings(str(tmp_path / "s.ini"), QSettings.Format.IniFormat))
+    window = MainWindow(
+        str(tmp_path / "r.db"),
+        auto_demo=False,
+        settings=QSettings(str(tmp_path / "s.ini"), QSettings.Format.IniFormat),
+    )
     qtbot.addWidget(window)
     qtbot.waitUntil(lambda: window._runs_loaded, timeout=10_000)
     with qtbot.waitSignal(window.page_shown, timeout=10_000):

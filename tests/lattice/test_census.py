@@ -72,16 +72,20 @@ def test_a_stored_census_is_read_back_and_a_damaged_one_recounted(tmp_path, monk
     case_dir = tmp_path / "case"
     case_dir.mkdir()
     entry = {"name": "chain", **counted.__dict__}
-    (case_dir / CENSUS_FILE).write_text(json.dumps(
-        {"format": 1, "scenarios": {census_module.scenario_digest(data): entry}}))
+    (case_dir / CENSUS_FILE).write_text(
+        json.dumps({"format": 1, "scenarios": {census_module.scenario_digest(data): entry}})
+    )
     assert census_of(data, parse_scenario(data), case_dir=case_dir) == counted  # the case's own
 
 
 def test_the_bundled_case_ships_the_census_of_every_scenario_and_it_is_right():
     shipped = json.loads((CASES / "lattice" / CENSUS_FILE).read_text())["scenarios"]
     assert len(shipped) == 19
-    for path in (SMOKE / "ring_rotation.lat", SMOKE / "crafting_timing.lat",
-                 CASES / "lattice" / "stress" / "stress-64.lat"):
+    for path in (
+        SMOKE / "ring_rotation.lat",
+        SMOKE / "crafting_timing.lat",
+        CASES / "lattice" / "stress" / "stress-64.lat",
+    ):
         data = path.read_bytes()
         assert stored_census(data, case_dir=CASES / "lattice") == census(parse_scenario(data))
     # every stress case exercises every rule

@@ -23,10 +23,14 @@ CASE = load_case(demo_case())
 
 def _search(data: bytes, wrong: WasmEngine, agrees: int, differs: int, *, checksums=None):
     return find_divergence(
-        data, agrees=agrees, differs=differs,
-        reference_checksums=LINES.run, submission_checksums=checksums or wrong.run,
+        data,
+        agrees=agrees,
+        differs=differs,
+        reference_checksums=LINES.run,
+        submission_checksums=checksums or wrong.run,
         reference_records=lambda t: REFERENCE.records(data, t),
-        submission_records=lambda t: wrong.records(data, t))
+        submission_records=lambda t: wrong.records(data, t),
+    )
 
 
 def _first_by_brute_force(data: bytes, wrong: WasmEngine, upto: int) -> int:

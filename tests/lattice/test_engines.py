@@ -65,8 +65,15 @@ def test_exports_exactly_the_contract_and_imports_nothing(name):
     assert list(module.imports) == []
     exports = {e.name: e.type for e in module.exports}
     # The contract (§7, §8) plus the documented inspection exports used for playback.
-    assert set(exports) == {"memory", "alloc", "lattice_run", "lattice_records",
-                            "lattice_begin", "lattice_step", "lattice_records_now"}
+    assert set(exports) == {
+        "memory",
+        "alloc",
+        "lattice_run",
+        "lattice_records",
+        "lattice_begin",
+        "lattice_step",
+        "lattice_records_now",
+    }
     assert isinstance(exports["memory"], wasmtime.MemoryType)
     i32, i64 = wasmtime.ValType.i32(), wasmtime.ValType.i64()
     assert list(exports["alloc"].params) == [i32] and list(exports["alloc"].results) == [i32]

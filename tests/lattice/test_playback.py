@@ -28,6 +28,7 @@ REPO = Path(__file__).resolve().parents[2]
 SMOKE = REPO / "resources" / "cases" / "lattice" / "smoke"
 ENGINES = REPO / "resources" / "engines"
 
+
 def cancelled() -> Work:
     work = Work()
     work.cancel()

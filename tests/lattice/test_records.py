@@ -249,8 +249,13 @@ def _error_of(build) -> str | None:
 
 
 @settings(max_examples=300, deadline=None)
-@given(st.integers(0, 40), st.lists(st.tuples(st.integers(0, 7), st.integers(0, 12), st.integers(0, 0xFFFF),
-                                              st.integers(0, 5)), max_size=6))
+@given(
+    st.integers(0, 40),
+    st.lists(
+        st.tuples(st.integers(0, 7), st.integers(0, 12), st.integers(0, 0xFFFF), st.integers(0, 5)),
+        max_size=6,
+    ),
+)
 def test_the_vectorised_check_refuses_exactly_what_the_loop_refuses(ticks, extra) -> None:
     """Untrusted records drawn with numpy: the same state, or the same first error."""
     f = Factory(parse_scenario(SCENARIO))
@@ -323,7 +328,9 @@ def test_decode_pairs_refuses_what_decode_records_refuses(data: bytes, reason: s
 def test_pairs_agree_with_the_dict_forms(seed: int, tick: int) -> None:
     from lattice_desktop.lattice.generator import generate
 
-    scenario = parse_scenario(generate(seed, width=12, height=9, ticks=40, snapshot=5, density=1.0, noise=0.1))
+    scenario = parse_scenario(
+        generate(seed, width=12, height=9, ticks=40, snapshot=5, density=1.0, noise=0.1)
+    )
     f = Factory(scenario)
     f.run_to(tick)
     expected = f.records()

@@ -23,8 +23,19 @@ build = sys.modules["bundle_build"] = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(build)
 
 pytestmark = pytest.mark.packaging
-SHOTS = ["results", "fuel", "leaderboard", "results_incorrect", "factory", "factory_largest", "factory_scale",
-         "factory_scale_heatmap", "harness_results", "harness_leaderboard", "scenario_file"]
+SHOTS = [
+    "results",
+    "fuel",
+    "leaderboard",
+    "results_incorrect",
+    "factory",
+    "factory_largest",
+    "factory_scale",
+    "factory_scale_heatmap",
+    "harness_results",
+    "harness_leaderboard",
+    "scenario_file",
+]
 
 
 @pytest.fixture(scope="module")
@@ -42,26 +53,43 @@ def unpacked(tmp_path_factory) -> Path:
 
 def frozen_env(home: Path) -> dict[str, str]:
     """No source tree, no display: nothing the bundle could borrow from the checkout."""
-    env = {k: v for k, v in os.environ.items()
-           if k not in {"PYTHONPATH", "LATTICE_DESKTOP_RESOURCES", "DISPLAY", "WAYLAND_DISPLAY"}}
-    env.update(HOME=str(home), XDG_DATA_HOME=str(home / "data"), XDG_CACHE_HOME=str(home / "cache"),
-               XDG_CONFIG_HOME=str(home / "config"), LATTICE_DESKTOP_CACHE=str(home / "modules"),
-               LATTICE_DESKTOP_DB=str(home / "runs.db"))
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if k not in {"PYTHONPATH", "LATTICE_DESKTOP_RESOURCES", "DISPLAY", "WAYLAND_DISPLAY"}
+    }
+    env.update(
+        HOME=str(home),
+        XDG_DATA_HOME=str(home / "data"),
+        XDG_CACHE_HOME=str(home / "cache"),
+        XDG_CONFIG_HOME=str(home / "config"),
+        LATTICE_DESKTOP_CACHE=str(home / "modules"),
+        LATTICE_DESKTOP_DB=str(home / "runs.db"),
+    )
     env.pop("QT_QPA_PLATFORM", None)
     return env
 
 
 def run(unpacked: Path, tmp_path: Path, *args: str, **env: str) -> subprocess.CompletedProcess:
-    return subprocess.run([str(unpacked / "lattice-desktop" / "lattice-desktop"), *args],
-                          env={**frozen_env(tmp_path), **env}, cwd=tmp_path, capture_output=True,
-                          text=True, timeout=600)
+    return subprocess.run(
+        [str(unpacked / "lattice-desktop" / "lattice-desktop"), *args],
+        env={**frozen_env(tmp_path), **env},
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
 
 
 def test_the_archive_holds_the_bundle_and_the_desktop_integration(unpacked):
     assert (unpacked / "lattice-desktop" / "lattice-desktop").stat().st_mode & 0o111
-    for name in ("install.sh", "lattice-desktop.desktop", "lattice-desktop-mime.xml",
-                 "icons/hicolor/scalable/apps/lattice-desktop.svg",
-                 "icons/hicolor/512x512/apps/lattice-desktop.png"):
+    for name in (
+        "install.sh",
+        "lattice-desktop.desktop",
+        "lattice-desktop-mime.xml",
+        "icons/hicolor/scalable/apps/lattice-desktop.svg",
+        "icons/hicolor/512x512/apps/lattice-desktop.png",
+    ):
         assert (unpacked / name).is_file(), name
     internal = unpacked / "lattice-desktop" / "_internal"
     assert list(internal.rglob("_libwasmtime.so")), "wasmtime's native library is missing"
@@ -92,8 +120,15 @@ def test_the_frozen_app_grades_the_bundled_case(unpacked, tmp_path):
 
 def test_the_frozen_app_leaves_the_optional_inspect_reader_out_and_says_so(unpacked, tmp_path):
     examples = unpacked / "lattice-desktop" / "_internal" / "resources" / "harness" / "inspect"
-    done = run(unpacked, tmp_path, "harness", "score", str(examples / "webshop_ctf.eval"),
-               "--box", str(examples / "webshop_ctf.box.toml"))
+    done = run(
+        unpacked,
+        tmp_path,
+        "harness",
+        "score",
+        str(examples / "webshop_ctf.eval"),
+        "--box",
+        str(examples / "webshop_ctf.box.toml"),
+    )
     assert done.returncode == 2, done.stdout + done.stderr
     assert "needs the optional inspect_ai package" in done.stderr
     assert not list((unpacked / "lattice-desktop" / "_internal").glob("inspect_ai*"))
@@ -119,6 +154,11 @@ def test_the_unpacked_bundle_installs_into_the_launcher(unpacked, tmp_path):
     assert (tmp_path / "bin" / "lattice-desktop").resolve() == binary.resolve()
     entry = (tmp_path / "data" / "applications" / "lattice-desktop.desktop").read_text()
     assert f"Exec={binary} open %F" in entry
-    linked = subprocess.run([str(tmp_path / "bin" / "lattice-desktop"), "--version"], env=env,
-                            capture_output=True, text=True, timeout=120)  # finds its files through the link
+    linked = subprocess.run(
+        [str(tmp_path / "bin" / "lattice-desktop"), "--version"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )  # finds its files through the link
     assert linked.returncode == 0 and linked.stdout.strip() == f"lattice-desktop {__version__}"

@@ -75,8 +75,12 @@ def launcher_bin(tmp_path) -> Path:
 
 def test_install_puts_the_app_in_the_launcher_and_uninstall_removes_it(tmp_path, launcher_bin):
     data = tmp_path / "data"
-    env = {**os.environ, "HOME": str(tmp_path), "XDG_DATA_HOME": str(data),
-           "PATH": f"{launcher_bin.parent}{os.pathsep}{os.environ['PATH']}"}
+    env = {
+        **os.environ,
+        "HOME": str(tmp_path),
+        "XDG_DATA_HOME": str(data),
+        "PATH": f"{launcher_bin.parent}{os.pathsep}{os.environ['PATH']}",
+    }
     done = subprocess.run(["sh", str(PACKAGING / "install.sh")], env=env, capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
     entry = desktop_entry(data / "applications" / "lattice-desktop.desktop")
@@ -90,8 +94,9 @@ def test_install_puts_the_app_in_the_launcher_and_uninstall_removes_it(tmp_path,
         assert "application/x-lattice-scenario:*.lat" in (data / "mime" / "globs2").read_text()
     assert not (tmp_path / ".local" / "bin").exists()  # a source install links no binary
 
-    done = subprocess.run(["sh", str(PACKAGING / "install.sh"), "--uninstall"], env=env,
-                          capture_output=True, text=True)
+    done = subprocess.run(
+        ["sh", str(PACKAGING / "install.sh"), "--uninstall"], env=env, capture_output=True, text=True
+    )
     assert done.returncode == 0, done.stderr
     assert not (data / "applications" / "lattice-desktop.desktop").exists()
     assert not list((data / "icons").rglob("lattice-desktop.*"))

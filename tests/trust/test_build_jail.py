@@ -32,13 +32,16 @@ from lattice_desktop.sandbox.scratch import sweep_stale_scratch
 from tests.core.wat_cases import ECHO_CASES, write_case
 from tests.hostile.test_builds import MAKE_MODULE, build_folder
 
-jailed = pytest.mark.skipif(not isolation().available, reason=f"no build isolation here: {isolation().reason}")
+jailed = pytest.mark.skipif(
+    not isolation().available, reason=f"no build isolation here: {isolation().reason}"
+)
 CLI = [sys.executable, "-m", "lattice_desktop.cli.main"]
 
 
 def _build(folder: Path, **options):
-    return build_submission(load_submission(folder), allowed=True, timeout=60, max_module_bytes=2**20,
-                            **options)
+    return build_submission(
+        load_submission(folder), allowed=True, timeout=60, max_module_bytes=2**20, **options
+    )
 
 
 def _one_command(folder: Path, **options):
@@ -48,7 +51,9 @@ def _one_command(folder: Path, **options):
     return build_submission(joined, allowed=True, timeout=60, max_module_bytes=2**20, **options)
 
 
-PROBE = "from lattice_desktop.sandbox.isolation import isolation; j = isolation(); print(j.available, j.reason)"
+PROBE = (
+    "from lattice_desktop.sandbox.isolation import isolation; j = isolation(); print(j.available, j.reason)"
+)
 
 
 @jailed
@@ -56,8 +61,9 @@ def test_the_probe_works_under_a_hard_process_limit_below_the_jails():
     def lower() -> None:
         resource.setrlimit(resource.RLIMIT_NPROC, (200, 200))
 
-    done = subprocess.run([sys.executable, "-c", PROBE], capture_output=True, text=True, timeout=60,
-                          preexec_fn=lower)
+    done = subprocess.run(
+        [sys.executable, "-c", PROBE], capture_output=True, text=True, timeout=60, preexec_fn=lower
+    )
     assert done.stdout.startswith("True"), done.stdout + done.stderr
 
 
@@ -86,8 +92,13 @@ def test_no_build_command_runs_unisolated_unless_explicitly_allowed(tmp_path, mo
 
 
 def _grade_cli(folder: Path, case: Path, *flags: str, env: dict | None = None):
-    return subprocess.run([*CLI, "grade", str(folder), "--case", str(case), "--build", "--no-store", *flags],
-                          capture_output=True, text=True, timeout=180, env={**os.environ, **(env or {})})
+    return subprocess.run(
+        [*CLI, "grade", str(folder), "--case", str(case), "--build", "--no-store", *flags],
+        capture_output=True,
+        text=True,
+        timeout=180,
+        env={**os.environ, **(env or {})},
+    )
 
 
 def test_grade_says_every_time_whether_the_build_ran_isolated(tmp_path):
@@ -172,8 +183,11 @@ def _listen(path: Path, got: list[bytes]) -> socket.socket:
 
 @jailed
 def test_no_host_unix_socket_is_reachable(tmp_path):
-    places = [Path(tempfile.mkdtemp(dir="/tmp")), Path(tempfile.mkdtemp(dir="/run")),
-              Path(tempfile.mkdtemp(dir="/var/tmp"))]
+    places = [
+        Path(tempfile.mkdtemp(dir="/tmp")),
+        Path(tempfile.mkdtemp(dir="/run")),
+        Path(tempfile.mkdtemp(dir="/var/tmp")),
+    ]
     got: list[bytes] = []
     servers = []
     try:
@@ -182,7 +196,9 @@ def test_no_host_unix_socket_is_reachable(tmp_path):
             servers.append(_listen(place / "host.sock", got))
         send = "; ".join(
             f"python -c \"import socket; s = socket.socket(socket.AF_UNIX); s.connect('{p}/host.sock'); "
-            f"s.sendall(open('/etc/hostname', 'rb').read())\"" for p in places)
+            f"s.sendall(open('/etc/hostname', 'rb').read())\""
+            for p in places
+        )
         result = _one_command(build_folder(tmp_path / "sub", send, MAKE_MODULE))
         time.sleep(0.5)
         assert result.ok, result.log
@@ -211,9 +227,17 @@ def test_the_build_reads_neither_user_data_nor_expected_answers_nor_homes(tmp_pa
         home_secret.write_text(f"home {token}")
         home_secret.chmod(0o644)
         try:
-            result = _one_command(build_folder(
-                tmp_path / "sub", f"cat {data}/l.db", f"cat {expected}", f"cat {home_secret}",
-                f"ls {data} {Path.home()} /home", "grep CapEff /proc/self/status", MAKE_MODULE))
+            result = _one_command(
+                build_folder(
+                    tmp_path / "sub",
+                    f"cat {data}/l.db",
+                    f"cat {expected}",
+                    f"cat {home_secret}",
+                    f"ls {data} {Path.home()} /home",
+                    "grep CapEff /proc/self/status",
+                    MAKE_MODULE,
+                )
+            )
         finally:
             home_secret.unlink()
         assert result.ok, result.log  # the toolchain (python, wasmtime) stayed readable
@@ -239,8 +263,10 @@ def test_scratch_folders_of_a_killed_grader_are_swept_at_the_next_start(tmp_path
     scratch_root.mkdir()
     case = write_case(tmp_path / "case", ECHO_CASES)
     folder = build_folder(tmp_path / "sub", "sleep 60")
-    child = subprocess.Popen([sys.executable, "-c", KILLED_GRADER, str(scratch_root), str(case), str(folder)],
-                             start_new_session=True)
+    child = subprocess.Popen(
+        [sys.executable, "-c", KILLED_GRADER, str(scratch_root), str(case), str(folder)],
+        start_new_session=True,
+    )
     deadline = time.monotonic() + 60
     while not any(scratch_root.glob("lattice-build-*")) and time.monotonic() < deadline:
         time.sleep(0.05)

@@ -37,9 +37,22 @@ def test_ctrl_c_during_grade_stops_at_once_and_stores_the_run_cancelled(tmp_path
     case = write_case(tmp_path / "case", CASES, fuel_limit=10**15, sandbox="wall_clock_s = 20")
     sub = write_submission(tmp_path / "sub", LOOPS_ON_STRESS)
     db = tmp_path / "l.db"
-    with subprocess.Popen([sys.executable, "-m", "lattice_desktop.cli.main", "grade", str(sub),
-                           "--case", str(case), "--db", str(db)],
-                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) as child:
+    with subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "lattice_desktop.cli.main",
+            "grade",
+            str(sub),
+            "--case",
+            str(case),
+            "--db",
+            str(db),
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    ) as child:
         assert child.stderr is not None
         seen = []
         for line in child.stderr:
@@ -67,9 +80,24 @@ def test_ctrl_c_during_a_build_stops_it_and_leaves_nothing_running(tmp_path):
     case = write_case(tmp_path / "case", CASES)
     folder = build_folder(tmp_path / "sub", f"echo building; sleep 6{token}")
     db = tmp_path / "l.db"
-    with subprocess.Popen([sys.executable, "-m", "lattice_desktop.cli.main", "grade", str(folder),
-                           "--case", str(case), "--db", str(db), "--build", "--allow-unisolated-build"],
-                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) as child:
+    with subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "lattice_desktop.cli.main",
+            "grade",
+            str(folder),
+            "--case",
+            str(case),
+            "--db",
+            str(db),
+            "--build",
+            "--allow-unisolated-build",
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    ) as child:
         deadline = time.monotonic() + 60
         while not processes_running(f"6{token}") and time.monotonic() < deadline:
             time.sleep(0.05)
@@ -137,11 +165,20 @@ app.exec()
 
 
 def test_closing_the_window_stops_background_work_and_exits_at_once(tmp_path):
-    env = {**__import__("os").environ, "XDG_CACHE_HOME": str(tmp_path / "cache"),
-           "XDG_DATA_HOME": str(tmp_path / "data"), "QT_QPA_PLATFORM": "offscreen",
-           "LATTICE_DESKTOP_CACHE": str(tmp_path / "modules")}
-    with subprocess.Popen([sys.executable, "-c", CLOSING_APP, str(tmp_path / "l.db")], env=env,
-                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) as child:
+    env = {
+        **__import__("os").environ,
+        "XDG_CACHE_HOME": str(tmp_path / "cache"),
+        "XDG_DATA_HOME": str(tmp_path / "data"),
+        "QT_QPA_PLATFORM": "offscreen",
+        "LATTICE_DESKTOP_CACHE": str(tmp_path / "modules"),
+    }
+    with subprocess.Popen(
+        [sys.executable, "-c", CLOSING_APP, str(tmp_path / "l.db")],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    ) as child:
         assert child.stdout is not None and child.stderr is not None
         line = child.stdout.readline()
         closing = time.monotonic()

@@ -44,7 +44,9 @@ def test_runs_of_different_case_content_under_one_name_are_never_ranked_together
     writer = Writer(open_database(tmp_path / "l.db"))
     write_case(tmp_path / "real", REAL, fuel_limit=10**6)
     write_case(tmp_path / "fake", TRIVIAL, fuel_limit=10**6)
-    honest = _grade(writer, tmp_path / "real", write_submission(tmp_path / "honest", SLOW_ECHO, model="honest"))
+    honest = _grade(
+        writer, tmp_path / "real", write_submission(tmp_path / "honest", SLOW_ECHO, model="honest")
+    )
     cheat = _grade(writer, tmp_path / "real", write_submission(tmp_path / "c0", SLOW_ECHO, model="other"))
     cheat = _grade(writer, tmp_path / "fake", write_submission(tmp_path / "cheat", ECHO, model="cheat"))
     assert standing(cheat).of == 1  # alone in its field
@@ -67,15 +69,32 @@ def test_the_cli_leaderboard_names_the_content_it_ranks(tmp_path):
     _grade(writer, tmp_path / "real", write_submission(tmp_path / "honest", SLOW_ECHO, model="honest"))
     writer.close()
     real_hash = load_case(tmp_path / "real").manifest_hash
-    done = subprocess.run([sys.executable, "-m", "lattice_desktop.cli.main", "leaderboard", "echo",
-                           "--db", str(db)], capture_output=True, text=True, timeout=120)
+    done = subprocess.run(
+        [sys.executable, "-m", "lattice_desktop.cli.main", "leaderboard", "echo", "--db", str(db)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert done.returncode == 0, done.stderr
     assert f"content {real_hash[:12]}" in done.stdout
     assert "honest" in done.stdout and "cheat" not in done.stdout.split("\n", 1)[1].split("other content")[0]
     assert "1 other content" in done.stdout
-    fake = subprocess.run([sys.executable, "-m", "lattice_desktop.cli.main", "leaderboard", "echo",
-                           "--content", load_case(tmp_path / "fake").manifest_hash[:10], "--db", str(db)],
-                          capture_output=True, text=True, timeout=120)
+    fake = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "lattice_desktop.cli.main",
+            "leaderboard",
+            "echo",
+            "--content",
+            load_case(tmp_path / "fake").manifest_hash[:10],
+            "--db",
+            str(db),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert fake.returncode == 0, fake.stderr
     assert "cheat" in fake.stdout and "honest" not in fake.stdout
 
@@ -86,9 +105,16 @@ def test_a_submissions_case_resolves_next_to_its_own_manifest(tmp_path):
     text = (sub / "submission.toml").read_text().replace('model = "m"', 'model = "m"\ncase = "mycase"')
     (sub / "submission.toml").write_text(text)
     elsewhere = tmp_path / "elsewhere"
-    write_case(elsewhere / "mycase", REAL.replace('expected = "hello"', 'expected = "nope"'), fuel_limit=10**6)  # a decoy in the cwd
-    done = subprocess.run([sys.executable, "-m", "lattice_desktop.cli.main", "grade", str(sub), "--no-store"],
-                          capture_output=True, text=True, timeout=120, cwd=elsewhere)
+    write_case(
+        elsewhere / "mycase", REAL.replace('expected = "hello"', 'expected = "nope"'), fuel_limit=10**6
+    )  # a decoy in the cwd
+    done = subprocess.run(
+        [sys.executable, "-m", "lattice_desktop.cli.main", "grade", str(sub), "--no-store"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=elsewhere,
+    )
     assert done.returncode == 0, done.stdout + done.stderr
     assert "correct" in done.stdout
 
@@ -98,12 +124,15 @@ def test_migration_gives_every_stored_run_its_case_content(tmp_path):
     db = open_database(path, recover=False)
     writer = Writer(db)
     write_case(tmp_path / "real", REAL, fuel_limit=10**6)
-    run_id = _grade(writer, tmp_path / "real", write_submission(tmp_path / "honest", SLOW_ECHO, model="honest"))
+    run_id = _grade(
+        writer, tmp_path / "real", write_submission(tmp_path / "honest", SLOW_ECHO, model="honest")
+    )
     writer.close()
     db.close()
     old = sqlite3.connect(path)
-    for (index,) in old.execute("select name from sqlite_master where type = 'index' and "
-                                "tbl_name = 'run' and sql like '%case_hash%'").fetchall():
+    for (index,) in old.execute(
+        "select name from sqlite_master where type = 'index' and tbl_name = 'run' and sql like '%case_hash%'"
+    ).fetchall():
         old.execute(f'drop index "{index}"')  # as a database from before migration 3
     old.execute("alter table run drop column case_hash")
     old.execute("update schema_version set version = 2")

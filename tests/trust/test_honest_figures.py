@@ -32,14 +32,17 @@ CASE_COUNT = 8
 
 def _cases() -> str:
     expected = ", ".join(str(v) for v in (1, 2))
-    return "".join(f"""
+    return "".join(
+        f"""
 [[case]]
 name = "c{i}"
 kind = "smoke"
 behaviour = "two snapshots"
 input = "snapshot 5"
 expected = [{expected}]
-""" for i in range(CASE_COUNT))
+"""
+        for i in range(CASE_COUNT)
+    )
 
 
 GRADE_AND_MEASURE = r"""
@@ -60,20 +63,37 @@ print(peak // 1024, max(len(r.checksums or b"") for r in report.results))
 
 def test_a_wrong_answers_output_is_not_kept_beyond_what_results_and_diff_need(tmp_path):
     contract = 'abi = "bytes"\nentry = "run"\noutput = "u64-list"'
-    case = write_case(tmp_path / "case", _cases(), contract=contract, fuel_limit=10**9,
-                      meta='name = "huge"\nversion = 1\nfamily = "lattice-v1"',
-                      sandbox="wall_clock_s = 20\nmax_output_mib = 64")
+    case = write_case(
+        tmp_path / "case",
+        _cases(),
+        contract=contract,
+        fuel_limit=10**9,
+        meta='name = "huge"\nversion = 1\nfamily = "lattice-v1"',
+        sandbox="wall_clock_s = 20\nmax_output_mib = 64",
+    )
     sub = write_submission(tmp_path / "sub", HUGE_ANSWER)
     db = tmp_path / "l.db"
-    subprocess.run([sys.executable, "-c", "from lattice_desktop.store.database import open_database; "
-                    f"open_database({str(db)!r})"], check=True)
+    subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            f"from lattice_desktop.store.database import open_database; open_database({str(db)!r})",
+        ],
+        check=True,
+    )
     before = db.stat().st_size
-    done = subprocess.run([sys.executable, "-c", GRADE_AND_MEASURE, str(db), str(case), str(sub)],
-                          capture_output=True, text=True, timeout=300)
+    done = subprocess.run(
+        [sys.executable, "-c", GRADE_AND_MEASURE, str(db), str(case), str(sub)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert done.returncode == 0, done.stderr
     rss_mib, kept = (int(v) for v in done.stdout.split())
     grown = db.stat().st_size - before
-    stored = sqlite3.connect(db).execute("select max(length(checksums)), count(*) from case_result").fetchone()
+    stored = (
+        sqlite3.connect(db).execute("select max(length(checksums)), count(*) from case_result").fetchone()
+    )
     print(f"database grew {grown / 2**20:.2f} MiB, peak RSS {rss_mib} MiB, kept {kept} bytes per case")
     assert stored[1] == CASE_COUNT
     assert stored[0] <= len(u64s(1, 2)) + 8 and kept <= len(u64s(1, 2)) + 8

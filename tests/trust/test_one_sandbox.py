@@ -49,8 +49,11 @@ def test_records_export_cannot_grow_a_table_past_the_grader_limit(tmp_path):
 
 
 def test_records_export_that_loops_is_stopped_by_fuel(tmp_path):
-    wat = TABLE_BOMB.replace("(if (i32.eq (table.grow $t (ref.null func) (i32.const 20000000)) (i32.const -1))\n"
-                             "     (then unreachable))", "(loop $l (br $l))")
+    wat = TABLE_BOMB.replace(
+        "(if (i32.eq (table.grow $t (ref.null func) (i32.const 20000000)) (i32.const -1))\n"
+        "     (then unreachable))",
+        "(loop $l (br $l))",
+    )
     started = time.monotonic()
     with pytest.raises(UserError, match="out_of_fuel|out of fuel"):
         _records(tmp_path, wat)
@@ -70,8 +73,11 @@ def test_records_export_with_an_import_is_refused(tmp_path):
 
 
 def test_records_output_over_the_limit_is_refused(tmp_path):
-    wat = TABLE_BOMB.replace("(if (i32.eq (table.grow $t (ref.null func) (i32.const 20000000)) (i32.const -1))\n"
-                             "     (then unreachable))\n   i64.const 0", "i64.const 0x7fffffff")
+    wat = TABLE_BOMB.replace(
+        "(if (i32.eq (table.grow $t (ref.null func) (i32.const 20000000)) (i32.const -1))\n"
+        "     (then unreachable))\n   i64.const 0",
+        "i64.const 0x7fffffff",
+    )
     with pytest.raises(UserError, match="over the .* limit"):
         _records(tmp_path, wat)
 
@@ -88,8 +94,12 @@ def test_there_is_one_packed_call():
 
 
 def _scenario_cli(*args: str, timeout: float = 120) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "lattice_desktop.cli.main", "scenario", *args],
-                          capture_output=True, text=True, timeout=timeout)
+    return subprocess.run(
+        [sys.executable, "-m", "lattice_desktop.cli.main", "scenario", *args],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
 
 
 def _engine(tmp_path, wat: str):

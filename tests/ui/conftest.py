@@ -81,8 +81,9 @@ class ToyCase:
         raise KeyError(name)
 
 
-def write_submission(folder: Path, module: str, *, model: str, commands: list[str] | None = None,
-                     ship: bool = True) -> Path:
+def write_submission(
+    folder: Path, module: str, *, model: str, commands: list[str] | None = None, ship: bool = True
+) -> Path:
     folder.mkdir(parents=True, exist_ok=True)
     (folder / "m.wat").write_text(MODULES[module])
     if ship:
@@ -91,7 +92,8 @@ def write_submission(folder: Path, module: str, *, model: str, commands: list[st
     if commands:
         build = f"commands = {json.dumps(commands)}\n"
     (folder / "submission.toml").write_text(
-        f'[submission]\nmodel = "{model}"\n[build]\n{build}module = "m.wasm"\n')
+        f'[submission]\nmodel = "{model}"\n[build]\n{build}module = "m.wasm"\n'
+    )
     return folder
 
 
@@ -106,8 +108,9 @@ def make_toy_case(root: Path, *, fuel_limit: int = 300, wall_clock: float = 5.0)
     return ToyCase(root, case_path, samples)
 
 
-BUILD_COMMAND = ("python -c \"import wasmtime; open('m.wasm','wb')"
-                 ".write(wasmtime.wat2wasm(open('m.wat').read()))\"")
+BUILD_COMMAND = (
+    "python -c \"import wasmtime; open('m.wasm','wb').write(wasmtime.wat2wasm(open('m.wat').read()))\""
+)
 
 
 @pytest.fixture(autouse=True)
@@ -120,10 +123,12 @@ def _isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
 @pytest.fixture
 def toy_case(tmp_path: Path) -> ToyCase:
     case = make_toy_case(tmp_path / "echo-case")
-    write_submission(case.root / "other" / "built", "echo", model="model-d",
-                     commands=[BUILD_COMMAND], ship=False)
-    write_submission(case.root / "other" / "built-shipped", "echo", model="model-e",
-                     commands=[BUILD_COMMAND], ship=True)
+    write_submission(
+        case.root / "other" / "built", "echo", model="model-d", commands=[BUILD_COMMAND], ship=False
+    )
+    write_submission(
+        case.root / "other" / "built-shipped", "echo", model="model-e", commands=[BUILD_COMMAND], ship=True
+    )
     return case
 
 
@@ -167,8 +172,9 @@ def make_window(qtbot, db_path: Path, toy_case: ToyCase, settings):
     from lattice_desktop.ui.main_window import MainWindow
 
     def make(*, auto_demo: bool = False, demo: Path | None = None) -> MainWindow:
-        window = MainWindow(str(db_path), demo=demo or toy_case.case_path, auto_demo=auto_demo,
-                            settings=settings)
+        window = MainWindow(
+            str(db_path), demo=demo or toy_case.case_path, auto_demo=auto_demo, settings=settings
+        )
         qtbot.addWidget(window)
         window.resize(1400, 860)
         qtbot.waitUntil(lambda: window._runs_loaded, timeout=10_000)
@@ -194,8 +200,10 @@ def import_harness_into(db_path: Path, *traces: str) -> dict[str, int]:
     writer = Writer(open_database(db_path))
     box = HARNESS_EXAMPLES / "webshop.box.toml"
     try:
-        return {name: writer.call(import_run, box, HARNESS_EXAMPLES / "traces" / f"{name}.jsonl")
-                for name in traces}
+        return {
+            name: writer.call(import_run, box, HARNESS_EXAMPLES / "traces" / f"{name}.jsonl")
+            for name in traces
+        }
     finally:
         writer.close()
 

@@ -26,8 +26,10 @@ from tests.core.wat_cases import write_submission
 LATTICE = CASES / "lattice"
 SUBMISSIONS = LATTICE / "submissions"
 pytestmark = [
-    pytest.mark.skipif(not (SUBMISSIONS / "scale_bug" / "engine.wasm").is_file(),
-                       reason="the bundled sample engines are not built"),
+    pytest.mark.skipif(
+        not (SUBMISSIONS / "scale_bug" / "engine.wasm").is_file(),
+        reason="the bundled sample engines are not built",
+    ),
     pytest.mark.qt_log_ignore("This plugin does not support propagateSizeHints"),
 ]
 
@@ -123,8 +125,10 @@ def test_opens_on_the_first_differing_cell_then_finds_the_first_wrong_tick(qtbot
 
 
 def test_navigation_keeps_the_list_and_the_map_in_step(qtbot, tab):
-    qtbot.waitUntil(lambda: tab.divergence is not None and tab._diff_tick == tab.divergence.tick
-                    and tab.cell_index == 0, timeout=90000)
+    qtbot.waitUntil(
+        lambda: tab.divergence is not None and tab._diff_tick == tab.divergence.tick and tab.cell_index == 0,
+        timeout=90000,
+    )
     tab.bar.next_cell.click()
     assert tab.cell_index == 1
     assert_focused(tab, tab.cells[1])
@@ -181,8 +185,9 @@ def test_without_records_the_tab_says_it_can_only_show_snapshots(qtbot, graded):
     qtbot.addWidget(widget)
     widget.show()
     widget.show_run(bare, case)
-    qtbot.waitUntil(lambda: "Only snapshots" in widget.bar.status.text() and widget.bar.isVisible(),
-                    timeout=30000)
+    qtbot.waitUntil(
+        lambda: "Only snapshots" in widget.bar.status.text() and widget.bar.isVisible(), timeout=30000
+    )
     assert "lattice_records" in widget.bar.status.text()
     assert widget.bar.isVisible() and widget.modes.mode == "Reference"
     assert not widget.modes.buttons["Diff"].isEnabled() and widget.divergence is None

@@ -30,8 +30,10 @@ LATTICE = CASES / "lattice"
 ARGB = argb_palette()
 OFFSCREEN_SHOW = "This plugin does not support propagateSizeHints"
 pytestmark = [
-    pytest.mark.skipif(not (LATTICE / "submissions" / "buggy" / "engine.wasm").is_file(),
-                       reason="the bundled sample engines are not built"),
+    pytest.mark.skipif(
+        not (LATTICE / "submissions" / "buggy" / "engine.wasm").is_file(),
+        reason="the bundled sample engines are not built",
+    ),
     pytest.mark.qt_log_ignore(OFFSCREEN_SHOW),
 ]
 
@@ -133,10 +135,13 @@ def test_diff_outlines_the_cells_that_differ(qtbot, tab):
     qtbot.waitUntil(lambda: "differing record" in tab.diff_list.title.text(), timeout=20000)
     assert tab.diff_list.tree.topLevelItemCount() > 0
     names = tab.playback.scenario.items
-    texts = [tab.diff_list.tree.topLevelItem(i).text(1) for i in range(tab.diff_list.tree.topLevelItemCount())]
+    texts = [
+        tab.diff_list.tree.topLevelItem(i).text(1) for i in range(tab.diff_list.tree.topLevelItemCount())
+    ]
     typed = [t for t in texts if ":" in t]
-    assert typed and all(any(f"{name} ({number})" in t for number, name in names.items()) or "type " in t
-                         for t in typed)
+    assert typed and all(
+        any(f"{name} ({number})" in t for number, name in names.items()) or "type " in t for t in typed
+    )
     assert any(f"{name} ({number})" in t for t in typed for number, name in names.items())
     assert not tab.canvas.outlines.path().isEmpty()
     tab.modes.buttons["Reference"].setChecked(True)
@@ -171,8 +176,15 @@ def _scrambled(scenario, seed: int) -> FactoryState:
         remaining = int(rng.integers(0, time + 1)) if rng.random() < 0.7 else 0
         output = int(rng.integers(1, 40)) if rng.random() < 0.5 else 0
         assemblers[c] = (remaining, output, {})
-    return FactoryState(tick=0, entity=entity, direction=direction, slots=slots, source_buffer=held,
-                        sink_counts={}, assemblers=assemblers)
+    return FactoryState(
+        tick=0,
+        entity=entity,
+        direction=direction,
+        slots=slots,
+        source_buffer=held,
+        sink_counts={},
+        assemblers=assemblers,
+    )
 
 
 def _scenarios():
@@ -243,8 +255,10 @@ def test_a_run_graded_against_an_older_scenario_gets_a_banner(qtbot, buggy_run):
     wrong = next(r for r in run.results if r.mismatch is not None)
     interval = parse_scenario(case.entry(wrong.name).input_bytes()).snapshot
     older = dataclasses.replace(
-        wrong, snapshot_interval=interval * 2,
-        mismatch=dataclasses.replace(wrong.mismatch, expected=(wrong.mismatch.expected or 0) ^ 1))
+        wrong,
+        snapshot_interval=interval * 2,
+        mismatch=dataclasses.replace(wrong.mismatch, expected=(wrong.mismatch.expected or 0) ^ 1),
+    )
     stale_run = dataclasses.replace(run, results=[older if r is wrong else r for r in run.results])
     widget = _open(qtbot, stale_run, case)
     try:
@@ -258,7 +272,9 @@ def test_a_run_graded_against_an_older_scenario_gets_a_banner(qtbot, buggy_run):
         assert {widget.model.index(row, 4).data() for row in range(widget.model.rowCount())} == {"·"}
         # Opening a fresh run again clears it.
         widget.show_run(run, case)
-        qtbot.waitUntil(lambda: widget.canvas.state is not None and widget.playback is not None, timeout=10000)
+        qtbot.waitUntil(
+            lambda: widget.canvas.state is not None and widget.playback is not None, timeout=10000
+        )
         qtbot.waitUntil(lambda: widget.banner.isHidden(), timeout=10000)
     finally:
         widget.shutdown()

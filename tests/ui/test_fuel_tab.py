@@ -59,8 +59,11 @@ def test_fuel_tab_from_the_database(qtbot, fuel_db, toy_case):
     xs, ys = tab.bars.best.getData()
     assert list(ys) == pytest.approx([math.log10(best)])
     # hovering the bar gives its exact fuel
-    text = tab.bars.tips.text_at(tab.bars.getViewBox().mapViewToScene(
-        tab.bars.getViewBox().mapSceneToView(tab.bars.getViewBox().sceneBoundingRect().center())))
+    text = tab.bars.tips.text_at(
+        tab.bars.getViewBox().mapViewToScene(
+            tab.bars.getViewBox().mapSceneToView(tab.bars.getViewBox().sceneBoundingRect().center())
+        )
+    )
     assert text == "" or f"{shown[0].fuel:,}" in text
     index = tab.compare_box.findData(fuel_db["echo"])
     tab.compare_box.setCurrentIndex(index)

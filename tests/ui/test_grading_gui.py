@@ -56,9 +56,14 @@ def test_cancel_stops_running_wasm_and_leaves_no_results(qtbot, window, tmp_path
     window.open_case(spin_case.case_path)
     with qtbot.waitSignal(window.grading.run_created, timeout=GRADE_TIMEOUT):
         window.grade_submission(spin)
-    qtbot.waitUntil(lambda: window.grading_status.label.text().endswith("running…")
-                    or "smoke" in window.grading_status.label.text()
-                    or window.grading_status.label.text().endswith("compiling…"), timeout=GRADE_TIMEOUT)
+    qtbot.waitUntil(
+        lambda: (
+            window.grading_status.label.text().endswith("running…")
+            or "smoke" in window.grading_status.label.text()
+            or window.grading_status.label.text().endswith("compiling…")
+        ),
+        timeout=GRADE_TIMEOUT,
+    )
     qtbot.wait(300)  # let the infinite loop start
     assert window.grading.running
     with qtbot.waitSignals([window.grading.cancelled, window.grading.idle], timeout=20_000):
@@ -67,8 +72,7 @@ def test_cancel_stops_running_wasm_and_leaves_no_results(qtbot, window, tmp_path
     assert run.verdict == Verdict.CANCELLED.value
     assert CaseResultRow.select().where(CaseResultRow.run == run.id).count() == 0
     assert "cancelled" in window.message_bar.message()
-    qtbot.waitUntil(lambda: any(s.verdict is Verdict.CANCELLED
-                                for s in window.runs_panel.model.summaries))
+    qtbot.waitUntil(lambda: any(s.verdict is Verdict.CANCELLED for s in window.runs_panel.model.summaries))
 
 
 def test_build_commands_wait_for_confirmation(qtbot, window, toy_case, monkeypatch):
@@ -96,6 +100,7 @@ def test_confirmed_build_runs_the_commands(qtbot, window, toy_case, monkeypatch)
     monkeypatch.setattr(BuildConfirmDialog, "exec", confirm)
     # Only where no build jail can be set up: the second confirmation, accepted too.
     from lattice_desktop.ui.dialogs import UnisolatedBuildDialog
+
     monkeypatch.setattr(UnisolatedBuildDialog, "exec", lambda d: d.run_button.click() or 1)
     window.open_case(toy_case.case_path)
     jobs = []
@@ -182,6 +187,7 @@ def test_the_bundled_demo_grades_from_the_window(qtbot, make_window):
     window = make_window(demo=BUNDLED)
     with qtbot.waitSignal(window.grading.idle, timeout=30 * 60_000):
         window.grade_demo()
+
     def all_four_stored() -> bool:
         summaries = window.runs_panel.model.summaries
         return len(summaries) >= 4 and all(s.verdict.finished for s in summaries)

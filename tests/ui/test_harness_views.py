@@ -54,8 +54,7 @@ def listed(qtbot, window, count: int) -> None:
     qtbot.waitUntil(lambda: len(window.runs_panel.model.harness) == count, timeout=TIMEOUT)
 
 
-def test_harness_runs_are_listed_per_box_then_harness_and_filter(qtbot, graded, harness_stored,
-                                                                 window):
+def test_harness_runs_are_listed_per_box_then_harness_and_filter(qtbot, graded, harness_stored, window):
     panel = window.runs_panel
     listed(qtbot, window, 7)
     model = panel.model
@@ -69,8 +68,7 @@ def test_harness_runs_are_listed_per_box_then_harness_and_filter(qtbot, graded, 
     assert nothing.siblingAtColumn(2).data() == "0.00"  # Score
     assert nothing.siblingAtColumn(1).data() == "exec 1.00"  # Execution
     looping = model.index_of_harness_run(harness_stored["looping"])
-    assert (looping.siblingAtColumn(2).data(), looping.siblingAtColumn(1).data()) == ("0.40",
-                                                                                      "exec 0.77")
+    assert (looping.siblingAtColumn(2).data(), looping.siblingAtColumn(1).data()) == ("0.40", "exec 0.77")
 
     qtbot.keyClicks(panel.filter_box, "lost-agent")
     assert visible(panel) == ([], ["nothing-001"])
@@ -89,7 +87,8 @@ def test_harness_runs_are_listed_per_box_then_harness_and_filter(qtbot, graded, 
 
 
 def test_opening_a_run_shows_every_metric_dash_for_missing_and_the_stored_formulas(
-        qtbot, harness_stored, window, db_path):
+    qtbot, harness_stored, window, db_path
+):
     listed(qtbot, window, 7)
     page = open_harness(qtbot, window, harness_stored["nothing"])
     assert window.harness.page is page and window.page is None
@@ -101,19 +100,30 @@ def test_opening_a_run_shows_every_metric_dash_for_missing_and_the_stored_formul
     assert window.header.standing.text() == "#7 of 7 on webshop · qualifier"
 
     model = results.metrics_model
-    shown = {model.index(r, 0).data(): [model.index(r, c).data() for c in range(model.columnCount())]
-             for r in range(model.rowCount())}
+    shown = {
+        model.index(r, 0).data(): [model.index(r, c).data() for c in range(model.columnCount())]
+        for r in range(model.rowCount())
+    }
     assert list(shown) == ["Score", "Cost", "Focus", "Time", "Compliance", "Tools", "Execution"]
     values = {name: row[model.column("Value")] for name, row in shown.items()}
-    assert values == {"Score": "0.00", "Cost": "-", "Focus": "1.00", "Time": "-",
-                      "Compliance": "1.00", "Tools": "1.00", "Execution": "1.00"}
+    assert values == {
+        "Score": "0.00",
+        "Cost": "-",
+        "Focus": "1.00",
+        "Time": "-",
+        "Compliance": "1.00",
+        "Tools": "1.00",
+        "Execution": "1.00",
+    }
     assert "none" in shown["Cost"][model.column("Evidence")]
     assert "partial" in shown["Execution"][model.column("Evidence")]
     open_database(db_path)
     stored = load_harness_run(harness_stored["nothing"]).result
     formulas = {name: row[model.column("Formula")] for name, row in shown.items()}
-    assert formulas == {**{n.capitalize(): m.formula for n, m in stored.metrics.items()},
-                        "Execution": stored.execution.formula}
+    assert formulas == {
+        **{n.capitalize(): m.formula for n, m in stored.metrics.items()},
+        "Execution": stored.execution.formula,
+    }
     assert "Cost, Time not measured: dropped" in formulas["Execution"]
     tip = model.index(1, model.column("Formula")).data(Qt.ItemDataRole.ToolTipRole)
     assert "inputs (exact)" in tip
@@ -146,7 +156,8 @@ def test_loops_show_the_repeated_calls_and_findings_their_lines(qtbot, harness_s
 
 
 def test_opening_a_performance_run_after_a_harness_run_restores_its_tabs(
-        qtbot, graded, harness_stored, window):
+    qtbot, graded, harness_stored, window
+):
     listed(qtbot, window, 7)
     open_harness(qtbot, window, harness_stored["clean"])
     with qtbot.waitSignal(window.page_shown, timeout=TIMEOUT):
@@ -170,10 +181,11 @@ def bad_trace(folder: Path) -> Path:
 
 def test_import_through_the_window_names_a_bad_traces_line(qtbot, window, tmp_path, monkeypatch):
     broken = bad_trace(tmp_path)
-    monkeypatch.setattr("lattice_desktop.ui.harness_window.choose_harness_box",
-                        lambda *_: BOX)
-    monkeypatch.setattr("lattice_desktop.ui.harness_window.choose_harness_traces",
-                        lambda *_: [TRACES / "user_only.jsonl", broken])
+    monkeypatch.setattr("lattice_desktop.ui.harness_window.choose_harness_box", lambda *_: BOX)
+    monkeypatch.setattr(
+        "lattice_desktop.ui.harness_window.choose_harness_traces",
+        lambda *_: [TRACES / "user_only.jsonl", broken],
+    )
     with qtbot.waitSignal(window.harness.imported, timeout=TIMEOUT) as done:
         window.harness.import_action.trigger()
     outcome = done.args[0]
@@ -182,8 +194,10 @@ def test_import_through_the_window_names_a_bad_traces_line(qtbot, window, tmp_pa
     assert f"{broken}:3: " in message and "'arguments' is missing" in message
     assert "1 other imported" in message
     # The good trace was stored and opens.
-    qtbot.waitUntil(lambda: window.harness.page is not None
-                    and window.harness.page.result.run_id == "user-only-001", timeout=TIMEOUT)
+    qtbot.waitUntil(
+        lambda: window.harness.page is not None and window.harness.page.result.run_id == "user-only-001",
+        timeout=TIMEOUT,
+    )
     assert window.runs_panel.selected_harness_run() == outcome.stored[0]
     listed(qtbot, window, 1)
 
@@ -191,17 +205,25 @@ def test_import_through_the_window_names_a_bad_traces_line(qtbot, window, tmp_pa
 def test_an_inspect_ai_log_imports_through_the_window_and_shows_its_inputs(qtbot, window):
     pytest.importorskip("inspect_ai")
     inspect = HARNESS_EXAMPLES / "inspect"
-    with patch("lattice_desktop.ui.harness_window.choose_harness_box",
-               lambda *_: inspect / "webshop_ctf.box.toml"), \
-            patch("lattice_desktop.ui.harness_window.choose_harness_traces",
-                  lambda *_: [inspect / "webshop_ctf.eval"]):
+    with (
+        patch(
+            "lattice_desktop.ui.harness_window.choose_harness_box",
+            lambda *_: inspect / "webshop_ctf.box.toml",
+        ),
+        patch(
+            "lattice_desktop.ui.harness_window.choose_harness_traces",
+            lambda *_: [inspect / "webshop_ctf.eval"],
+        ),
+    ):
         with qtbot.waitSignal(window.harness.imported, timeout=TIMEOUT) as done:
             window.harness.import_action.trigger()
     assert len(done.args[0].stored) == 1 and done.args[0].errors == []
     qtbot.waitUntil(lambda: window.harness.page is not None, timeout=TIMEOUT)
     view = window.harness.results
-    shown = {view.metrics_model.index(r, 0).data(): view.metrics_model.index(r, 1).data()
-             for r in range(view.metrics_model.rowCount())}
+    shown = {
+        view.metrics_model.index(r, 0).data(): view.metrics_model.index(r, 1).data()
+        for r in range(view.metrics_model.rowCount())
+    }
     assert shown["Score"] == "1.00" and shown["Cost"] == "0.97" and shown["Compliance"] == "-"
     inputs = view.inputs.text()
     assert 'sample "ctf-1", epoch 1' in inputs
@@ -222,20 +244,25 @@ def test_a_bad_box_key_is_named_and_nothing_is_stored(qtbot, window, tmp_path):
     assert HarnessRun.select().count() == 0
 
 
-def test_double_click_on_a_harness_board_row_opens_that_run(qtbot, graded, harness_stored,
-                                                            window):
+def test_double_click_on_a_harness_board_row_opens_that_run(qtbot, graded, harness_stored, window):
     listed(qtbot, window, 7)
     tab = window.leaderboard_tab
-    qtbot.waitUntil(lambda: tab.case_picker.count() == 2 and not tab._choices_query.busy,
-                    timeout=TIMEOUT)
+    qtbot.waitUntil(lambda: tab.case_picker.count() == 2 and not tab._choices_query.busy, timeout=TIMEOUT)
     with qtbot.waitSignal(window.page_shown, timeout=TIMEOUT):
         window.runs_panel.select_run(graded["echo"])
-    qtbot.waitUntil(lambda: tab.table.model() is tab.fuel_model and not tab._board_query.busy,
-                    timeout=TIMEOUT)
+    qtbot.waitUntil(
+        lambda: tab.table.model() is tab.fuel_model and not tab._board_query.busy, timeout=TIMEOUT
+    )
     open_harness(qtbot, window, harness_stored["nothing"])  # the board follows the open run
-    qtbot.waitUntil(lambda: tab.table.model() is tab.harness_model
-                    and tab.harness_model.rowCount() == 7 and not tab._choices_query.busy
-                    and not tab._board_query.busy, timeout=TIMEOUT)
+    qtbot.waitUntil(
+        lambda: (
+            tab.table.model() is tab.harness_model
+            and tab.harness_model.rowCount() == 7
+            and not tab._choices_query.busy
+            and not tab._board_query.busy
+        ),
+        timeout=TIMEOUT,
+    )
     assert tab.case_picker.currentData() == ("harness", "webshop")
     board = tab.harness_model
     assert board.mine(6) and not board.mine(0)  # the open run's harness and model
@@ -274,6 +301,7 @@ def test_verify_lists_a_run_that_does_not_reproduce(qtbot, harness_stored, windo
 def test_first_start_also_imports_the_bundled_harness_examples(qtbot, make_window):
     window = make_window(auto_demo=True)
     listed(qtbot, window, len(list(TRACES.glob("*.jsonl"))))
-    qtbot.waitUntil(lambda: not window.grading.running and len(window.runs_panel.model.summaries) == 3,
-                    timeout=60_000)
+    qtbot.waitUntil(
+        lambda: not window.grading.running and len(window.runs_panel.model.summaries) == 3, timeout=60_000
+    )
     assert window.message_bar.message() == ""

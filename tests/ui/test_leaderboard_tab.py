@@ -20,8 +20,15 @@ HARNESS = Path(__file__).resolve().parents[2] / "resources" / "harness"
 
 def board_ready(qtbot, window) -> None:
     tab = window.leaderboard_tab
-    qtbot.waitUntil(lambda: tab.case_picker.count() > 0 and not tab._choices_query.busy
-                    and not tab._board_query.busy and tab.table.model() is not None, timeout=10_000)
+    qtbot.waitUntil(
+        lambda: (
+            tab.case_picker.count() > 0
+            and not tab._choices_query.busy
+            and not tab._board_query.busy
+            and tab.table.model() is not None
+        ),
+        timeout=10_000,
+    )
 
 
 def cells(model, row: int) -> list[str]:
@@ -78,11 +85,20 @@ def store_harness_runs(db_path: Path, *traces: str) -> None:
     for name in traces:
         result = score(box, load_trace(HARNESS / "traces" / f"{name}.jsonl"))
         HarnessRun.create(
-            box=result.box, stage=result.stage, harness=result.harness, model=result.model,
-            score=result.metrics["score"].value, execution=result.execution.value,
-            last_capture=result.last_capture_elapsed_s, box_source="webshop.box.toml",
-            box_text="", trace_source=f"{name}.jsonl", trace_text="",
-            result_json=json.dumps(result.to_dict()), imported=datetime.now(UTC))
+            box=result.box,
+            stage=result.stage,
+            harness=result.harness,
+            model=result.model,
+            score=result.metrics["score"].value,
+            execution=result.execution.value,
+            last_capture=result.last_capture_elapsed_s,
+            box_source="webshop.box.toml",
+            box_text="",
+            trace_source=f"{name}.jsonl",
+            trace_text="",
+            result_json=json.dumps(result.to_dict()),
+            imported=datetime.now(UTC),
+        )
 
 
 def test_harness_boxes_rank_by_score_then_execution_with_dashes(qtbot, db_path, make_window):
@@ -95,11 +111,18 @@ def test_harness_boxes_rank_by_score_then_execution_with_dashes(qtbot, db_path, 
     model = tab.harness_model
     assert tab.table.model() is model
     assert [model.headerData(c, Qt.Orientation.Horizontal) for c in range(model.columnCount())] == [
-        "Rank", "Harness / model", "Score", "Execution", "Cost", "Focus", "Time", "Compliance",
-        "Tools"]
+        "Rank",
+        "Harness / model",
+        "Score",
+        "Execution",
+        "Cost",
+        "Focus",
+        "Time",
+        "Compliance",
+        "Tools",
+    ]
     rows = [cells(model, r) for r in range(model.rowCount())]
-    assert [r[1] for r in rows] == ["tidy-agent / model-a", "loopy-agent / model-a",
-                                    "lost-agent / model-a"]
+    assert [r[1] for r in rows] == ["tidy-agent / model-a", "loopy-agent / model-a", "lost-agent / model-a"]
     assert rows[0][:4] == ["#1", "tidy-agent / model-a", "1.00", "0.88"]
     lost = rows[2]
     assert lost[4] == "-" and lost[6] == "-"  # Cost and Time could not be measured: not 0

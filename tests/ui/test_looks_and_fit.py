@@ -35,8 +35,16 @@ OFFSCREEN_SHOW = "This plugin does not support propagateSizeHints"
 
 
 def one_result(outcome: Outcome) -> CaseResult:
-    return CaseResult(name="stress-1", kind="stress", behaviour="", size=10, outcome=outcome,
-                      ceiling=100, budget=400, fuel=150 if outcome.correct else None)
+    return CaseResult(
+        name="stress-1",
+        kind="stress",
+        behaviour="",
+        size=10,
+        outcome=outcome,
+        ceiling=100,
+        budget=400,
+        fuel=150 if outcome.correct else None,
+    )
 
 
 @pytest.mark.parametrize("outcome", list(Outcome))
@@ -82,8 +90,10 @@ def test_the_leaderboard_marks_over_ceiling_rows_with_the_verdicts_symbol(qtbot)
     assert model.index(2, 5).data() == "unknown"  # a date the store could not read
 
 
-needs_engines = pytest.mark.skipif(not (LATTICE / "submissions" / "lines" / "engine.wasm").is_file(),
-                                   reason="the bundled sample engines are not built")
+needs_engines = pytest.mark.skipif(
+    not (LATTICE / "submissions" / "lines" / "engine.wasm").is_file(),
+    reason="the bundled sample engines are not built",
+)
 
 
 @pytest.fixture
@@ -92,8 +102,10 @@ def lattice_runs(tmp_path):
     path = tmp_path / "runs.db"
     writer = Writer(open_database(path))
     case = load_case(LATTICE / "case.toml")
-    ids = {name: grade_and_store(case, load_submission(LATTICE / "submissions" / name), writer=writer).run_id
-           for name in ("lines", "buggy")}
+    ids = {
+        name: grade_and_store(case, load_submission(LATTICE / "submissions" / name), writer=writer).run_id
+        for name in ("lines", "buggy")
+    }
     writer.close()
     return path, ids
 
@@ -154,8 +166,9 @@ def test_the_factory_scenario_list_marks_each_case_with_its_outcome(qtbot, small
     box = window.factory_tab.case_box
     page_results = {r.name: r for r in window.page.run.results}
     texts = [box.itemText(i) for i in range(box.count())]
-    assert texts == [f"{page_results[box.itemData(i)].outcome.symbol} {box.itemData(i)}"
-                     for i in range(box.count())]
+    assert texts == [
+        f"{page_results[box.itemData(i)].outcome.symbol} {box.itemData(i)}" for i in range(box.count())
+    ]
     assert any(t.startswith(Outcome.SKIPPED.look.symbol) for t in texts)
 
 
@@ -221,12 +234,32 @@ def test_on_a_1366x768_screen_the_window_starts_and_stays_within_it(tmp_path, la
 
     path, ids = lattice_runs
     config = tmp_path / "screen.json"
-    config.write_text(json.dumps({"screens": [{"name": "laptop", "x": 0, "y": 0, "width": SCREEN[0],
-                                               "height": SCREEN[1], "logicalDpi": 96, "dpr": 1}]}))
+    config.write_text(
+        json.dumps(
+            {
+                "screens": [
+                    {
+                        "name": "laptop",
+                        "x": 0,
+                        "y": 0,
+                        "width": SCREEN[0],
+                        "height": SCREEN[1],
+                        "logicalDpi": 96,
+                        "dpr": 1,
+                    }
+                ]
+            }
+        )
+    )
     env = dict(os.environ, QT_QPA_PLATFORM=f"offscreen:configfile={config}")
-    done = subprocess.run([sys.executable, "-c", ON_A_LAPTOP, str(path), str(ids["lines"])], env=env,
-                          capture_output=True, text=True, timeout=300,
-                          cwd=Path(__file__).resolve().parents[2])
+    done = subprocess.run(
+        [sys.executable, "-c", ON_A_LAPTOP, str(path), str(ids["lines"])],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=Path(__file__).resolve().parents[2],
+    )
     assert done.returncode == 0, done.stderr[-3000:]
     first, largest = done.stdout.split("\n")[:2]
     screen_w, screen_h, width, height = map(int, first.split())

@@ -38,7 +38,10 @@ def test_runs_are_grouped_by_case_then_model(qtbot, graded, window):
     case = model.index(0, 0)
     assert case.data() == "echo 1/standard"
     assert sorted(model.index(r, 0, case).data() for r in range(model.rowCount(case))) == [
-        "model-a", "model-b", "model-c"]
+        "model-a",
+        "model-b",
+        "model-c",
+    ]
     leaf = model.index_of_run(graded["bytewise"])
     chip = leaf.siblingAtColumn(1).data(CHIP_ROLE)
     assert (chip.symbol, chip.label) == ("▲", "over ceiling")
@@ -73,8 +76,12 @@ def test_ctrl_f_focuses_the_filter_and_ctrl_digits_switch_tabs(qtbot, graded, wi
     with qtbot.waitActive(window):
         window.show()
         window.activateWindow()
-    for key, tab in ((Qt.Key.Key_4, LEADERBOARD), (Qt.Key.Key_2, FACTORY), (Qt.Key.Key_3, FUEL),
-                     (Qt.Key.Key_1, RESULTS)):
+    for key, tab in (
+        (Qt.Key.Key_4, LEADERBOARD),
+        (Qt.Key.Key_2, FACTORY),
+        (Qt.Key.Key_3, FUEL),
+        (Qt.Key.Key_1, RESULTS),
+    ):
         qtbot.keyClick(window, key, Qt.KeyboardModifier.ControlModifier)
         assert window.tabs.currentIndex() == tab
     qtbot.keyClick(window, Qt.Key.Key_F, Qt.KeyboardModifier.ControlModifier)
@@ -109,20 +116,28 @@ def test_an_empty_database_says_what_to_do(window):
 
 def test_first_start_grades_the_demo_samples(qtbot, make_window):
     window = make_window(auto_demo=True)
-    qtbot.waitUntil(lambda: len(window.runs_panel.model.summaries) == 3
-                    and all(s.verdict.finished for s in window.runs_panel.model.summaries),
-                    timeout=60_000)
+    qtbot.waitUntil(
+        lambda: (
+            len(window.runs_panel.model.summaries) == 3
+            and all(s.verdict.finished for s in window.runs_panel.model.summaries)
+        ),
+        timeout=60_000,
+    )
     verdicts = {s.submission: s.verdict for s in window.runs_panel.model.summaries}
-    assert verdicts == {"echo": Verdict.CORRECT, "bytewise": Verdict.OVER_CEILING,
-                        "wrong": Verdict.INCORRECT}
+    assert verdicts == {"echo": Verdict.CORRECT, "bytewise": Verdict.OVER_CEILING, "wrong": Verdict.INCORRECT}
     qtbot.waitUntil(lambda: window.page is not None, timeout=10_000)  # something to look at
 
 
 def drop(window, path) -> None:
     data = QMimeData()
     data.setUrls([QUrl.fromLocalFile(str(path))])
-    event = QDropEvent(QPoint(10, 10), Qt.DropAction.CopyAction, data,
-                       Qt.MouseButton.NoButton, Qt.KeyboardModifier.NoModifier)
+    event = QDropEvent(
+        QPoint(10, 10),
+        Qt.DropAction.CopyAction,
+        data,
+        Qt.MouseButton.NoButton,
+        Qt.KeyboardModifier.NoModifier,
+    )
     window.dropEvent(event)
 
 

@@ -27,8 +27,15 @@ def scenarios(tmp_path):
 
 def wait_opened(qtbot, tab, path):
     data = path.read_bytes()
-    qtbot.waitUntil(lambda: tab.snapshots is not None and tab.playback is not None
-                    and tab.playback.data == data and not tab.loader.busy, timeout=30_000)
+    qtbot.waitUntil(
+        lambda: (
+            tab.snapshots is not None
+            and tab.playback is not None
+            and tab.playback.data == data
+            and not tab.loader.busy
+        ),
+        timeout=30_000,
+    )
 
 
 def test_several_scenario_files_are_listed_and_replayed_without_grading(qtbot, window, scenarios):
@@ -120,8 +127,9 @@ def test_a_run_opened_afterwards_replaces_the_files(qtbot, window, graded, scena
 def test_the_first_start_grades_the_demo_without_taking_the_files_away(qtbot, make_window, scenarios):
     window = make_window(auto_demo=True)
     window.open_paths(scenarios)
-    qtbot.waitUntil(lambda: len(window.runs_panel.model.summaries) == 3
-                    and not window.grading.running, timeout=60_000)
+    qtbot.waitUntil(
+        lambda: len(window.runs_panel.model.summaries) == 3 and not window.grading.running, timeout=60_000
+    )
     qtbot.wait(200)  # past the idle signal that would open the newest run
     assert window.page is None
     assert window.factory_tab.scenario_files == [p.resolve() for p in scenarios]

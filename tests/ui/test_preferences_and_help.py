@@ -71,14 +71,16 @@ def test_help_lists_the_shortcuts_the_keys_really_have(qtbot, window):
     dialog = ShortcutsDialog(rows, window)
     qtbot.addWidget(dialog)
     texts = dialog.texts()
-    for where, what, keys in [("Factory tab", "Play / pause", "Space"),
-                              ("Factory tab", "One tick forward", "Right"),
-                              ("Factory tab", "Previous snapshot", "Shift+Left"),
-                              ("Factory tab", "Next snapshot", "Shift+Right"),
-                              ("Factory tab", "Next divergent snapshot", "D"),
-                              ("File", "Open scenario…", "Ctrl+Shift+O"),
-                              ("File", "Grade submission…", "Ctrl+G"),
-                              ("File", "Preferences…", "Ctrl+,")]:
+    for where, what, keys in [
+        ("Factory tab", "Play / pause", "Space"),
+        ("Factory tab", "One tick forward", "Right"),
+        ("Factory tab", "Previous snapshot", "Shift+Left"),
+        ("Factory tab", "Next snapshot", "Shift+Right"),
+        ("Factory tab", "Next divergent snapshot", "D"),
+        ("File", "Open scenario…", "Ctrl+Shift+O"),
+        ("File", "Grade submission…", "Ctrl+G"),
+        ("File", "Preferences…", "Ctrl+,"),
+    ]:
         assert (where, what, keys) in texts
 
 
@@ -91,8 +93,9 @@ def test_about_names_every_version_and_the_fuel_caveat():
 
 def launcher(*args: str) -> subprocess.CompletedProcess:
     env = {k: v for k, v in os.environ.items() if k not in {"DISPLAY", "WAYLAND_DISPLAY", "QT_QPA_PLATFORM"}}
-    return subprocess.run([sys.executable, "-m", "lattice_desktop", *args], env=env, capture_output=True,
-                          text=True, timeout=120)
+    return subprocess.run(
+        [sys.executable, "-m", "lattice_desktop", *args], env=env, capture_output=True, text=True, timeout=120
+    )
 
 
 def test_without_a_display_the_app_says_so_in_one_line_and_names_the_headless_commands():

@@ -29,8 +29,7 @@ def test_a_failed_smoke_test_comes_first_with_its_behaviour(qtbot, graded, windo
     assert "Smoke test <code>hello</code> failed — stress cases skipped (counted failed)" in banner
     assert "echoes a short input" in banner
     smoke = tab.smoke_model
-    assert [smoke.index(0, c).data() for c in range(3)] == ["hello", "echoes a short input",
-                                                             "✗ wrong answer"]
+    assert [smoke.index(0, c).data() for c in range(3)] == ["hello", "echoes a short input", "✗ wrong answer"]
     assert smoke.index(0, smoke.column("Outcome")).data(CHIP_ROLE).label == "wrong answer"
     stress = tab.stress_model
     assert stress.index(0, stress.column("Outcome")).data() == "⊘ skipped"
@@ -86,10 +85,16 @@ def test_the_build_log_is_collapsible(qtbot, graded, window):
 
 def test_a_snapshot_divergence_reads_at_a_glance():
     result = CaseResult(
-        name="stress-64", kind="stress", behaviour="", size=64, outcome=Outcome.WRONG_ANSWER,
-        ceiling=1000, budget=1000, fuel=900,
-        mismatch=Mismatch(11, 0x3F0A_0000_0000_E21C, 0x9B1C_0000_0000_0A44, tick=1200,
-                          unit="snapshot"))
+        name="stress-64",
+        kind="stress",
+        behaviour="",
+        size=64,
+        outcome=Outcome.WRONG_ANSWER,
+        ceiling=1000,
+        budget=1000,
+        fuel=900,
+        mismatch=Mismatch(11, 0x3F0A_0000_0000_E21C, 0x9B1C_0000_0000_0A44, tick=1200, unit="snapshot"),
+    )
     assert detail_text(result) == "snapshot 12 · tick 1200 · expected 3f0a…e21c · got 9b1c…0a44"
     assert "3f0a00000000e21c" in detail_text(result, exact=True)
     model = ResultsModel(smoke=False)
@@ -117,9 +122,16 @@ def test_an_exhausted_runway_is_its_own_reason_not_a_wrong_answer(qtbot):
     from lattice_desktop.sandbox.runner import runway_exhausted
 
     result = CaseResult(
-        name="stress-512", kind="stress", behaviour="", size=512 * 512, outcome=Outcome.OUT_OF_FUEL,
-        ceiling=2_600_000_000, budget=208_000_000_000, fuel=208_000_000_000,
-        detail=f"{runway_exhausted(208_000_000_000, 2_600_000_000)}: no answer to judge")
+        name="stress-512",
+        kind="stress",
+        behaviour="",
+        size=512 * 512,
+        outcome=Outcome.OUT_OF_FUEL,
+        ceiling=2_600_000_000,
+        budget=208_000_000_000,
+        fuel=208_000_000_000,
+        detail=f"{runway_exhausted(208_000_000_000, 2_600_000_000)}: no answer to judge",
+    )
     model = ResultsModel(smoke=False)
     model.set_results([result])
     outcome = model.index(0, model.column("Outcome"))

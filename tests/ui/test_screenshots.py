@@ -9,8 +9,19 @@ from PySide6.QtGui import QImage
 from lattice_desktop.ui.screenshots import save_screenshots
 
 OFFSCREEN_SHOW = "This plugin does not support propagateSizeHints()"
-TABS = ["results", "fuel", "leaderboard", "results_incorrect", "factory", "factory_largest",
-        "factory_scale", "factory_scale_heatmap", "harness_results", "harness_leaderboard", "scenario_file"]
+TABS = [
+    "results",
+    "fuel",
+    "leaderboard",
+    "results_incorrect",
+    "factory",
+    "factory_largest",
+    "factory_scale",
+    "factory_scale_heatmap",
+    "harness_results",
+    "harness_leaderboard",
+    "scenario_file",
+]
 
 
 @pytest.mark.qt_log_ignore(OFFSCREEN_SHOW)

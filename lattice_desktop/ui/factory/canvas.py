@@ -209,14 +209,16 @@ class FactoryCanvas(pg.GraphicsView):
             return
         self.region = region
         self.pixels = self.raster.render(self.state, region)
-        self.image.set_pixels(self.pixels, QRectF(region.x0, region.y0, region.x1 - region.x0,
-                                                  region.y1 - region.y0))
+        self.image.set_pixels(
+            self.pixels, QRectF(region.x0, region.y0, region.x1 - region.x0, region.y1 - region.y0)
+        )
 
     def _range_changed(self, *_args) -> None:
         self.moved.emit()
         region = self.visible_region()
-        if region != self.region and (region is None or self.region is None or region.scale > 1
-                                      or self.region.scale > 1):
+        if region != self.region and (
+            region is None or self.region is None or region.scale > 1 or self.region.scale > 1
+        ):
             self._redraw.start()
 
     # --- hover and keys ---------------------------------------------------------------------

@@ -26,8 +26,9 @@ class CensusPanel(QLabel):
         self.setTextFormat(Qt.TextFormat.RichText)
         self.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
         self.setContentsMargins(6, 4, 6, 4)
-        self.setToolTip("What this scenario's run exercises, counted over all its ticks "
-                        "with the reference rules")
+        self.setToolTip(
+            "What this scenario's run exercises, counted over all its ticks with the reference rules"
+        )
         self.census: Census | None = None
         self._wanted: bytes | None = None
         self._counting: Work | None = None  # the count under way

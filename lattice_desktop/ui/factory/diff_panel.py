@@ -20,8 +20,11 @@ from lattice_desktop.lattice.records import RecordDiff
 
 MODES = ("Reference", "Submission", "Diff")
 KIND_NAMES = {
-    Kind.BELT_ITEM: "belt item", Kind.SOURCE_ITEM: "source buffer", Kind.SINK_COUNT: "sink count",
-    Kind.ASSEMBLER: "assembler timer", Kind.ASSEMBLER_OUTPUT: "assembler output",
+    Kind.BELT_ITEM: "belt item",
+    Kind.SOURCE_ITEM: "source buffer",
+    Kind.SINK_COUNT: "sink count",
+    Kind.ASSEMBLER: "assembler timer",
+    Kind.ASSEMBLER_OUTPUT: "assembler output",
     Kind.ASSEMBLER_BUFFER: "assembler buffer",
 }
 MAX_ROWS = 5000
@@ -113,8 +116,9 @@ class DiffList(QWidget):
         if current is not None and not self._selecting:
             self.cell_chosen.emit(int(current.data(0, Qt.ItemDataRole.UserRole)))
 
-    def set_diffs(self, diffs: list[RecordDiff], width: int, tick: int,
-                  items: dict[int, str] | None = None) -> None:
+    def set_diffs(
+        self, diffs: list[RecordDiff], width: int, tick: int, items: dict[int, str] | None = None
+    ) -> None:
         """`items` names item types (the scenario's `item` lines): "gear (5)", else "type 5"."""
         self.tree.clear()
         self.rows_of = {}
@@ -125,8 +129,9 @@ class DiffList(QWidget):
 
         count = len(diffs)
         self.title.setText(
-            f"Tick {tick:,}: the factories agree" if not count else
-            f"Tick {tick:,}: {count:,} differing record{'s' if count != 1 else ''} "
+            f"Tick {tick:,}: the factories agree"
+            if not count
+            else f"Tick {tick:,}: {count:,} differing record{'s' if count != 1 else ''} "
             f"in {len({d.cell for d in diffs}):,} cells"
         )
         items = []
@@ -139,11 +144,14 @@ class DiffList(QWidget):
                 what += f" {low}"
             else:
                 what += f": {named(low & 255)}"
-            item = QTreeWidgetItem([
-                f"({d.cell % width}, {d.cell // width})", what,
-                "—" if d.expected is None else f"{d.expected:,}",
-                "—" if d.got is None else f"{d.got:,}",
-            ])
+            item = QTreeWidgetItem(
+                [
+                    f"({d.cell % width}, {d.cell // width})",
+                    what,
+                    "—" if d.expected is None else f"{d.expected:,}",
+                    "—" if d.got is None else f"{d.got:,}",
+                ]
+            )
             item.setToolTip(1, f"key {d.key:#018x}")
             item.setData(0, Qt.ItemDataRole.UserRole, d.cell)
             self.rows_of.setdefault(d.cell, []).append(item)

@@ -5,8 +5,14 @@ from __future__ import annotations
 
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QSizePolicy, QToolButton, QVBoxLayout, QWidget
 
-KEYS = {"previous_cell": "Shift+N", "next_cell": "N", "previous_snapshot": "Shift+D",
-        "next_snapshot": "D", "heatmap": "H", "first_tick": "T"}
+KEYS = {
+    "previous_cell": "Shift+N",
+    "next_cell": "N",
+    "previous_snapshot": "Shift+D",
+    "next_snapshot": "D",
+    "heatmap": "H",
+    "first_tick": "T",
+}
 
 
 class DivergenceBar(QWidget):
@@ -19,14 +25,19 @@ class DivergenceBar(QWidget):
         self.cell_label.setMinimumWidth(120)
         self.next_cell = self._button("cell ▶", f"Next differing cell ({KEYS['next_cell']})")
         self.previous_snapshot = self._button(
-            "◀ divergent snapshot", f"Previous snapshot whose checksums differ ({KEYS['previous_snapshot']})")
+            "◀ divergent snapshot", f"Previous snapshot whose checksums differ ({KEYS['previous_snapshot']})"
+        )
         self.next_snapshot = self._button(
-            "divergent snapshot ▶", f"Next snapshot whose checksums differ ({KEYS['next_snapshot']})")
-        self.heatmap = self._button("Heatmap", f"Colour differing cells by how many records differ "
-                                               f"({KEYS['heatmap']})")
+            "divergent snapshot ▶", f"Next snapshot whose checksums differ ({KEYS['next_snapshot']})"
+        )
+        self.heatmap = self._button(
+            "Heatmap", f"Colour differing cells by how many records differ ({KEYS['heatmap']})"
+        )
         self.heatmap.setCheckable(True)
-        self.first_tick = self._button("First wrong tick", "Go to the first tick whose state departs "
-                                                           f"from the reference ({KEYS['first_tick']})")
+        self.first_tick = self._button(
+            "First wrong tick",
+            f"Go to the first tick whose state departs from the reference ({KEYS['first_tick']})",
+        )
         self.first_tick.setEnabled(False)
         self.status = QLabel("", self)
         self.status.setObjectName("divergenceStatus")
@@ -57,8 +68,12 @@ class DivergenceBar(QWidget):
         return button
 
     def show_cell(self, index: int | None, count: int, where: str = "") -> None:
-        self.cell_label.setText("no differing cells" if not count else
-                                f"cell {index + 1:,} of {count:,} {where}" if index is not None else
-                                f"{count:,} differing cells")
+        self.cell_label.setText(
+            "no differing cells"
+            if not count
+            else f"cell {index + 1:,} of {count:,} {where}"
+            if index is not None
+            else f"{count:,} differing cells"
+        )
         self.previous_cell.setEnabled(count > 0)
         self.next_cell.setEnabled(count > 0)

@@ -60,8 +60,11 @@ class DivergenceNavigation:
     def step_cell(self, direction: int) -> None:
         """Focus the previous/next differing cell (wrapping around)."""
         if self.cells:
-            index = -1 if self.cell_index is None and direction < 0 else (
-                0 if self.cell_index is None else self.cell_index + direction)
+            index = (
+                -1
+                if self.cell_index is None and direction < 0
+                else (0 if self.cell_index is None else self.cell_index + direction)
+            )
             self.focus_cell(index % len(self.cells), zoom=True)
 
     def focus_cell(self, index: int, *, zoom: bool) -> None:
@@ -158,7 +161,8 @@ class DivergenceNavigation:
         self.bar.status.setText(
             f"First wrong tick: {found.tick:,} (agrees through {found.agreed:,}) · "
             f"{len(found.diffs):,} records in {len(found.cells):,} cells, first at "
-            f"({first % width}, {first // width}) · found by {found.how}")
+            f"({first % width}, {first // width}) · found by {found.how}"
+        )
         self.bar.first_tick.setEnabled(True)
         self.transport.timeline.set_first_wrong(found.tick)
         if self.tick == self._search_from and not self.timer.isActive():
@@ -225,8 +229,10 @@ class DivergenceNavigation:
             self._request_diff(self.tick)
 
     def _big(self) -> bool:
-        return self.playback is not None and max(self.playback.scenario.width,
-                                                 self.playback.scenario.height) >= 64
+        return (
+            self.playback is not None
+            and max(self.playback.scenario.width, self.playback.scenario.height) >= 64
+        )
 
     def _cell_clicked(self, cell: int) -> None:
         """A click on a marked cell selects its records."""

@@ -16,8 +16,14 @@ SIDE = 168  # the overview's longer side at most, pixels
 MIN_SIDE = 72
 MIN_MARK = 3  # a difference covers at least this many pixels each way
 
-_LAYOUT_RGB = {Entity.EMPTY: (21, 23, 28), Entity.WALL: (90, 90, 96), Entity.BELT: (58, 64, 78),
-               Entity.SOURCE: (120, 150, 200), Entity.SINK: (70, 70, 70), Entity.ASSEMBLER: (150, 120, 80)}
+_LAYOUT_RGB = {
+    Entity.EMPTY: (21, 23, 28),
+    Entity.WALL: (90, 90, 96),
+    Entity.BELT: (58, 64, 78),
+    Entity.SOURCE: (120, 150, 200),
+    Entity.SINK: (70, 70, 70),
+    Entity.ASSEMBLER: (150, 120, 80),
+}
 
 
 def overview(entity: np.ndarray, counts: np.ndarray | None, side: int = SIDE) -> np.ndarray:
@@ -39,8 +45,10 @@ def overview(entity: np.ndarray, counts: np.ndarray | None, side: int = SIDE) ->
         mark = np.zeros((out_h, out_w), bool)
         for dy in range(grow):
             for dx in range(grow):
-                mark[np.minimum(py + dy - grow // 2, out_h - 1).clip(0),
-                     np.minimum(px + dx - grow // 2, out_w - 1).clip(0)] = True
+                mark[
+                    np.minimum(py + dy - grow // 2, out_h - 1).clip(0),
+                    np.minimum(px + dx - grow // 2, out_w - 1).clip(0),
+                ] = True
         image[mark] = (*pal.MARK_RGBA[:3], 255)
     return np.ascontiguousarray(image)
 
@@ -100,8 +108,12 @@ class Minimap(QWidget):
         painter.fillRect(self.rect(), QColor(pal.GROUND))
         painter.drawImage(1, 1, self._image)
         scale = self._scale()
-        view = QRectF(1 + self._visible.x() * scale, 1 + self._visible.y() * scale,
-                      self._visible.width() * scale, self._visible.height() * scale)
+        view = QRectF(
+            1 + self._visible.x() * scale,
+            1 + self._visible.y() * scale,
+            self._visible.width() * scale,
+            self._visible.height() * scale,
+        )
         painter.setPen(QPen(QColor(pal.FOCUS_OUTLINE), 1.5))
         painter.drawRect(view.intersected(QRectF(self.rect()).adjusted(0.5, 0.5, -0.5, -0.5)))
         painter.setPen(QPen(QColor("#888888"), 1))

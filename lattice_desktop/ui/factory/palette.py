@@ -123,8 +123,10 @@ SOURCE_CODE = np.array([SOURCE_BODY + item_slot(t) if t else BELT for t in range
 MARK_RGBA = (255, 92, 138, 120)  # a differing cell's tint (DIFF_OUTLINE, see-through)
 # The heatmap: the factory dimmed, then 1, 2, 3, 4+ differing records in a cell from pale
 # yellow to deep magenta (light to dark, so it reads without colour too).
-HEAT_RGBA = np.array([(0, 0, 0, 170), (255, 236, 140, 235), (255, 170, 60, 240), (240, 90, 40, 245),
-                      (200, 30, 110, 250)], np.uint8)
+HEAT_RGBA = np.array(
+    [(0, 0, 0, 170), (255, 236, 140, 235), (255, 170, 60, 240), (240, 90, 40, 245), (200, 30, 110, 250)],
+    np.uint8,
+)
 
 
 def mark_image(counts: np.ndarray, *, heatmap: bool) -> np.ndarray:

@@ -67,7 +67,7 @@ def lead_item(slots: np.ndarray) -> np.ndarray:
 
 def cell_codes(state: FactoryState, static: Static, region: Region) -> np.ndarray:
     """One code per cell: the map view, and the base every block is drawn on."""
-    sl = np.s_[region.y0:region.y1, region.x0:region.x1]
+    sl = np.s_[region.y0 : region.y1, region.x0 : region.x1]
     entity = state.entity[sl]
     codes = np.full(entity.shape, pal.GROUND_CODE, np.uint8)
     codes[entity == Entity.WALL] = pal.WALL
@@ -81,8 +81,9 @@ def cell_codes(state: FactoryState, static: Static, region: Region) -> np.ndarra
     source = entity == Entity.SOURCE
     codes[source] = pal.SOURCE_CODE[static.source_type[sl][source]]
     if region.scale == 1:
-        codes[source & (state.source_buffer[sl] != 0)] = pal.ITEM_CODE[static.source_type[sl][
-            source & (state.source_buffer[sl] != 0)]]
+        codes[source & (state.source_buffer[sl] != 0)] = pal.ITEM_CODE[
+            static.source_type[sl][source & (state.source_buffer[sl] != 0)]
+        ]
         for c, (remaining, _, _) in state.assemblers.items():
             x, y = c % state.entity.shape[1] - region.x0, c // state.entity.shape[1] - region.y0
             if remaining and 0 <= x < codes.shape[1] and 0 <= y < codes.shape[0]:
@@ -97,7 +98,7 @@ def render(state: FactoryState, static: Static, region: Region) -> np.ndarray:
     if p == 1:
         return codes
     image = np.repeat(np.repeat(codes, p, axis=0), p, axis=1)
-    sl = np.s_[region.y0:region.y1, region.x0:region.x1]
+    sl = np.s_[region.y0 : region.y1, region.x0 : region.x1]
     entity, direction, slots = state.entity[sl], state.direction[sl], state.slots[sl]
     belt = entity == Entity.BELT
     masks = _masks(p)
@@ -123,14 +124,15 @@ def render(state: FactoryState, static: Static, region: Region) -> np.ndarray:
     return image
 
 
-def _draw_assemblers(image: np.ndarray, state: FactoryState, static: Static, region: Region,
-                     masks: dict) -> None:
+def _draw_assemblers(
+    image: np.ndarray, state: FactoryState, static: Static, region: Region, masks: dict
+) -> None:
     p, width = region.scale, state.entity.shape[1]
     for c, (remaining, output, _) in state.assemblers.items():
         x, y = c % width - region.x0, c // width - region.y0
         if not (0 <= x < region.x1 - region.x0 and 0 <= y < region.y1 - region.y0):
             continue
-        block = image[y * p:(y + 1) * p, x * p:(x + 1) * p]
+        block = image[y * p : (y + 1) * p, x * p : (x + 1) * p]
         block[masks["inset"]] = pal.ASSEMBLER_CRAFTING if remaining else pal.ASSEMBLER
         if p >= 8:
             time = static.recipe_time.get(c, 1)
@@ -187,9 +189,16 @@ def _masks(p: int) -> dict:
     hatch = ((np.mgrid[0:p, 0:p].sum(axis=0)) % max(3, p // 3)) == 0
     rim = ~inset | ((radius > 0.25) & (radius < 0.25 + 1.5 / p))
     return {
-        "slot": slots, "rails": turned(rails_east), "chevron": turned(chevron_east),
-        "notch": turned(notch_east), "centre": centre, "inset": inset, "ring": ring,
-        "arc": arcs, "hatch": hatch, "rim": rim,
+        "slot": slots,
+        "rails": turned(rails_east),
+        "chevron": turned(chevron_east),
+        "notch": turned(notch_east),
+        "centre": centre,
+        "inset": inset,
+        "ring": ring,
+        "arc": arcs,
+        "hatch": hatch,
+        "rim": rim,
     }
 
 
@@ -224,8 +233,11 @@ def _box(mask: np.ndarray) -> tuple[int, int, int, int] | None:
 def _boxes(p: int) -> dict:
     """The rectangular masks of `_masks(p)` as (row0, row1, col0, col1)."""
     masks = _masks(p)
-    boxes = {"slot": [[_box(m) for m in per_dir] for per_dir in masks["slot"]],
-             "centre": _box(masks["centre"]), "inset": _box(masks["inset"])}
+    boxes = {
+        "slot": [[_box(m) for m in per_dir] for per_dir in masks["slot"]],
+        "centre": _box(masks["centre"]),
+        "inset": _box(masks["inset"]),
+    }
     for value in (boxes["centre"], boxes["inset"], *(b for d in boxes["slot"] for b in d)):
         if value is None:
             raise AssertionError(f"a slot, centre or inset mask at scale {p} is not a rectangle")
@@ -245,8 +257,9 @@ class Rasterizer:
     `argb_palette()`: ARGB32 pixels). The returned image is overwritten by the next call.
     """
 
-    def __init__(self, static: Static, grid: tuple[np.ndarray, np.ndarray],
-                 colours: np.ndarray | None = None) -> None:
+    def __init__(
+        self, static: Static, grid: tuple[np.ndarray, np.ndarray], colours: np.ndarray | None = None
+    ) -> None:
         self.static = static
         self.entity, self.direction = grid
         self.height, self.width = self.entity.shape
@@ -259,8 +272,11 @@ class Rasterizer:
         self._asm_time = np.array([static.recipe_time[int(x)] for x in cells], np.int64)
         self._asm_index = {int(x): i for i, x in enumerate(cells)}
         # Cell classes for the still layer: (entity, direction, source type) -> 0..n-1.
-        key = (self.entity.astype(np.int64) << 16) | (self.direction.astype(np.int64) << 8) \
+        key = (
+            (self.entity.astype(np.int64) << 16)
+            | (self.direction.astype(np.int64) << 8)
             | static.source_type.astype(np.int64)
+        )
         uniques, inverse = np.unique(key.reshape(-1), return_inverse=True)
         self._class = inverse.reshape(self.entity.shape).astype(np.int32)
         first = np.zeros(len(uniques), np.int64)
@@ -281,10 +297,14 @@ class Rasterizer:
         if tiles is not None:
             return tiles
         rest = FactoryState(
-            tick=0, entity=self.entity, direction=self.direction,
+            tick=0,
+            entity=self.entity,
+            direction=self.direction,
             slots=np.zeros((*self.entity.shape, 4), np.uint8),
-            source_buffer=np.zeros(self.entity.shape, np.uint8), sink_counts={},
-            assemblers={int(x): (0, 0, {}) for x in self._asm_cells})
+            source_buffer=np.zeros(self.entity.shape, np.uint8),
+            sink_counts={},
+            assemblers={int(x): (0, 0, {}) for x in self._asm_cells},
+        )
         out = np.empty((len(self._class_cell), p, p), self.colours.dtype)
         for k, cell in enumerate(self._class_cell.tolist()):
             x, y = cell % self.width, cell // self.width
@@ -297,7 +317,7 @@ class Rasterizer:
             return self._still
         p = region.scale
         tiles = self._tiles_for(p)
-        classes = self._class[region.y0:region.y1, region.x0:region.x1]
+        classes = self._class[region.y0 : region.y1, region.x0 : region.x1]
         rows, cols = classes.shape
         blocks = tiles[classes]  # (rows, cols, P, P)
         still = np.ascontiguousarray(blocks.transpose(0, 2, 1, 3)).reshape(rows * p, cols * p)
@@ -312,7 +332,7 @@ class Rasterizer:
             self._out = np.empty_like(still)
         out = self._out
         np.copyto(out, still)
-        sl = np.s_[region.y0:region.y1, region.x0:region.x1]
+        sl = np.s_[region.y0 : region.y1, region.x0 : region.x1]
         if region.scale == 1:
             self._map(out, state, region, sl)
         else:
@@ -385,8 +405,10 @@ class Rasterizer:
                 masks = _masks(p)
                 _paint_blocks(view, by, bx, masks["ring"], self._track)
                 time = self._asm_time[busy]
-                done = [max(0, min(ARC_STEPS, round(ARC_STEPS * (t - r) / t)))
-                        for t, r in zip(time.tolist(), remaining[busy].tolist())]
+                done = [
+                    max(0, min(ARC_STEPS, round(ARC_STEPS * (t - r) / t)))
+                    for t, r in zip(time.tolist(), remaining[busy].tolist())
+                ]
                 done_arr = np.array(done)
                 for k in sorted(set(done)):
                     pick = done_arr == k

@@ -64,8 +64,13 @@ class SnapshotModel(QAbstractTableModel):
         if role == Qt.ItemDataRole.FontRole and col >= 2:
             return self._bold_mono if row == self._first else self._mono
         if role == Qt.ItemDataRole.TextAlignmentRole:
-            align = Qt.AlignmentFlag.AlignRight if col < 2 else Qt.AlignmentFlag.AlignCenter if col == 4 \
+            align = (
+                Qt.AlignmentFlag.AlignRight
+                if col < 2
+                else Qt.AlignmentFlag.AlignCenter
+                if col == 4
                 else Qt.AlignmentFlag.AlignLeft
+            )
             return int(align | Qt.AlignmentFlag.AlignVCenter)
         if role == Qt.ItemDataRole.ForegroundRole and (col == 4 or (col == 3 and status == 0)):
             return QBrush(QColor(MATCH if status == 1 else MISMATCH if status == 0 else "#888888"))

@@ -42,10 +42,12 @@ class Timeline(QSlider):
         option = QStyleOptionSlider()
         self.initStyleOption(option)
         style = self.style()
-        groove = style.subControlRect(QStyle.ComplexControl.CC_Slider, option,
-                                      QStyle.SubControl.SC_SliderGroove, self)
-        handle = style.subControlRect(QStyle.ComplexControl.CC_Slider, option,
-                                      QStyle.SubControl.SC_SliderHandle, self)
+        groove = style.subControlRect(
+            QStyle.ComplexControl.CC_Slider, option, QStyle.SubControl.SC_SliderGroove, self
+        )
+        handle = style.subControlRect(
+            QStyle.ComplexControl.CC_Slider, option, QStyle.SubControl.SC_SliderHandle, self
+        )
         left = groove.left() + handle.width() / 2
         return left, max(1.0, groove.width() - handle.width()), groove
 
@@ -65,8 +67,16 @@ class Timeline(QSlider):
             x = left + span * (self.first_wrong - self.minimum()) / max(1, self.maximum() - self.minimum())
             painter.setBrush(QColor("#FFD84D"))
             painter.setPen(QColor(MISMATCH))
-            painter.drawPolygon(QPolygonF([QPointF(x, base - 16), QPointF(x + 4, base - 11),
-                                           QPointF(x, base - 6), QPointF(x - 4, base - 11)]))
+            painter.drawPolygon(
+                QPolygonF(
+                    [
+                        QPointF(x, base - 16),
+                        QPointF(x + 4, base - 11),
+                        QPointF(x, base - 6),
+                        QPointF(x - 4, base - 11),
+                    ]
+                )
+            )
         painter.end()
         super().paintEvent(event)
 
@@ -85,5 +95,6 @@ class Timeline(QSlider):
             x = float(xs[first])
             painter.setBrush(QColor(MISMATCH))
             painter.setPen(Qt.PenStyle.NoPen)
-            painter.drawPolygon(QPolygonF([QPointF(x - 4, base - 13), QPointF(x + 4, base - 13),
-                                           QPointF(x, base - 8)]))
+            painter.drawPolygon(
+                QPolygonF([QPointF(x - 4, base - 13), QPointF(x + 4, base - 13), QPointF(x, base - 8)])
+            )

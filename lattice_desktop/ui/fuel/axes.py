@@ -26,7 +26,7 @@ class SILogAxis(pg.AxisItem):
         return [(1.0, majors), (0.5, [m for m in minors if minVal <= m <= maxVal])]
 
     def tickStrings(self, values, scale, spacing):  # noqa: N802
-        return [si(10 ** v, self.unit) for v in values]
+        return [si(10**v, self.unit) for v in values]
 
 
 class CategoryAxis(pg.AxisItem):

@@ -50,17 +50,21 @@ class FuelBars(pg.PlotWidget):
         self.hideButtons()
         self.getAxis("left").setLabel("fuel per case")
         self.showGrid(y=True, alpha=0.15)
-        self.legend = self.addLegend(offset=(8, 2), labelTextSize="8pt", colCount=6,
-                                     brush=pg.mkBrush(128, 128, 128, 30))
+        self.legend = self.addLegend(
+            offset=(8, 2), labelTextSize="8pt", colCount=6, brush=pg.mkBrush(128, 128, 128, 30)
+        )
         self.bars = pg.BarGraphItem(x=[], height=[], width=0.6, y0=0)
         self.compare_bars = pg.BarGraphItem(x=[], height=[], width=0.25, y0=0)
         self.addItem(self.bars)
         self.addItem(self.compare_bars)
         # Labelled at the left end, text to the right of its anchor and above the line: inside
         # the plot at any width (at the right end it was cut off), clear of the tallest bars.
-        self.ceiling = pg.InfiniteLine(angle=0, pen=_pen("#B0B4BC", Qt.PenStyle.DashLine), label="ceiling",
-                                       labelOpts={"position": 0.0, "anchors": [(0, 1), (0, 1)],
-                                                  "color": "#8A8F98"})
+        self.ceiling = pg.InfiniteLine(
+            angle=0,
+            pen=_pen("#B0B4BC", Qt.PenStyle.DashLine),
+            label="ceiling",
+            labelOpts={"position": 0.0, "anchors": [(0, 1), (0, 1)], "color": "#8A8F98"},
+        )
         self.ceiling.setZValue(10)
         self.addItem(self.ceiling)
         self.runway = pg.PlotDataItem(pen=_pen("#B0B4BC", Qt.PenStyle.DotLine), connect="pairs")
@@ -71,8 +75,13 @@ class FuelBars(pg.PlotWidget):
         self.tips = HoverTips(self)
         self._legend_keys: tuple = ()
 
-    def show_fuel(self, results: list[CaseResult], best: dict[str, CaseBest],
-                  compare: dict[str, CaseResult] | None, compare_name: str = "") -> None:
+    def show_fuel(
+        self,
+        results: list[CaseResult],
+        best: dict[str, CaseBest],
+        compare: dict[str, CaseResult] | None,
+        compare_name: str = "",
+    ) -> None:
         self.tips.clear()
         for label in self.labels:
             self.removeItem(label)
@@ -92,13 +101,18 @@ class FuelBars(pg.PlotWidget):
             if r.fuel:
                 text += f" · {100 * r.fuel / r.ceiling:.1f}% of the ceiling"
             self.tips.add_rect(QRectF(xs[-1] - 0.3, floor, 0.6, top - floor), text)
-        self.bars.setOpts(x=xs, height=heights, y0=floor, width=0.5 if compare else 0.6,
-                          brushes=[pg.mkBrush(c) for c in colours], pens=[pg.mkPen(None)] * len(xs))
+        self.bars.setOpts(
+            x=xs,
+            height=heights,
+            y0=floor,
+            width=0.5 if compare else 0.6,
+            brushes=[pg.mkBrush(c) for c in colours],
+            pens=[pg.mkPen(None)] * len(xs),
+        )
         self._compare(results, compare or {}, floor, compare_name)
         if results:
             self.ceiling.setPos(math.log10(results[0].ceiling))
-            self.tips.add_point(-0.4, math.log10(results[0].ceiling),
-                                f"ceiling: {exact(results[0].ceiling)}")
+            self.tips.add_point(-0.4, math.log10(results[0].ceiling), f"ceiling: {exact(results[0].ceiling)}")
         runway = []
         for i, r in enumerate(results):
             if r.budget > r.ceiling:
@@ -111,17 +125,27 @@ class FuelBars(pg.PlotWidget):
         for i, r in enumerate(results):
             if r.name in best:
                 b = best[r.name]
-                self.tips.add_point(i, math.log10(b.fuel),
-                                    f"{r.name}: the field's best is {exact(b.fuel)}\n"
-                                    f"{b.model} (run #{b.run_id})")
-        top = max([floor + h for h in heights] + [self.ceiling.value()] +
-                  [math.log10(r.budget) for r in results if r.budget]) if results else 1
+                self.tips.add_point(
+                    i,
+                    math.log10(b.fuel),
+                    f"{r.name}: the field's best is {exact(b.fuel)}\n{b.model} (run #{b.run_id})",
+                )
+        top = (
+            max(
+                [floor + h for h in heights]
+                + [self.ceiling.value()]
+                + [math.log10(r.budget) for r in results if r.budget]
+            )
+            if results
+            else 1
+        )
         self.setYRange(floor, top + 1.2, padding=0)  # headroom for the legend row
         self.setXRange(-0.6, max(0, len(results) - 1) + 0.6, padding=0)
         self._legend(results, bool(best), bool(compare), compare_name)
 
-    def _compare(self, results: list[CaseResult], compare: dict[str, CaseResult], floor: float,
-                 name: str) -> None:
+    def _compare(
+        self, results: list[CaseResult], compare: dict[str, CaseResult], floor: float, name: str
+    ) -> None:
         xs, heights = [], []
         for i, r in enumerate(results):
             other = compare.get(r.name)
@@ -135,10 +159,13 @@ class FuelBars(pg.PlotWidget):
             label.setPos(i, max(top, math.log10(r.fuel) if r.fuel else floor) + 0.02)
             self.addItem(label)
             self.labels.append(label)
-            self.tips.add_rect(QRectF(i + 0.14, floor, 0.25, top - floor),
-                               f"{r.name} · {name}: {exact(other.fuel)}\nthis run {ratio} of it")
-        self.compare_bars.setOpts(x=xs, height=heights, y0=floor, brush=pg.mkBrush(COMPARE),
-                                  pen=pg.mkPen(None))
+            self.tips.add_rect(
+                QRectF(i + 0.14, floor, 0.25, top - floor),
+                f"{r.name} · {name}: {exact(other.fuel)}\nthis run {ratio} of it",
+            )
+        self.compare_bars.setOpts(
+            x=xs, height=heights, y0=floor, brush=pg.mkBrush(COMPARE), pen=pg.mkPen(None)
+        )
 
     def _legend(self, results: list[CaseResult], best: bool, compare: bool, name: str) -> None:
         styles = sorted({outcome_style(r.outcome) for r in results}, key=lambda s: s[1])
@@ -164,20 +191,21 @@ class FuelScaling(pg.PlotWidget):
 
     def __init__(self, parent=None) -> None:
         # A case's size is in its own unit (bytes of input by default, cells for Lattice).
-        super().__init__(parent, axisItems={"bottom": SILogAxis("bottom", ""),
-                                            "left": SILogAxis("left", "fuel")})
+        super().__init__(
+            parent, axisItems={"bottom": SILogAxis("bottom", ""), "left": SILogAxis("left", "fuel")}
+        )
         self.setBackground(None)
         self.setMenuEnabled(False)
         self.hideButtons()
         self.getAxis("bottom").setLabel("input size (the case's size: cells for Lattice)")
         self.getAxis("left").setLabel("fuel")
         self.showGrid(x=True, y=True, alpha=0.15)
-        self.legend = self.addLegend(offset=(8, 8), labelTextSize="8pt",
-                                     brush=pg.mkBrush(128, 128, 128, 30))
+        self.legend = self.addLegend(offset=(8, 8), labelTextSize="8pt", brush=pg.mkBrush(128, 128, 128, 30))
         self.points, self.fits = {}, {}
         for name, colour, symbol in self.SERIES:
-            self.points[name] = pg.ScatterPlotItem(symbol=symbol, size=9, brush=colour,
-                                                   pen=pg.mkPen("#15171C"))
+            self.points[name] = pg.ScatterPlotItem(
+                symbol=symbol, size=9, brush=colour, pen=pg.mkPen("#15171C")
+            )
             self.fits[name] = pg.PlotDataItem(pen=_pen(colour, Qt.PenStyle.DashLine, 1.2))
             self.addItem(self.fits[name])
             self.addItem(self.points[name])
