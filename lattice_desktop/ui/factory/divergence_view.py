@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections import Counter
 
+import shiboken6
 from PySide6.QtCore import QEvent, Slot
 
 from lattice_desktop.lattice.records import differing_cells
@@ -139,8 +140,9 @@ class DivergenceNavigation:
 
     def _searching(self) -> bool:
         """Whether a search is still wanted: a stopped one (another run opened, the window
-        closed) may have queued progress or its answer before it saw the cancel."""
-        return self._search_work is not None
+        closed) may have queued progress or its answer before it saw the cancel, and a tab
+        deleted without closing (a test's) may still be sent them."""
+        return self._search_work is not None and shiboken6.isValid(self)
 
     @Slot(object)
     def _search_progress(self, step) -> None:
