@@ -123,6 +123,11 @@ def enter_new_root(scratch_root: str, keeps: list[str]) -> None:
     new_root = os.path.join(scratch_root, ".jail-root")
     os.makedirs(new_root, mode=0o755, exist_ok=True)
     _mount("tmpfs", new_root, MS_NOSUID | MS_NODEV, "tmpfs", "mode=755,size=16m")
+    # The private tmpfs first, so that a kept folder under /tmp (a checkout's venv there) is
+    # bound on top of it rather than hidden by it.
+    for point, options in PRIVATE_TMPFS.items():
+        os.makedirs(new_root + point, exist_ok=True)
+        _mount("tmpfs", new_root + point, MS_NOSUID | MS_NODEV, "tmpfs", options)
     placed: list[str] = []
     for path in sorted({os.path.normpath(k) for k in keeps}, key=len):
         if os.path.lexists(path) and not _under(path, placed) and not _inside(path, scratch_root):
@@ -142,9 +147,6 @@ def enter_new_root(scratch_root: str, keeps: list[str]) -> None:
         ("stderr", "/proc/self/fd/2"),
     ):
         os.symlink(target, f"{dev}/{name}")
-    for point, options in PRIVATE_TMPFS.items():
-        os.makedirs(new_root + point, exist_ok=True)
-        _mount("tmpfs", new_root + point, MS_NOSUID | MS_NODEV, "tmpfs", options)
     os.makedirs(new_root + "/proc", mode=0o555, exist_ok=True)
     _mount("proc", new_root + "/proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, "proc")
     os.makedirs(new_root + scratch_root, mode=0o755, exist_ok=True)
@@ -209,10 +211,13 @@ def _inside(path: str, root: str) -> bool:
 
 def make_read_only(scratch_root: str) -> list[str]:
     """Remount everything read-only but the scratch folder and the private tmpfs."""
-    writable = [scratch_root, *PRIVATE_TMPFS]
     problems = []
+
+    def writable(point: str) -> bool:  # a toolchain kept under /tmp is not the private tmpfs
+        return _inside(point, scratch_root) or point in PRIVATE_TMPFS
+
     for point, options in mounts():
-        if _under(point, writable) or "ro" in options:
+        if writable(point) or "ro" in options:
             continue
         flags = MS_REMOUNT | MS_BIND | MS_RDONLY
         for name in options:
@@ -223,7 +228,7 @@ def make_read_only(scratch_root: str) -> list[str]:
             if exc.errno == 2:  # ENOENT: a mount point we cannot reach; nothing to write there
                 continue
             problems.append(f"{point}: {exc.strerror}")
-    still_writable = [p for p, o in mounts() if "rw" in o and not _under(p, writable)]
+    still_writable = [p for p, o in mounts() if "rw" in o and not writable(p)]
     if still_writable:
         problems.append("still writable: " + ", ".join(still_writable))
     return problems

@@ -279,3 +279,25 @@ def test_scratch_folders_of_a_killed_grader_are_swept_at_the_next_start(tmp_path
     swept = sweep_stale_scratch()
     assert sorted(swept) == sorted(left)
     assert list(scratch_root.iterdir()) == [mine]
+
+
+@jailed
+def test_a_toolchain_under_tmp_is_readable_and_read_only_in_the_jail(tmp_path, monkeypatch):
+    """A checkout (and its venv) under /tmp: the private /tmp must not hide it, nor make it writable."""
+    toolchain = Path(tempfile.mkdtemp(dir="/tmp"))
+    try:
+        toolchain.chmod(0o755)  # readable by the build's `nobody`, as a venv is
+        (toolchain / "tool.txt").write_text("the toolchain\n")
+        monkeypatch.setenv(isolation_module.TOOLCHAIN, str(toolchain))
+        probe = (
+            f"cat {toolchain}/tool.txt; echo changed > {toolchain}/tool.txt || echo refused; "
+            f"touch {toolchain}/new || echo refused"
+        )
+        result = _one_command(build_folder(tmp_path / "sub", probe, MAKE_MODULE))
+        assert result.ok, result.log
+        lines = result.log.splitlines()
+        assert "the toolchain" in lines and lines.count("refused") == 2, result.log
+        assert (toolchain / "tool.txt").read_text() == "the toolchain\n"
+        assert not (toolchain / "new").exists()
+    finally:
+        subprocess.run(["rm", "-rf", str(toolchain)], check=False)
