@@ -10,7 +10,13 @@ from lattice_desktop.batch.driver import BatchResult
 from lattice_desktop.batch.field import find_submissions
 from lattice_desktop.batch.summary import summarize
 from lattice_desktop.cli.batch_text import ProgressPrinter, summary_lines
-from lattice_desktop.cli.common import EXIT_INTERNAL, add_db_option, open_storage, positive_int
+from lattice_desktop.cli.common import (
+    EXIT_INTERNAL,
+    add_build_options,
+    add_db_option,
+    open_storage,
+    positive_int,
+)
 from lattice_desktop.cli.terminal import SafeStream
 from lattice_desktop.errors import UserError
 from lattice_desktop.grading.report_json import report_to_dict
@@ -46,17 +52,7 @@ def register(commands: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--workers", type=positive_int, default=2, help="worker processes of the local cluster (default 2)"
     )
-    p.add_argument(
-        "--build",
-        action="store_true",
-        help="allow running the submissions' [build] commands (they are someone else's code)",
-    )
-    p.add_argument(
-        "--allow-unisolated-build",
-        action="store_true",
-        help="where the build jail cannot be set up, run the build commands anyway, "
-        "with your user's rights (never the default)",
-    )
+    add_build_options(p)
     p.add_argument("--regrade", action="store_true", help="grade again runs that are already stored")
     p.add_argument("--json", action="store_true", help="print every run and a summary as JSON on stdout")
     add_db_option(p)

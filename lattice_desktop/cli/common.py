@@ -28,6 +28,21 @@ def add_db_option(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def add_build_options(parser: argparse.ArgumentParser) -> None:
+    """--build and --allow-unisolated-build: a submission's build commands are someone else's code."""
+    parser.add_argument(
+        "--build",
+        action="store_true",
+        help="allow running the submission's [build] commands (they are someone else's code)",
+    )
+    parser.add_argument(
+        "--allow-unisolated-build",
+        action="store_true",
+        help="where the build jail cannot be set up, run the build commands anyway, "
+        "with your user's rights (never the default)",
+    )
+
+
 def open_storage(args: argparse.Namespace) -> Writer:
     return Writer(open_database(getattr(args, "db", None)))
 

@@ -6,7 +6,14 @@ import argparse
 import json
 import sys
 
-from lattice_desktop.cli.common import VERDICT_EXIT, add_db_option, err, open_storage, positive_int
+from lattice_desktop.cli.common import (
+    VERDICT_EXIT,
+    add_build_options,
+    add_db_option,
+    err,
+    open_storage,
+    positive_int,
+)
 from lattice_desktop.cli.report_text import report_lines
 from lattice_desktop.cli.terminal import shown
 from lattice_desktop.grading.grader import GradingStep, grade
@@ -27,17 +34,7 @@ def register(commands: argparse._SubParsersAction) -> None:
     )
     p.add_argument("submission", help="submission folder (or its submission.toml)")
     p.add_argument("--case", required=False, help="case manifest, its folder, or a bundled case name")
-    p.add_argument(
-        "--build",
-        action="store_true",
-        help="allow running the submission's [build] commands (they are someone else's code)",
-    )
-    p.add_argument(
-        "--allow-unisolated-build",
-        action="store_true",
-        help="where the build jail cannot be set up, run the build commands anyway, "
-        "with your user's rights (never the default)",
-    )
+    add_build_options(p)
     p.add_argument("--json", action="store_true", help="print the report as JSON on stdout")
     p.add_argument("--workers", type=positive_int, default=2, help="threads running cases (default 2)")
     p.add_argument("--no-store", action="store_true", help="grade without recording the run")
