@@ -8,7 +8,7 @@ module in `compile_module`'s per-process cache, on the process's one shared Engi
 from __future__ import annotations
 
 import threading
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from typing import Any
 
 from lattice_desktop.grading.compare import Mismatch
@@ -66,44 +66,19 @@ def _token(batch_id: str) -> Work:
 
 def result_to_data(r: CaseResult) -> dict[str, Any]:
     """A case result as builtins only, so any worker can send it to any client."""
-    m = r.mismatch
-    return {
-        "name": r.name,
-        "kind": r.kind,
-        "behaviour": r.behaviour,
-        "size": r.size,
-        "outcome": r.outcome.value,
-        "ceiling": r.ceiling,
-        "budget": r.budget,
-        "fuel": r.fuel,
-        "detail": r.detail,
-        "trap_code": r.trap_code,
-        "frames": list(r.frames),
-        "output_digest": r.output_digest,
-        "checksums": r.checksums,
-        "mismatch": None if m is None else [m.index, m.expected, m.got, m.tick, m.unit],
-        "snapshot_interval": r.snapshot_interval,
-        "wall_time": r.wall_time,
-    }
+    data = asdict(r)  # field by field, so a new field of CaseResult travels without a change here
+    data["outcome"] = r.outcome.value
+    data["frames"] = list(r.frames)
+    return data
 
 
 def result_from_data(data: dict[str, Any]) -> CaseResult:
     m = data["mismatch"]
     return CaseResult(
-        name=data["name"],
-        kind=data["kind"],
-        behaviour=data["behaviour"],
-        size=data["size"],
-        outcome=Outcome(data["outcome"]),
-        ceiling=data["ceiling"],
-        budget=data["budget"],
-        fuel=data["fuel"],
-        detail=data["detail"],
-        trap_code=data["trap_code"],
-        frames=tuple(data["frames"]),
-        output_digest=data["output_digest"],
-        checksums=data["checksums"],
-        mismatch=None if m is None else Mismatch(*m),
-        snapshot_interval=data["snapshot_interval"],
-        wall_time=data["wall_time"],
+        **{
+            **data,
+            "outcome": Outcome(data["outcome"]),
+            "frames": tuple(data["frames"]),
+            "mismatch": None if m is None else Mismatch(**m),
+        }
     )
