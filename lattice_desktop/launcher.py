@@ -10,7 +10,9 @@ import runpy
 import sys
 
 GUI_COMMANDS = {"open", "screenshots", "demo"}
-HEADLESS_COMMANDS = "grade, runs, show, leaderboard, case, scenario, harness and screenshots OUTDIR"
+HEADLESS_COMMANDS = (
+    "grade, grade-batch, runs, show, leaderboard, case, scenario, harness and screenshots OUTDIR"
+)
 
 
 def main(argv: list[str] | None = None) -> int:
