@@ -55,7 +55,7 @@ SAMPLES = (
     SampleEngine("lines", "correct"),
     SampleEngine("buggy", "incorrect"),
     SampleEngine("stuck_rings", "incorrect", includes=("lines.c",)),
-    SampleEngine("scale_bug", "incorrect"),
+    SampleEngine("scale_bug", "incorrect", includes=("lines.c",)),
 )
 
 

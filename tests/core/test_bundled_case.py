@@ -50,12 +50,14 @@ def test_case_shape():
     assert runways == sorted(runways, reverse=True) and len(set(runways)) == len(runways)
 
 
-def test_the_two_largest_stress_cases_hold_over_100k_belts():
-    # A 16-bit table of belts wraps past 65,536 entries: the largest cases must catch it.
+def test_the_two_largest_stress_cases_hold_over_100k_belts_for_over_255_ticks():
+    # An engine whose belt table wraps past 65,536 entries, or whose line counts its items
+    # in a byte (scale_bug), must fail the largest cases: they are that big and run that long.
     case = load_case(demo_case())
     for entry in case.stress[-2:]:
-        grid = parse_scenario(entry.input_bytes()).grid
-        assert sum(grid.count(c) for c in b"^>v<") > 100_000, entry.name
+        scenario = parse_scenario(entry.input_bytes())
+        assert sum(scenario.grid.count(c) for c in b"^>v<") > 100_000, entry.name
+        assert scenario.ticks > 255, entry.name
 
 
 def test_stress_scenarios_are_the_generators():

@@ -27,6 +27,11 @@ enum { UNKNOWN, PENDING, MOVES, STAYS, CONTINUE };
 #define FULL_RING MOVES
 #endif
 
+/* The type of a line's item count. A sample may redefine it. */
+#ifndef LINE_ITEMS
+#define LINE_ITEMS u32
+#endif
+
 typedef struct {
     u8 kind;  /* T_NONE, T_SINK, T_ASM, T_BELT (then idx is a line) */
     u8 rank;  /* T_BELT: position in the target line's contender list */
@@ -40,7 +45,7 @@ typedef struct {
     u32 cell0; /* first belt in line_cells */
     u32 base;  /* ring buffer of `len` entries in item_type / item_gap */
     u32 head;  /* ring position of the front item */
-    u32 n;     /* items */
+    LINE_ITEMS n; /* items */
     u32 k;     /* items in the compressed block that ends at the exit slot */
     u32 back;  /* empty slots behind the last item */
     Target tg;
