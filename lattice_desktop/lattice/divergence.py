@@ -17,11 +17,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
-from lattice_desktop.lattice.records import RecordDiff, as_pairs, diff_pairs
+from lattice_desktop.lattice.records import RecordDiff, as_pairs, cell_counts, diff_pairs
 from lattice_desktop.work import Work
 
 Records = Mapping[int, int] | np.ndarray  # or (n, 2) uint64 (key, value) pairs
@@ -39,10 +39,10 @@ class Divergence:
     submission_runs: int  # calls into the submission it took
     how: str  # "per-tick checksums" or "bisecting records"
 
-    @property
-    def cells(self) -> list[int]:
-        """The differing cells at `tick`, in grid order."""
-        return sorted({d.cell for d in self.diffs})
+    cells: list[int] = field(init=False, compare=False)  # the differing cells, in grid order
+
+    def __post_init__(self) -> None:  # worked out where the search runs, off the GUI thread
+        object.__setattr__(self, "cells", list(cell_counts(self.diffs)))
 
 
 def rewrite_run(data: bytes, *, ticks: int, snapshot: int) -> bytes:

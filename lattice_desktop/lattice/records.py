@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import dataclasses
 import struct
-from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from collections.abc import Iterable, Mapping, Sequence
+from typing import NamedTuple
 
 import numpy as np
 
@@ -51,9 +51,9 @@ def encode_records(records: Mapping[int, int]) -> bytes:
     return b"".join(_PAIR.pack(k, v) for k, v in sorted(records.items()))
 
 
-@dataclass(frozen=True)
-class RecordDiff:
-    """One record that differs: None on the side that lacks it."""
+class RecordDiff(NamedTuple):
+    """One record that differs: None on the side that lacks it. (A tuple: a divergence at
+    scale makes hundreds of thousands of them.)"""
 
     key: int
     expected: int | None
@@ -80,6 +80,14 @@ def diff_records(expected: Mapping[int, int], got: Mapping[int, int]) -> list[Re
 def differing_cells(diffs: Iterable[RecordDiff]) -> frozenset[int]:
     """The cells where two factories differ, for the viewer to mark."""
     return frozenset(d.cell for d in diffs)
+
+
+def cell_counts(diffs: Sequence[RecordDiff]) -> dict[int, int]:
+    """How many records differ in each differing cell, in grid order (vectorised: a
+    divergence at scale has hundreds of thousands of differing records)."""
+    keys = np.fromiter((d.key for d in diffs), np.uint64, len(diffs))
+    cells, counts = np.unique((keys >> np.uint64(16)) & np.uint64(0xFF_FFFF), return_counts=True)
+    return dict(zip(cells.tolist(), counts.tolist()))
 
 
 # --- the same, vectorised, for factories holding hundreds of thousands of records -------------
@@ -126,17 +134,25 @@ def diff_pairs(
     e, g = as_pairs(expected), as_pairs(got)
     common, ei, gi = np.intersect1d(e[:, 0], g[:, 0], assume_unique=True, return_indices=True)
     changed = e[ei, 1] != g[gi, 1]
-    out = [
-        RecordDiff(k, ev, gv)
-        for k, ev, gv in zip(common[changed].tolist(), e[ei, 1][changed].tolist(), g[gi, 1][changed].tolist())
+    only_e = ~np.isin(e[:, 0], common, assume_unique=True)
+    only_g = ~np.isin(g[:, 0], common, assume_unique=True)
+    keys = np.concatenate([common[changed], e[only_e, 0], g[only_g, 0]])
+    order = np.argsort(keys, kind="stable")
+    n_changed, n_e, n_g = int(changed.sum()), int(only_e.sum()), int(only_g.sum())
+    expected_values = np.concatenate([e[ei, 1][changed], e[only_e, 1], np.zeros(n_g, np.uint64)])[order]
+    got_values = np.concatenate([g[gi, 1][changed], np.zeros(n_e, np.uint64), g[only_g, 1]])[order]
+    has_expected = np.concatenate([np.ones(n_changed + n_e, bool), np.zeros(n_g, bool)])[order]
+    has_got = np.concatenate([np.ones(n_changed, bool), np.zeros(n_e, bool), np.ones(n_g, bool)])[order]
+    return [
+        RecordDiff(k, ev if he else None, gv if hg else None)
+        for k, ev, gv, he, hg in zip(
+            keys[order].tolist(),
+            expected_values.tolist(),
+            got_values.tolist(),
+            has_expected.tolist(),
+            has_got.tolist(),
+        )
     ]
-    only_e = np.setdiff1d(e[:, 0], common, assume_unique=True)
-    only_g = np.setdiff1d(g[:, 0], common, assume_unique=True)
-    e_values = dict(zip(e[:, 0].tolist(), e[:, 1].tolist())) if len(only_e) else {}
-    g_values = dict(zip(g[:, 0].tolist(), g[:, 1].tolist())) if len(only_g) else {}
-    out += [RecordDiff(k, e_values[k], None) for k in only_e.tolist()]
-    out += [RecordDiff(k, None, g_values[k]) for k in only_g.tolist()]
-    return sorted(out, key=lambda d: d.key)
 
 
 def check_placement(scenario, pairs: np.ndarray, *, source: str = "lattice_records") -> None:

@@ -9,7 +9,7 @@ import numpy as np
 
 from lattice_desktop.lattice.divergence import Divergence, find_divergence
 from lattice_desktop.lattice.playback import Playback
-from lattice_desktop.lattice.records import RecordDiff, diff_pairs
+from lattice_desktop.lattice.records import RecordDiff, cell_counts, diff_pairs
 from lattice_desktop.lattice.simulators import state_from_records
 from lattice_desktop.lattice.submission_records import (
     SubmissionRecords,
@@ -27,13 +27,14 @@ class SubmissionDiff:
     tick: int
     state: FactoryState
     diffs: list[RecordDiff]
+    counts: dict[int, int]  # differing records per differing cell, in grid order
 
 
 def submission_diff(sub: SubmissionRecords, playback: Playback, tick: int) -> SubmissionDiff:
     got = submission_pairs(sub, playback.scenario, playback.data, tick)
     diffs = diff_pairs(playback.records_at(tick), got)
     state = state_from_records(playback.scenario, got, tick=tick, grid=playback.grid)
-    return SubmissionDiff(tick, state, diffs)
+    return SubmissionDiff(tick, state, diffs, cell_counts(diffs))
 
 
 def search_divergence(

@@ -22,8 +22,10 @@ from lattice_desktop.lattice.checksum import (
     term,
 )
 from lattice_desktop.lattice.records import (
+    RecordDiff,
     RecordsError,
     as_pairs,
+    cell_counts,
     check_placement,
     decode_pairs,
     decode_records,
@@ -352,3 +354,12 @@ def test_check_placement_refuses_records_that_do_not_fit() -> None:
         check_placement(scenario, as_pairs({source_item_key(99, 1): 1}))
     with pytest.raises(RecordsError, match="two remaining-time records"):
         check_placement(scenario, as_pairs({assembler_key(2, 3): 1, assembler_key(2, 4): 1}))
+
+
+def test_cell_counts_counts_differing_records_per_cell_in_grid_order() -> None:
+    def key(kind: int, cell: int, low: int = 0) -> int:
+        return kind << 56 | cell << 16 | low
+
+    diffs = [RecordDiff(key(1, 9, 1), 1, None), RecordDiff(key(1, 3), None, 1), RecordDiff(key(3, 9), 2, 1)]
+    assert list(cell_counts(diffs).items()) == [(3, 1), (9, 2)]
+    assert cell_counts([]) == {}

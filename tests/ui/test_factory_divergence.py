@@ -79,7 +79,7 @@ def centred_cell(tab: FactoryTab) -> tuple[int, int]:
 
 
 def selected_cells(tab: FactoryTab) -> set[int]:
-    return {int(item.data(0, Qt.ItemDataRole.UserRole)) for item in tab.diff_list.tree.selectedItems()}
+    return tab.diff_list.selected_cells()
 
 
 def assert_focused(tab: FactoryTab, cell: int) -> None:
@@ -145,8 +145,8 @@ def test_navigation_keeps_the_list_and_the_map_in_step(qtbot, tab):
     assert_focused(tab, tab.cells[0])
 
     # Choosing a record in the list centres its cell.
-    row = tab.diff_list.rows_of[tab.cells[2]][0]
-    tab.diff_list.tree.setCurrentItem(row)
+    row = tab.diff_list.model.rows_of(tab.cells[2])[0]
+    tab.diff_list.view.setCurrentIndex(tab.diff_list.model.index(row, 1))
     assert tab.cell_index == 2
     assert_focused(tab, tab.cells[2])
 

@@ -19,7 +19,8 @@ from lattice_desktop.ui.factory import palette as pal
 from lattice_desktop.ui.factory.raster import Rasterizer, Region, Static, argb_palette, scale_for
 
 ARGB = argb_palette()
-MAX_OUTLINES = 20000  # outlines drawn as one path; past that the tint and the minimap show them
+MAX_OUTLINES = 4000  # outlines drawn as one path; past that the tint and the minimap show them
+MIN_OUTLINE_PIXELS = 4.0  # a cell narrower than this on screen shows its mark by the tint alone
 
 
 class RasterItem(pg.GraphicsObject):
@@ -127,20 +128,32 @@ class FactoryCanvas(pg.GraphicsView):
     def set_marked(self, cells, counts: dict[int, int] | None = None) -> None:
         """Mark these cells (indices c = y·W + x), e.g. where two engines differ; `counts`
         gives how many records differ per cell, for the heatmap."""
-        path = QPainterPath()
         self.counts = None
         if self.scenario is not None and cells:
             w, h = self.scenario.width, self.scenario.height
-            for c in sorted(cells)[:MAX_OUTLINES]:
-                path.addRect(QRectF(c % w, c // w, 1, 1))
             flat = np.zeros(w * h, np.int32)
             index = np.fromiter(cells, np.int64, len(cells))
-            flat[index] = [counts.get(int(c), 1) for c in index] if counts else 1
+            flat[index] = np.fromiter((counts.get(c, 1) for c in index.tolist()), np.int32) if counts else 1
             self.counts = flat.reshape(h, w)
-        self.outlines.setPath(path)
+        self._outline_visible()
         self._paint_marks()
         if not cells:
             self.focus.hide()
+
+    def _outline_visible(self) -> None:
+        """Outline the marked cells in view (a path of every marked cell of a big divergence
+        would cost a frame its budget); zoomed out, the tint marks them alone."""
+        path = QPainterPath()
+        view = self.visible_cells()
+        if self.counts is not None and self.box.width() / max(view.width(), 1e-9) >= MIN_OUTLINE_PIXELS:
+            h, w = self.counts.shape
+            x0, y0 = max(0, int(np.floor(view.left()))), max(0, int(np.floor(view.top())))
+            x1, y1 = min(w, int(np.ceil(view.right())) + 1), min(h, int(np.ceil(view.bottom())) + 1)
+            if x0 < x1 and y0 < y1:
+                ys, xs = np.nonzero(self.counts[y0:y1, x0:x1])
+                for x, y in zip((xs[:MAX_OUTLINES] + x0).tolist(), (ys[:MAX_OUTLINES] + y0).tolist()):
+                    path.addRect(QRectF(x, y, 1, 1))
+        self.outlines.setPath(path)
 
     def set_heatmap(self, on: bool) -> None:
         self.heatmap = on
@@ -215,6 +228,8 @@ class FactoryCanvas(pg.GraphicsView):
 
     def _range_changed(self, *_args) -> None:
         self.moved.emit()
+        if self.counts is not None:
+            self._outline_visible()
         region = self.visible_region()
         if region != self.region and (
             region is None or self.region is None or region.scale > 1 or self.region.scale > 1

@@ -6,12 +6,11 @@ list, snapshots and playback)."""
 
 from __future__ import annotations
 
-from collections import Counter
+from bisect import bisect_left
 
 import shiboken6
 from PySide6.QtCore import QEvent, Slot
 
-from lattice_desktop.lattice.records import differing_cells
 from lattice_desktop.services.submission_diff import SubmissionDiff, search_divergence, submission_diff
 from lattice_desktop.ui import tasks
 from lattice_desktop.ui.factory.divergence_bar import DivergenceBar
@@ -191,16 +190,15 @@ class DivergenceNavigation:
             self._diff_pending = None
         if tick != self.tick or self.playback is None:
             return
-        self._diff_tick, self._marked = tick, differing_cells(diffs)
-        self._counts = Counter(d.cell for d in diffs)
+        self.cells = list(result.counts)  # grid order, worked out on the worker
+        self._diff_tick, self._marked, self._counts = tick, frozenset(self.cells), result.counts
         shown = state if self.modes.mode == "Submission" else self._reference
         if shown is not None:
             self.canvas.set_state(shown)
-        self.canvas.set_marked(self._marked, self._counts)
+        self.canvas.set_marked(self.cells, self._counts)
         self.minimap.set_grid(self.playback.grid[0] if self._big() else None, self.canvas.counts)
         self._place_minimap()
         self.diff_list.set_diffs(diffs, self.playback.scenario.width, tick, self.playback.scenario.items)
-        self.cells = sorted(self._marked)
         self.cell_index = None
         self.bar.show_cell(None, len(self.cells))
         if self._focus_pending and self.cells:
@@ -239,12 +237,12 @@ class DivergenceNavigation:
     def _cell_clicked(self, cell: int) -> None:
         """A click on a marked cell selects its records."""
         if cell in self._marked and self.cells:
-            self.focus_cell(self.cells.index(cell), zoom=False)
+            self.focus_cell(bisect_left(self.cells, cell), zoom=False)
 
     def _row_cell_chosen(self, cell: int) -> None:
         """A record chosen in the diff list: centre its cell."""
         if cell in self._marked and self.cells:
-            self.focus_cell(self.cells.index(cell), zoom=True)
+            self.focus_cell(bisect_left(self.cells, cell), zoom=True)
 
     def _view_moved(self) -> None:
         self.minimap.set_visible_region(self.canvas.visible_cells())
