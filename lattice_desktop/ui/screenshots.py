@@ -36,6 +36,17 @@ def wait_until(condition: Callable[[], bool], timeout_ms: int = WAIT_MS) -> None
         raise TimeoutError("the app did not get there in time")
 
 
+def diff_settled(tab) -> bool:
+    """The Factory tab shows the tick it is at: loaded, and its Diff (if shown) worked out."""
+    return (
+        tab.playback is not None
+        and not tab.loader.busy
+        and tab.canvas.state is not None
+        and tab.canvas.state.tick == tab.tick
+        and (tab.modes.mode == "Reference" or tab._diff_tick == tab.tick)
+    )
+
+
 def open_and_wait(window: MainWindow, run_id: int) -> None:
     window.open_run(run_id)
     wait_until(
@@ -118,13 +129,16 @@ def capture(window: MainWindow, outdir: Path) -> list[Path]:
     window.runs_panel.select_run(buggy.id, notify=False)
     shot(RESULTS, "results_incorrect")
     window.tabs.setCurrentIndex(FACTORY)
-    window.factory_tab.go_to_first_divergence()
+    factory = window.factory_tab
+    wait_until(lambda: factory.snapshots is not None and diff_settled(factory))
+    wait_until(lambda: factory.divergence is not None or factory._submission is None)
+    factory.go_to_first_divergence()  # after the search, which moves to the first wrong tick
+    wait_until(lambda: factory.canvas.state is not None and diff_settled(factory))
     shot(FACTORY, "factory")
     if open_largest_scenario(window):
         shot(FACTORY, "factory_largest")
     scale = pick(summaries, "scale_bug")
     if scale is not None:
-        factory = window.factory_tab
         open_and_wait(window, scale.id)
         window.runs_panel.select_run(scale.id, notify=False)
         window.tabs.setCurrentIndex(FACTORY)

@@ -179,6 +179,29 @@ def test_navigation_keeps_the_list_and_the_map_in_step(qtbot, tab):
     assert_focused(tab, tab.cells[0])
 
 
+def test_a_focused_cell_stays_focused_while_it_differs_and_the_ring_goes_when_none_is(qtbot, tab):
+    qtbot.waitUntil(
+        lambda: tab.divergence is not None and tab._diff_tick == tab.divergence.tick, timeout=90000
+    )
+    tab.step_cell(+1)
+    focused = tab.cells[tab.cell_index]
+    tab.step_ticks(+1)  # a lost item stays lost: the cell still differs one tick on
+    qtbot.waitUntil(lambda: tab._diff_tick == tab.divergence.tick + 1, timeout=30000)
+    assert tab.cells[tab.cell_index] == focused
+    assert_focused_in_place(tab, focused)
+    tab.focus_cell(0, zoom=False)
+    tab.cell_index = None  # nothing focused (as after choosing a snapshot row)
+    tab.step_ticks(-1)
+    qtbot.waitUntil(lambda: tab._diff_tick == tab.divergence.tick, timeout=30000)
+    assert tab.cell_index is None and not tab.canvas.focus.isVisible()
+
+
+def assert_focused_in_place(tab: FactoryTab, cell: int) -> None:
+    x, y = cell % tab.playback.scenario.width, cell // tab.playback.scenario.width
+    assert tab.canvas.focus.isVisible() and tab.canvas.focus.rect().contains(QPointF(x + 0.5, y + 0.5))
+    assert selected_cells(tab) == {cell}
+
+
 def test_without_records_the_tab_says_it_can_only_show_snapshots(qtbot, graded):
     case, _, bare = graded
     widget = FactoryTab()

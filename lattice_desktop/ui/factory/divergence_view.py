@@ -190,6 +190,8 @@ class DivergenceNavigation:
             self._diff_pending = None
         if tick != self.tick or self.playback is None:
             return
+        index = self.cell_index
+        focused = self.cells[index] if index is not None and index < len(self.cells) else None
         self.cells = list(result.counts)  # grid order, worked out on the worker
         self._diff_tick, self._marked, self._counts = tick, frozenset(self.cells), result.counts
         shown = state if self.modes.mode == "Submission" else self._reference
@@ -204,6 +206,10 @@ class DivergenceNavigation:
         if self._focus_pending and self.cells:
             self._focus_pending = False
             self.focus_cell(0, zoom=True)
+        elif focused is not None and focused in self._marked:  # still differs: keep it focused
+            self.focus_cell(bisect_left(self.cells, focused), zoom=False)
+        else:
+            self.canvas.focus_cell(None)
         self._start_search()
 
     @Slot(str, str)
