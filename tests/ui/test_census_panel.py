@@ -20,7 +20,6 @@ from lattice_desktop.ui.factory.census_panel import CensusPanel
 from lattice_desktop.ui.factory_tab import FactoryTab
 
 LATTICE = CASES / "lattice"
-pytestmark = pytest.mark.qt_log_ignore("This plugin does not support propagateSizeHints")
 
 
 @pytest.fixture

@@ -30,7 +30,6 @@ pytestmark = [
         not (SUBMISSIONS / "scale_bug" / "engine.wasm").is_file(),
         reason="the bundled sample engines are not built",
     ),
-    pytest.mark.qt_log_ignore("This plugin does not support propagateSizeHints"),
 ]
 
 # Right shape, wrong answer, and no lattice_records export: only snapshots can be compared.

@@ -28,13 +28,11 @@ from lattice_desktop.ui.factory_tab import FactoryTab
 
 LATTICE = CASES / "lattice"
 ARGB = argb_palette()
-OFFSCREEN_SHOW = "This plugin does not support propagateSizeHints"
 pytestmark = [
     pytest.mark.skipif(
         not (LATTICE / "submissions" / "buggy" / "engine.wasm").is_file(),
         reason="the bundled sample engines are not built",
     ),
-    pytest.mark.qt_log_ignore(OFFSCREEN_SHOW),
 ]
 
 

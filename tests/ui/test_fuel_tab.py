@@ -13,8 +13,6 @@ from lattice_desktop.store.queries import load_run
 from lattice_desktop.ui.fuel_tab import FuelTab, plotted
 from tests.ui.conftest import grade_into, write_submission
 
-OFFSCREEN_SHOW = "This plugin does not support propagateSizeHints"
-
 
 @pytest.fixture
 def fuel_db(db_path, toy_case, graded):
@@ -38,7 +36,6 @@ def test_field_best_is_the_lowest_correct_fuel(fuel_db):
     assert fuel_db["echo"] in [o.run_id for o in others]
 
 
-@pytest.mark.qt_log_ignore(OFFSCREEN_SHOW)
 def test_fuel_tab_from_the_database(qtbot, fuel_db, toy_case):
     from lattice_desktop.manifest import load_case
 

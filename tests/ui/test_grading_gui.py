@@ -159,11 +159,6 @@ def test_a_missing_module_is_a_message_in_the_window(qtbot, window, toy_case, tm
     assert Run.select().count() == 0  # a user error leaves no run behind
 
 
-# Showing any dialog under the offscreen platform logs this; it is not ours to fix.
-OFFSCREEN_DIALOG = "This plugin does not support propagateSizeHints"
-
-
-@pytest.mark.qt_log_ignore(OFFSCREEN_DIALOG)
 def test_an_unexpected_worker_error_shows_its_traceback(qtbot, window, toy_case, monkeypatch):
     def broken(*_args, **_kwargs):
         raise RuntimeError("the grader fell over")

@@ -31,7 +31,6 @@ from lattice_desktop.ui.runs_model import verdict_chip
 
 LATTICE = CASES / "lattice"
 SCREEN = (1366, 768)
-OFFSCREEN_SHOW = "This plugin does not support propagateSizeHints"
 
 
 def one_result(outcome: Outcome) -> CaseResult:
@@ -135,7 +134,6 @@ def settle(qtbot) -> None:
 
 
 @needs_engines
-@pytest.mark.qt_log_ignore(OFFSCREEN_SHOW)
 def test_choosing_every_scenario_keeps_the_window_within_a_1366_screen(qtbot, small_screen_window):
     window, ids = small_screen_window
     open_run(qtbot, window, ids["lines"])
@@ -158,7 +156,6 @@ def test_choosing_every_scenario_keeps_the_window_within_a_1366_screen(qtbot, sm
 
 
 @needs_engines
-@pytest.mark.qt_log_ignore(OFFSCREEN_SHOW)
 def test_the_factory_scenario_list_marks_each_case_with_its_outcome(qtbot, small_screen_window):
     window, ids = small_screen_window
     open_run(qtbot, window, ids["buggy"])
@@ -173,7 +170,6 @@ def test_the_factory_scenario_list_marks_each_case_with_its_outcome(qtbot, small
 
 
 @needs_engines
-@pytest.mark.qt_log_ignore(OFFSCREEN_SHOW)
 def test_the_fuel_ceiling_label_is_inside_the_plot(qtbot, small_screen_window):
     window, ids = small_screen_window
     open_run(qtbot, window, ids["lines"])
@@ -269,7 +265,6 @@ def test_on_a_1366x768_screen_the_window_starts_and_stays_within_it(tmp_path, la
     assert name == "stress-512" and int(width) <= screen_w and int(height) <= screen_h, largest
 
 
-@pytest.mark.qt_log_ignore(OFFSCREEN_SHOW)
 def test_a_very_long_model_name_is_elided_not_widening_the_window(qtbot, db_path, toy_case, settings):
     from PySide6.QtWidgets import QLabel
 

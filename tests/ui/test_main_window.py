@@ -3,7 +3,6 @@ first start with the demo, dropped folders and recent items."""
 
 from __future__ import annotations
 
-import pytest
 from PySide6.QtCore import QMimeData, QPoint, Qt, QUrl
 from PySide6.QtGui import QDropEvent
 
@@ -67,11 +66,6 @@ def test_filters_narrow_the_tree(qtbot, graded, window):
     assert panel.stack.currentWidget() is panel.no_match
 
 
-# Showing a window under the offscreen platform logs this; it is not ours to fix.
-OFFSCREEN_SHOW = "This plugin does not support propagateSizeHints"
-
-
-@pytest.mark.qt_log_ignore(OFFSCREEN_SHOW)
 def test_ctrl_f_focuses_the_filter_and_ctrl_digits_switch_tabs(qtbot, graded, window):
     with qtbot.waitActive(window):
         window.show()

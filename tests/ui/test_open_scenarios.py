@@ -79,7 +79,6 @@ def test_opening_more_files_adds_to_the_list(qtbot, window, scenarios):
     assert window.factory_tab.scenario_files == [p.resolve() for p in scenarios]
 
 
-@pytest.mark.qt_log_ignore("This plugin does not support propagateSizeHints")
 def test_stored_answers_show_where_they_differ_and_d_jumps_there(qtbot, window, scenarios):
     path = scenarios[0]
     sums = reference_engine().run(path.read_bytes())

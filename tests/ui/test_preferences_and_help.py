@@ -7,7 +7,6 @@ import os
 import subprocess
 import sys
 
-import pytest
 from PySide6.QtCore import QSettings, qVersion
 
 from lattice_desktop import __version__
@@ -44,7 +43,6 @@ def test_the_stored_database_applies_unless_the_environment_names_one(tmp_path, 
     assert stored_database(settings) is None
 
 
-@pytest.mark.qt_log_ignore("This plugin does not support propagateSizeHints")  # a window shown earlier
 def test_the_dialog_edits_them_and_the_window_applies_and_stores_them(qtbot, window, settings, monkeypatch):
     monkeypatch.delenv("LATTICE_DESKTOP_THEME", raising=False)
     dialog = PreferencesDialog(window.menus.preferences, database_in_use="x.db", parent=window)

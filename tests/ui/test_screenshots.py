@@ -3,12 +3,10 @@ imports the harness examples, and saves one real picture of each tab."""
 
 from __future__ import annotations
 
-import pytest
 from PySide6.QtGui import QImage
 
 from lattice_desktop.ui.screenshots import save_screenshots
 
-OFFSCREEN_SHOW = "This plugin does not support propagateSizeHints()"
 TABS = [
     "results",
     "fuel",
@@ -24,7 +22,6 @@ TABS = [
 ]
 
 
-@pytest.mark.qt_log_ignore(OFFSCREEN_SHOW)
 def test_screenshots_of_every_tab_from_a_clean_start(qapp, tmp_path):
     saved = save_screenshots(tmp_path / "shots", str(tmp_path / "db.sqlite"))
     assert [p.stem for p in saved] == TABS
