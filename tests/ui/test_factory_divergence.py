@@ -195,6 +195,16 @@ def test_a_focused_cell_stays_focused_while_it_differs_and_the_ring_goes_when_no
     assert tab.cell_index is None and not tab.canvas.focus.isVisible()
 
 
+def test_only_the_marked_cells_in_view_are_outlined(qtbot, tab):
+    qtbot.waitUntil(lambda: tab.cell_index == 0, timeout=90000)
+    outlined = tab.canvas.outlines.path().boundingRect()
+    assert not outlined.isEmpty() and tab.canvas.visible_cells().adjusted(-1, -1, 1, 1).contains(outlined)
+    tab.canvas.fit()  # 512 cells across: too small to outline, the tint marks them
+    assert tab.canvas.outlines.path().isEmpty() and tab.canvas.counts.any()
+    tab.focus_cell(0, zoom=True)
+    assert not tab.canvas.outlines.path().isEmpty()
+
+
 def assert_focused_in_place(tab: FactoryTab, cell: int) -> None:
     x, y = cell % tab.playback.scenario.width, cell // tab.playback.scenario.width
     assert tab.canvas.focus.isVisible() and tab.canvas.focus.rect().contains(QPointF(x + 0.5, y + 0.5))

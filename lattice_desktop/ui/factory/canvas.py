@@ -1,7 +1,8 @@
 """The factory canvas: one ARGB32 image of the visible cells at a zoom-dependent detail,
 painted by `raster.Rasterizer` and drawn as it is (no lookup table, no levels). On top:
 differing cells tinted in one RGBA image over the whole grid (or coloured by how many
-records differ: the heatmap) and outlined, the focused difference ringed, the hovered
+records differ: the heatmap) and, those in view once zoomed in, outlined; the focused
+difference ringed, the hovered
 cell outlined. Wheel zooms, drag pans, F fits the factory to the window; a click on a
 cell emits `clicked(cell)`."""
 
@@ -148,7 +149,7 @@ class FactoryCanvas(pg.GraphicsView):
         if self.counts is not None and self.box.width() / max(view.width(), 1e-9) >= MIN_OUTLINE_PIXELS:
             h, w = self.counts.shape
             x0, y0 = max(0, int(np.floor(view.left()))), max(0, int(np.floor(view.top())))
-            x1, y1 = min(w, int(np.ceil(view.right())) + 1), min(h, int(np.ceil(view.bottom())) + 1)
+            x1, y1 = min(w, int(np.ceil(view.right()))), min(h, int(np.ceil(view.bottom())))
             if x0 < x1 and y0 < y1:
                 ys, xs = np.nonzero(self.counts[y0:y1, x0:x1])
                 for x, y in zip((xs[:MAX_OUTLINES] + x0).tolist(), (ys[:MAX_OUTLINES] + y0).tolist()):
