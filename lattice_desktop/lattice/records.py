@@ -82,15 +82,24 @@ def differing_cells(diffs: Iterable[RecordDiff]) -> frozenset[int]:
     return frozenset(d.cell for d in diffs)
 
 
+def diff_cells(diffs: Sequence[RecordDiff]) -> np.ndarray:
+    """Each diff's cell, as an int64 array in the diffs' order."""
+    return key_cells(np.fromiter((d.key for d in diffs), np.uint64, len(diffs)))
+
+
 def cell_counts(diffs: Sequence[RecordDiff]) -> dict[int, int]:
     """How many records differ in each differing cell, in grid order (vectorised: a
     divergence at scale has hundreds of thousands of differing records)."""
-    keys = np.fromiter((d.key for d in diffs), np.uint64, len(diffs))
-    cells, counts = np.unique((keys >> np.uint64(16)) & np.uint64(0xFF_FFFF), return_counts=True)
+    cells, counts = np.unique(diff_cells(diffs), return_counts=True)
     return dict(zip(cells.tolist(), counts.tolist()))
 
 
 # --- the same, vectorised, for factories holding hundreds of thousands of records -------------
+
+
+def key_cells(keys: np.ndarray) -> np.ndarray:
+    """`key_cell` of every key in a uint64 array, as int64."""
+    return ((keys.astype(np.uint64, copy=False) >> np.uint64(16)) & np.uint64(0xFF_FFFF)).astype(np.int64)
 
 
 def as_pairs(records: Mapping[int, int] | np.ndarray) -> np.ndarray:

@@ -24,6 +24,7 @@ from typing import Protocol, cast
 import numpy as np
 import wasmtime
 
+from lattice_desktop.lattice.records import key_cells
 from lattice_desktop.lattice.rules import Factory
 from lattice_desktop.lattice.scenario import Scenario
 from lattice_desktop.lattice.view import FactoryState, check_records, layout
@@ -56,7 +57,7 @@ def state_from_records(
     pairs = np.frombuffer(data, "<u8").reshape(-1, 2) if isinstance(data, bytes) else data
     keys, values = pairs[:, 0], pairs[:, 1]
     kind = keys >> np.uint64(56)
-    cell = ((keys >> np.uint64(16)) & np.uint64(0xFFFFFF)).astype(np.int64)
+    cell = key_cells(keys)
     low = (keys & np.uint64(0xFFFF)).astype(np.int64)
     slots = np.zeros((h * w, 4), np.uint8)
     belt = kind == 1

@@ -13,7 +13,7 @@ import numpy as np
 
 from lattice_desktop.errors import Location
 from lattice_desktop.lattice.checksum import Kind, key_cell, key_kind
-from lattice_desktop.lattice.records import RecordsError
+from lattice_desktop.lattice.records import RecordsError, key_cells
 from lattice_desktop.lattice.rules import Factory
 from lattice_desktop.lattice.world import BELT_DIRS, CHAR_ENTITY, Dir, Entity, Scenario
 
@@ -118,7 +118,7 @@ def check_records(scenario: Scenario, pairs: np.ndarray, entity: np.ndarray | No
     flat_entity = (entity if entity is not None else layout(scenario)[0]).reshape(-1)
     keys = pairs[:, 0].astype(np.uint64)
     kind = (keys >> np.uint64(56)).astype(np.int64)
-    cell = ((keys >> np.uint64(16)) & np.uint64(0xFFFFFF)).astype(np.int64)
+    cell = key_cells(keys)
     needs = np.full(256, -2, np.int64)  # a kind that belongs nowhere
     for k, e in NEEDS.items():
         needs[k] = e

@@ -16,6 +16,7 @@ from lattice_desktop.lattice.checksum import (
     assembler_key,
     belt_item_key,
     checksum_from_records,
+    key_cell,
     mix,
     sink_count_key,
     source_item_key,
@@ -33,6 +34,7 @@ from lattice_desktop.lattice.records import (
     diff_records,
     differing_cells,
     encode_records,
+    key_cells,
 )
 from lattice_desktop.lattice.rules import Factory, simulate
 from lattice_desktop.lattice.scenario import (
@@ -363,3 +365,8 @@ def test_cell_counts_counts_differing_records_per_cell_in_grid_order() -> None:
     diffs = [RecordDiff(key(1, 9, 1), 1, None), RecordDiff(key(1, 3), None, 1), RecordDiff(key(3, 9), 2, 1)]
     assert list(cell_counts(diffs).items()) == [(3, 1), (9, 2)]
     assert cell_counts([]) == {}
+
+
+def test_key_cells_is_key_cell_for_every_key() -> None:
+    keys = [1 << 56 | 0xFF_FFFF << 16 | 0x0203, 3 << 56 | 7 << 16 | 5, 0]
+    assert key_cells(np.array(keys, np.uint64)).tolist() == [key_cell(k) for k in keys]

@@ -8,7 +8,7 @@ import numpy as np
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, Qt
 
 from lattice_desktop.lattice.checksum import Kind, key_low
-from lattice_desktop.lattice.records import RecordDiff
+from lattice_desktop.lattice.records import RecordDiff, diff_cells
 
 KIND_NAMES = {
     Kind.BELT_ITEM: "belt item",
@@ -36,8 +36,7 @@ class DiffModel(QAbstractTableModel):
     def set_diffs(self, diffs: list[RecordDiff], width: int, items: dict[int, str] | None = None) -> None:
         """Show `diffs` (sorted by key) grouped by cell; `items` names item types."""
         self.beginResetModel()
-        keys = np.fromiter((d.key for d in diffs), np.uint64, len(diffs))
-        cells = ((keys >> np.uint64(16)) & np.uint64(0xFF_FFFF)).astype(np.int64)
+        cells = diff_cells(diffs)
         self._order = np.argsort(cells, kind="stable")  # within a cell, still by key
         self._cells = cells[self._order]
         self._diffs, self._width, self._names = diffs, max(1, width), dict(items or {})
