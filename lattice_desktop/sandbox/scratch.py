@@ -1,19 +1,28 @@
 """Scratch folders of builds and compiles, named for the process that owns them, so that
 those of a grader killed mid-build (kill -9, a crash, power loss) are swept at the next
-start instead of piling up in the temporary folder."""
+start instead of piling up in the temporary folder.
+
+A build's scratch folder is, where the grader may mount (as root), a size-capped tmpfs:
+whatever a build writes, it cannot fill the disk.
+"""
 
 from __future__ import annotations
 
+import ctypes
 import os
 import re
 import shutil
 import stat
+import sys
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 KINDS = ("build", "compile")
 _NAME = re.compile(r"^lattice-(build|compile)-(\d+)-")
+MS_NOSUID, MS_NODEV, MNT_DETACH = 2, 4, 2
+_libc = ctypes.CDLL(None, use_errno=True)
 
 
 def scratch_prefix(kind: str) -> str:
@@ -44,6 +53,8 @@ def sweep_stale_scratch(root: str | Path | None = None) -> list[Path]:
         match = _NAME.match(entry.name)
         if match is None or _alive(int(match.group(2))) or entry.is_symlink() or not entry.is_dir():
             continue
+        if os.path.ismount(entry):  # a capped scratch tmpfs of a grader killed mid-build
+            _libc.umount2(bytes(entry), MNT_DETACH)
         shutil.rmtree(entry, onerror=_make_writable_and_retry)
         if not entry.exists():
             swept.append(entry)
@@ -60,3 +71,20 @@ def _make_writable_and_retry(function: Callable[[str], object], path: str, _exc:
         function(path)
     except OSError:
         pass
+
+
+@contextmanager
+def capped_scratch(root: str, size: int) -> Iterator[str | None]:
+    """Mount a tmpfs of `size` bytes on the (empty) folder `root` for the block; yields None
+    when capped, else why not (not root, not Linux, the mount refused)."""
+    if not sys.platform.startswith("linux") or os.geteuid() != 0:
+        yield "only root can mount a size-capped scratch folder"
+        return
+    options = f"size={size},mode=0700".encode()
+    if _libc.mount(b"tmpfs", root.encode(), b"tmpfs", ctypes.c_ulong(MS_NOSUID | MS_NODEV), options) != 0:
+        yield f"mounting a tmpfs failed: {os.strerror(ctypes.get_errno())}"
+        return
+    try:
+        yield None
+    finally:
+        _libc.umount2(root.encode(), MNT_DETACH)
