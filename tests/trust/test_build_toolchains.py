@@ -8,12 +8,14 @@ wrote 3.1 GiB to the real disk and touched 3 GiB of memory unchecked."""
 
 from __future__ import annotations
 
+import importlib.util
 import os
 from pathlib import Path
 
 import pytest
 
 from lattice_desktop.manifest import load_submission
+from lattice_desktop.resources import CASES
 from lattice_desktop.sandbox import build
 from lattice_desktop.sandbox import isolation as isolation_module
 from lattice_desktop.sandbox.build import build_submission
@@ -138,3 +140,13 @@ def test_an_assemblyscript_build_passes(tmp_path, monkeypatch):
     result = _build(folder)
     assert result.ok, result.log
     assert result.module is not None and result.module[:4] == b"\0asm"
+
+
+@jailed
+@pytest.mark.skipif(importlib.util.find_spec("ziglang") is None, reason="ziglang not installed")
+def test_the_bundled_c_sample_still_builds_with_zig_in_the_jail():
+    """`python -m ziglang cc …` of sample-lines, as its manifest says, byte for byte."""
+    folder = CASES / "lattice" / "submissions" / "lines"
+    result = _build(folder, timeout=600)
+    assert result.ok, result.log
+    assert result.module == (folder / "engine.wasm").read_bytes()
