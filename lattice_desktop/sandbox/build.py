@@ -39,7 +39,7 @@ from lattice_desktop.sandbox.isolation import (
     python_toolchain,
     toolchain_environment,
 )
-from lattice_desktop.sandbox.scratch import capped_scratch, scratch_prefix
+from lattice_desktop.sandbox.scratch import capped_scratch, disk_use, scratch_prefix
 from lattice_desktop.sandbox.tools import check_after_failure, check_before_build
 from lattice_desktop.work import Work
 
@@ -153,6 +153,7 @@ def build_submission(
                     jail=jail,
                     scratch_root=Path(scratch_root),
                     hides=hides,
+                    disk_limit=DISK_LIMIT if uncapped else None,
                 )
                 log.append(output)
                 if reason:
@@ -273,9 +274,12 @@ def _run(
     jail: Isolation | None = None,
     scratch_root: Path | None = None,
     hides: tuple[Path, ...] = (),
+    disk_limit: int | None = None,
 ) -> tuple[int | None, str, str | None]:
     """Run one shell command (jailed when `jail` is available) in its own process group;
-    at the end kill the group and every process carrying the build's environment marker."""
+    at the end kill the group and every process carrying the build's environment marker.
+    With `disk_limit` (a scratch folder that is not a capped tmpfs) the folder's use is
+    measured every quarter second and the build stopped past it."""
     if timeout <= 0:
         return None, "", "build time limit reached"
     argv = ["/bin/sh", "-c", command]
@@ -308,6 +312,7 @@ def _run(
     reader = threading.Thread(target=drain, daemon=True)
     reader.start()
     deadline = time.monotonic() + timeout
+    next_measure = time.monotonic() + 0.25
     reason = None
     try:
         while process.poll() is None:
@@ -317,6 +322,11 @@ def _run(
             if time.monotonic() > deadline:
                 reason = f"build time limit of {timeout:.0f} s reached; the build was stopped"
                 break
+            if disk_limit is not None and time.monotonic() > next_measure:
+                next_measure = time.monotonic() + 0.25
+                if disk_use(scratch_root or cwd, disk_limit) > disk_limit:
+                    reason = f"the build wrote more than the {disk_limit:,} bytes a build may; it was stopped"
+                    break
             time.sleep(0.02)
     finally:  # Ctrl+C included: nothing of the build outlives this call
         _kill_group(process.pid)

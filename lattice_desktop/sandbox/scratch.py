@@ -3,7 +3,8 @@ those of a grader killed mid-build (kill -9, a crash, power loss) are swept at t
 start instead of piling up in the temporary folder.
 
 A build's scratch folder is, where the grader may mount (as root), a size-capped tmpfs:
-whatever a build writes, it cannot fill the disk.
+whatever a build writes, it cannot fill the disk. Elsewhere its use is measured while the
+build runs (`disk_use`), which stops a build soon after it passes the limit.
 """
 
 from __future__ import annotations
@@ -88,3 +89,26 @@ def capped_scratch(root: str, size: int) -> Iterator[str | None]:
         yield None
     finally:
         _libc.umount2(root.encode(), MNT_DETACH)
+
+
+def disk_use(root: Path, stop_above: int) -> int:
+    """Bytes of disk the files under `root` take (allocated blocks, links not followed),
+    counted until past `stop_above`: a huge tree is not walked to its end."""
+    total = 0
+    folders = [str(root)]
+    while folders:
+        try:
+            entries = list(os.scandir(folders.pop()))
+        except OSError:
+            continue
+        for entry in entries:
+            try:
+                info = entry.stat(follow_symlinks=False)
+            except OSError:
+                continue
+            total += info.st_blocks * 512
+            if stat.S_ISDIR(info.st_mode):
+                folders.append(entry.path)
+        if total > stop_above:
+            break
+    return total

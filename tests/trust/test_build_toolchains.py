@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import importlib.util
 import os
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -150,3 +152,20 @@ def test_the_bundled_c_sample_still_builds_with_zig_in_the_jail():
     result = _build(folder, timeout=600)
     assert result.ok, result.log
     assert result.module == (folder / "engine.wasm").read_bytes()
+
+
+@jailed
+def test_without_a_capped_tmpfs_a_build_past_the_disk_limit_is_stopped(tmp_path, monkeypatch):
+    """A grader that may not mount (not root): the scratch folder's use is measured instead."""
+
+    @contextmanager
+    def not_capped(root: str, size: int) -> Iterator[str]:
+        yield "a test: not capped"
+
+    monkeypatch.setattr(build, "capped_scratch", not_capped)
+    monkeypatch.setattr(build, "DISK_LIMIT", 64 * 2**20)
+    fill = "for i in 1 2 3 4 5 6; do head -c 32M /dev/urandom > fill$i; sleep 1; done"
+    result = _build(build_folder(tmp_path / "sub", fill, MAKE_MODULE))
+    assert not result.ok, result.log
+    assert "wrote more than the 67,108,864 bytes a build may" in result.detail
+    assert "scratch folder not size-capped (a test: not capped)" in result.log
