@@ -24,10 +24,12 @@ from lattice_desktop.sandbox.isolation import TOOLCHAIN
 SHELL_WORDS = frozenset(
     "! { } ( ) if then else elif fi for while until do done case esac in function time "
     ": . cd echo printf exit export set unset test [ true false read return shift source "
-    "trap type umask wait command exec eval alias ulimit pwd local".split()
+    "trap type umask wait eval alias ulimit pwd local [[ ]] break continue let declare typeset "
+    "readonly getopts hash select coproc".split()
 )
+WRAPPERS = frozenset({"env", "nice", "time", "nohup", "command", "exec", "timeout", "xargs", "sudo"})
 PYTHONS = re.compile(r"^python(\d+(\.\d+)?)?$")
-NOT_FOUND = re.compile(r"^(?:[^:\n]*: )?(?:\d+: )?([^\s/:]+): (?:command )?not found$", re.M)
+NOT_FOUND = re.compile(r"^(?:[^:\n]*: )?(?:(?:line )?\d+: )?([^\s/:]+): (?:command )?not found$", re.M)
 NO_MODULE = re.compile(r"No module named '?([A-Za-z_][\w.]*)'?")
 _FIND_SPEC = "import importlib.util, sys; sys.exit(0 if importlib.util.find_spec(sys.argv[1]) else 3)"
 
@@ -64,10 +66,12 @@ def _simple_commands(command: str) -> list[list[str]]:
 
 
 def _program(words: list[str]) -> tuple[str, list[str]] | None:
-    """The program a simple command runs and its arguments, past assignments and `env`."""
+    """The program a simple command runs and its arguments, past assignments and wrappers
+    (`env`, `nice`, …); None where that is not plain (a wrapper's options, a variable)."""
     rest = list(words)
-    while rest and (re.match(r"^[A-Za-z_]\w*=", rest[0]) or rest[0] in ("env", "nice", "time")):
-        rest.pop(0)
+    while rest and (re.match(r"^[A-Za-z_]\w*=", rest[0]) or rest[0] in WRAPPERS):
+        if rest.pop(0) in WRAPPERS and rest and (rest[0].startswith("-") or rest[0][:1].isdigit()):
+            return None
     if not rest or rest[0] in SHELL_WORDS or "/" in rest[0] or "$" in rest[0] or "`" in rest[0]:
         return None
     return rest[0], rest[1:]

@@ -19,7 +19,7 @@ import pytest
 from lattice_desktop.manifest import load_submission
 from lattice_desktop.sandbox.build import build_submission
 from lattice_desktop.sandbox.isolation import SWITCH, isolation
-from lattice_desktop.sandbox.tools import MissingTool
+from lattice_desktop.sandbox.tools import MissingTool, check_after_failure, check_before_build
 from tests.core.wat_cases import ECHO_CASES, write_case
 from tests.hostile.conftest import private_tmp  # noqa: F401  (a fixture)
 from tests.hostile.test_builds import MAKE_MODULE, build_folder
@@ -108,3 +108,51 @@ def test_a_batch_goes_on_past_a_submission_the_grader_lacks_a_tool_for(tmp_path)
         "zigzag-cc" in done.stdout + done.stderr and "the grader's environment" in done.stdout + done.stderr
     )
     assert len(_stored_runs(db)) == 1, done.stdout + done.stderr  # only b-good's run
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "[[ -f x ]] && echo yes > out.txt 2>&1",
+        "if [ -f x ]; then cc -o a a.c; fi",
+        "for f in *.c; do cc -c $f; done",
+        "env -i HOME=/x sh -c 'true'",
+        "nice -n 5 sh -c true",
+        "FOO=1 time sh -c true",
+        "(cd sub && sh build.sh) | tee log",
+        "export CC=cc; $CC -o x x.c",
+        "build() { zigzag-cc x.c; }; build",
+        "PATH=$PWD/bin:$PATH zigzag-cc",
+        "i=$((i + 1)); echo `zigzag-cc`",
+    ],
+)
+def test_shell_lines_that_name_no_missing_program_plainly_are_not_refused_up_front(tmp_path, command):
+    """The check before the build reads only plain command words; anything cleverer is left
+    to the check after a failure, so no legitimate build is refused by a misreading."""
+    folder = build_folder(tmp_path / "sub", command)
+    check_before_build(load_submission(folder), "/usr/local/bin:/usr/bin:/bin")
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "cd sub && zigzag-cc x.c",
+        "FOO=1 zigzag-cc",
+        "echo hi > log && zigzag-cc",
+        "(zigzag-cc)",
+        "true | zigzag-cc",
+    ],
+)
+def test_a_plainly_named_missing_program_is_refused_up_front(tmp_path, command):
+    folder = build_folder(tmp_path / "sub", command)
+    with pytest.raises(MissingTool, match="`zigzag-cc`"):
+        check_before_build(load_submission(folder), "/usr/local/bin:/usr/bin:/bin")
+
+
+def test_the_shells_not_found_messages_are_read(tmp_path):
+    submission = load_submission(build_folder(tmp_path / "sub", "sh build.sh"))
+    for said in ("/bin/sh: 1: zigzag-cc: not found", "bash: line 3: zigzag-cc: command not found"):
+        with pytest.raises(MissingTool, match="`zigzag-cc`"):
+            check_after_failure(submission, 127, f"compiling\n{said}\n", "/usr/bin:/bin")
+    check_after_failure(submission, 1, "zigzag-cc: not found\n", "/usr/bin:/bin")  # not exit 127
+    check_after_failure(submission, 127, "/bin/sh: 1: sh: not found\n", "/usr/bin:/bin")  # sh is there
