@@ -141,7 +141,7 @@ def _make_dev(dev: str) -> None:
         os.symlink(target, f"{dev}/{name}")
 
 
-def _hide(hides: Sequence[str], placed: list[str], new_root: str) -> None:
+def _hide(hides: Sequence[str], keeps: list[str], placed: list[str], new_root: str) -> None:
     """Cover each hidden folder that a kept folder shows with an empty tmpfs (made read-only
     with the rest), then bind again the kept folders that lie inside it."""
     for path in sorted({os.path.normpath(h) for h in hides}, key=len):
@@ -150,9 +150,11 @@ def _hide(hides: Sequence[str], placed: list[str], new_root: str) -> None:
         if not shown or os.path.islink(inner) or not os.path.isdir(inner):
             continue
         _mount("tmpfs", inner, MS_NOSUID | MS_NODEV | MS_NOEXEC, "tmpfs", "mode=755,size=64k")
-        for kept in placed:
-            if _inside(kept, path) and kept != path:
+        again: list[str] = []
+        for kept in keeps:  # parents first
+            if _inside(kept, path) and kept != path and not _under(kept, again):
                 _keep(kept, new_root)
+                again.append(kept)
 
 
 def enter_new_root(scratch_root: str, keeps: list[str], hides: Sequence[str] = ()) -> None:
@@ -167,12 +169,17 @@ def enter_new_root(scratch_root: str, keeps: list[str], hides: Sequence[str] = (
     for point, options in PRIVATE_TMPFS.items():
         os.makedirs(new_root + point, exist_ok=True)
         _mount("tmpfs", new_root + point, MS_NOSUID | MS_NODEV, "tmpfs", options)
+    kept = [
+        path
+        for path in sorted({os.path.normpath(k) for k in keeps}, key=len)
+        if os.path.lexists(path) and not _inside(path, scratch_root)
+    ]
     placed: list[str] = []
-    for path in sorted({os.path.normpath(k) for k in keeps}, key=len):
-        if os.path.lexists(path) and not _under(path, placed) and not _inside(path, scratch_root):
+    for path in kept:
+        if not _under(path, placed):
             _keep(path, new_root)
             placed.append(path)
-    _hide(hides, placed, new_root)
+    _hide(hides, kept, placed, new_root)
     os.makedirs(new_root + "/proc", mode=0o555, exist_ok=True)
     _mount("proc", new_root + "/proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, "proc")
     os.makedirs(new_root + scratch_root, mode=0o755, exist_ok=True)

@@ -137,3 +137,26 @@ def test_the_bundled_cases_are_hidden_even_when_their_folder_is_kept(tmp_path, m
     assert report.verdict is Verdict.CORRECT, report.build.log
     assert digest not in report.build.log
     assert "no answers here" in report.build.log
+
+
+@jailed
+def test_a_toolchain_inside_a_hidden_case_folder_stays_usable(tmp_path, monkeypatch):
+    """Two kept folders, one inside the other and inside the case's folder: hiding the case
+    binds the inner toolchain again."""
+    outer = Path(tempfile.mkdtemp(dir="/var/tmp"))
+    try:
+        outer.chmod(0o755)
+        case_path = write_case(outer / "case", ECHO_CASES)
+        (case_path.parent / "answers.txt").write_text("the answers\n")
+        tools = case_path.parent / "tools"
+        tools.mkdir()
+        (tools / "tool").write_text("#!/bin/sh\necho the inner tool ran\n")
+        (tools / "tool").chmod(0o755)
+        monkeypatch.setenv(isolation_module.TOOLCHAIN, os.pathsep.join([str(outer), str(tools)]))
+        folder = build_folder(tmp_path / "sub", "tool", _cheat(case_path.parent / "answers.txt"), MAKE_MODULE)
+        report = grade(load_case(case_path), load_submission(folder), allow_build=True)
+        assert report.verdict is Verdict.CORRECT, report.build.log
+        assert "the inner tool ran" in report.build.log
+        assert "the answers" not in report.build.log and "no answers here" in report.build.log
+    finally:
+        shutil.rmtree(outer, ignore_errors=True)
