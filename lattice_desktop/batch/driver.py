@@ -29,7 +29,7 @@ from lattice_desktop.grading.grader import (
 from lattice_desktop.manifest.case import CaseEntry, CaseManifest
 from lattice_desktop.manifest.submission import Submission
 from lattice_desktop.outcomes import Outcome
-from lattice_desktop.sandbox.build import BuildResult, build_submission
+from lattice_desktop.sandbox.build import BuildResult, answer_folders, build_submission
 from lattice_desktop.store.writer import Writer
 from lattice_desktop.work import Work
 
@@ -154,6 +154,7 @@ class _Batch:
                     timeout=self.case.sandbox.build_timeout,
                     max_module_bytes=self.case.sandbox.max_module_bytes,
                     cancel=self.work,
+                    hidden=answer_folders(self.case),
                 )
             except UserError as exc:
                 self._problem(Problem(str(submission.folder), str(exc)))

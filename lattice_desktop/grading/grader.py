@@ -23,7 +23,7 @@ from lattice_desktop.manifest.case import CaseEntry, CaseManifest
 from lattice_desktop.manifest.submission import Submission
 from lattice_desktop.outcomes import Outcome, Verdict
 from lattice_desktop.sandbox import engine
-from lattice_desktop.sandbox.build import BuildResult, build_submission
+from lattice_desktop.sandbox.build import BuildResult, answer_folders, build_submission
 from lattice_desktop.sandbox.compiler import CompiledModule, CompileError, compile_module
 from lattice_desktop.sandbox.runner import Execution, check_linkage, execute
 from lattice_desktop.sandbox.scratch import sweep_stale_scratch
@@ -172,6 +172,7 @@ def grade(
         max_module_bytes=case.sandbox.max_module_bytes,
         cancel=cancel,
         allow_unisolated=allow_unisolated,
+        hidden=answer_folders(case),
     )
     if not build.ok or build.module is None:
         return finish(all_failed(case, Outcome.BUILD_FAILURE, build.detail), None, build)

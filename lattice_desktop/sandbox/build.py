@@ -3,12 +3,13 @@
 Commands from a manifest are someone else's code: they run only when the caller passes
 `allowed=True` (a CLI flag, or a confirmation in the app that shows the commands). They
 run jailed where the machine allows it (isolation.py), with a time limit, a capped log,
-and nothing of theirs left running afterwards.
+a size-capped scratch folder (scratch.py), and nothing of theirs left running afterwards.
+The module is then read only beneath the scratch folder, never through a link
+(beneath.py), and a build the grader's machine lacks a tool for is refused (tools.py).
 """
 
 from __future__ import annotations
 
-import dataclasses
 import os
 import secrets
 import shutil
@@ -19,17 +20,32 @@ import sys
 import tempfile
 import threading
 import time
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
 from lattice_desktop.errors import Cancelled, UserError
+from lattice_desktop.manifest.case import CaseManifest
 from lattice_desktop.manifest.submission import Submission
-from lattice_desktop.sandbox.isolation import MARKER, Isolation, isolation, jail_command, kill_marked
-from lattice_desktop.sandbox.scratch import scratch_prefix
+from lattice_desktop.resources import RESOURCES
+from lattice_desktop.sandbox.beneath import NotBeneath, open_beneath
+from lattice_desktop.sandbox.build_jail import NOBODY
+from lattice_desktop.sandbox.isolation import (
+    MARKER,
+    Isolation,
+    isolation,
+    jail_command,
+    kill_marked,
+    python_toolchain,
+    toolchain_environment,
+)
+from lattice_desktop.sandbox.scratch import capped_scratch, disk_use, scratch_prefix
+from lattice_desktop.sandbox.tools import check_after_failure, check_before_build
 from lattice_desktop.work import Work
 
 LOG_LIMIT = 256 * 1024
 COPY_LIMIT = 1024 * 1024 * 1024  # bytes of submission folder copied into the scratch folder
+DISK_LIMIT = 2 * 1024**3  # bytes the scratch folder (a tmpfs, where the grader is root) holds
 
 
 @dataclass(frozen=True)
@@ -43,16 +59,25 @@ class BuildResult:
 
 
 def scrubbed_environment(home: Path) -> dict[str, str]:
-    """Only what a compiler needs: no tokens, no proxies, no user configuration."""
-    python_bin = str(Path(sys.executable).parent)
+    """Only what a compiler needs: no tokens, no proxies, no user configuration; the named
+    toolchains' folders and variables (CARGO_HOME, RUSTUP_HOME) are kept."""
+    tool_path, tool_variables = toolchain_environment()
+    python_bin = [str(Path(sys.executable).parent)] if python_toolchain() else []
     return {
-        "PATH": os.pathsep.join([python_bin, "/usr/local/bin", "/usr/bin", "/bin"]),
+        "PATH": os.pathsep.join([*tool_path, *python_bin, "/usr/local/bin", "/usr/bin", "/bin"]),
         "HOME": str(home),
         "TMPDIR": str(home / ".tmp"),
         "LANG": "C.UTF-8",
         "LC_ALL": "C.UTF-8",
         "SOURCE_DATE_EPOCH": "0",
+        **tool_variables,
     }
+
+
+def answer_folders(case: CaseManifest) -> tuple[Path, ...]:
+    """Folders a build must never see: the case's own and those of its expected answers."""
+    folders = {case.path.parent, *(e.expected_path.parent for e in case.cases if e.expected_path)}
+    return tuple(sorted(folders))
 
 
 def build_submission(
@@ -63,11 +88,14 @@ def build_submission(
     max_module_bytes: int,
     cancel: Work | None = None,
     allow_unisolated: bool = False,
+    hidden: Iterable[Path] = (),
 ) -> BuildResult:
     """Build in a scratch copy and return the module bytes, or why there are none.
 
     Fails closed: where the jail cannot be set up, no command runs unless
-    `allow_unisolated` (the user's explicit second permission) is given.
+    `allow_unisolated` (the user's explicit second permission) is given. `hidden` folders
+    (the case's, `answer_folders`) and the bundled resources stay out of the jail whatever
+    it keeps. Raises `MissingTool` (a `UserError`) when the grader's machine lacks a tool.
     """
     if not submission.commands:
         return load_shipped_module(submission, max_module_bytes)
@@ -91,56 +119,82 @@ def build_submission(
             "(--allow-unisolated-build on the command line, or the second confirmation in the app)"
         )
     log: list[str] = [jail.log_line]
+    probe_env = scrubbed_environment(submission.folder)
+    check_before_build(submission, probe_env["PATH"])
+    hides = tuple(sorted({Path(os.path.realpath(p)) for p in (RESOURCES, *hidden)}))
 
     def failed(detail: str) -> BuildResult:
         return BuildResult(False, "".join(log), None, detail, time.monotonic() - started, jail)
 
-    with tempfile.TemporaryDirectory(prefix=scratch_prefix("build")) as scratch_root:
-        scratch = Path(scratch_root) / "src"
-        problem = _copy_submission(submission.folder, scratch, log)
-        if problem:
-            return failed(problem)
-        (scratch / ".tmp").mkdir(exist_ok=True)
-        env = scrubbed_environment(scratch)
-        env[MARKER] = secrets.token_hex(16)
-        for command in submission.commands:
-            remaining = timeout - (time.monotonic() - started)
-            log.append(f"$ {command}\n")
-            code, output, reason = _run(
-                command, scratch, env, remaining, cancel, jail=jail, scratch_root=Path(scratch_root)
-            )
-            log.append(output)
-            if reason:
-                log.append(f"[{reason}]\n")
-                return failed(reason)
-            if code != 0:
-                return failed(f"`{command}` exited with status {code}")
-        return dataclasses.replace(
-            _read_module(scratch, submission, max_module_bytes, log, started), isolation=jail
-        )
+    with (
+        tempfile.TemporaryDirectory(prefix=scratch_prefix("build")) as scratch_root,
+        capped_scratch(scratch_root, DISK_LIMIT) as uncapped,
+    ):
+        if uncapped and jail.available:
+            log.append(f"[scratch folder not size-capped ({uncapped})]\n")
+        root_fd = os.open(scratch_root, os.O_PATH | os.O_DIRECTORY | os.O_NOFOLLOW)
+        try:
+            scratch = Path(scratch_root) / "src"
+            problem = _copy_submission(submission.folder, scratch, log)
+            if problem:
+                return failed(problem)
+            (scratch / ".tmp").mkdir(exist_ok=True)
+            env = scrubbed_environment(scratch)
+            env[MARKER] = secrets.token_hex(16)
+            for command in submission.commands:
+                remaining = timeout - (time.monotonic() - started)
+                log.append(f"$ {command}\n")
+                code, output, reason = _run(
+                    command,
+                    scratch,
+                    env,
+                    remaining,
+                    cancel,
+                    jail=jail,
+                    scratch_root=Path(scratch_root),
+                    hides=hides,
+                    disk_limit=DISK_LIMIT if uncapped else None,
+                )
+                log.append(output)
+                if reason:
+                    log.append(f"[{reason}]\n")
+                    return failed(reason)
+                if code != 0:
+                    check_after_failure(submission, code, output, env["PATH"])
+                    return failed(f"`{command}` exited with status {code}")
+            as_uid = NOBODY if jail.available and os.geteuid() == 0 else None
+            read = _read_module(root_fd, submission, max_module_bytes, as_uid)
+        finally:
+            os.close(root_fd)
+    if isinstance(read, str):
+        return failed(read)
+    return BuildResult(True, "".join(log), read, "", time.monotonic() - started, jail)
 
 
 def _read_module(
-    scratch: Path, submission: Submission, max_module_bytes: int, log: list[str], started: float
-) -> BuildResult:
-    """The built module, if it is a regular file inside the scratch folder and small enough."""
-
-    def failed(detail: str) -> BuildResult:
-        return BuildResult(False, "".join(log), None, detail, time.monotonic() - started)
-
-    module = scratch / submission.module
-    if not module.is_file():
-        return failed(f"the build finished but produced no {submission.module}")
-    if not module.resolve().is_relative_to(scratch.resolve()):
-        return failed(f"{submission.module} is a link to a file outside the build folder")
-    size = module.stat().st_size
-    if size > max_module_bytes:
-        return failed(f"{submission.module} is {size:,} bytes; the case allows {max_module_bytes:,}")
-    with module.open("rb") as file:
+    root_fd: int, submission: Submission, max_module_bytes: int, as_uid: int | None
+) -> bytes | str:
+    """The built module, or why it is refused. It is opened beneath the scratch root (the
+    descriptor taken before the build ran) without following any link, as the build's
+    user could open it: a build that swapped a folder on the way for a link cannot make the
+    grader read another file with the grader's rights."""
+    try:
+        fd = open_beneath(root_fd, f"src/{submission.module}", as_uid=as_uid)
+    except NotBeneath as exc:
+        if exc.missing:
+            return f"the build finished but produced no {submission.module}"
+        return (
+            f"{submission.module} was not read: {exc} (the module is read only beneath the build "
+            "folder `src`, as the build's user could, without following links)"
+        )
+    with os.fdopen(fd, "rb") as file:
+        size = os.fstat(fd).st_size
+        if size > max_module_bytes:
+            return f"{submission.module} is {size:,} bytes; the case allows {max_module_bytes:,}"
         data = file.read(max_module_bytes + 1)
     if len(data) > max_module_bytes:
-        return failed(f"{submission.module} is over the {max_module_bytes:,} bytes the case allows")
-    return BuildResult(True, "".join(log), data, "", time.monotonic() - started)
+        return f"{submission.module} is over the {max_module_bytes:,} bytes the case allows"
+    return data
 
 
 def _copy_submission(source: Path, target: Path, log: list[str]) -> str | None:
@@ -219,14 +273,18 @@ def _run(
     *,
     jail: Isolation | None = None,
     scratch_root: Path | None = None,
+    hides: tuple[Path, ...] = (),
+    disk_limit: int | None = None,
 ) -> tuple[int | None, str, str | None]:
     """Run one shell command (jailed when `jail` is available) in its own process group;
-    at the end kill the group and every process carrying the build's environment marker."""
+    at the end kill the group and every process carrying the build's environment marker.
+    With `disk_limit` (a scratch folder that is not a capped tmpfs) the folder's use is
+    measured every quarter second and the build stopped past it."""
     if timeout <= 0:
         return None, "", "build time limit reached"
     argv = ["/bin/sh", "-c", command]
     if jail is not None and jail.available and scratch_root is not None:
-        argv = jail_command(scratch_root, cwd, argv)
+        argv = jail_command(scratch_root, cwd, argv, hides)
     process = subprocess.Popen(
         argv,
         cwd=cwd,
@@ -254,6 +312,7 @@ def _run(
     reader = threading.Thread(target=drain, daemon=True)
     reader.start()
     deadline = time.monotonic() + timeout
+    next_measure = time.monotonic() + 0.25
     reason = None
     try:
         while process.poll() is None:
@@ -263,6 +322,11 @@ def _run(
             if time.monotonic() > deadline:
                 reason = f"build time limit of {timeout:.0f} s reached; the build was stopped"
                 break
+            if disk_limit is not None and time.monotonic() > next_measure:
+                next_measure = time.monotonic() + 0.25
+                if disk_use(scratch_root or cwd, disk_limit) > disk_limit:
+                    reason = f"the build wrote more than the {disk_limit:,} bytes a build may; it was stopped"
+                    break
             time.sleep(0.02)
     finally:  # Ctrl+C included: nothing of the build outlives this call
         _kill_group(process.pid)

@@ -3,22 +3,27 @@ scratch folder, read-only but the scratch folder, then the build as an unprivile
 
     unshare [--user --map-root-user] --mount --propagation private --net --ipc --pid \
         --fork --kill-child --mount-proc -- \
-        python -I build_jail.py SCRATCH_ROOT WORKDIR [--keep PATH]... -- CMD...
+        python -I build_jail.py SCRATCH_ROOT WORKDIR [--keep PATH]... [--hide PATH]... -- CMD...
 
 `unshare` gives it private mount, network, IPC (SysV and POSIX objects die with it) and
 PID namespaces. This script runs *as a file* with `python -I`, so nothing in the
 submission's folder can shadow it. It builds a new root on a tmpfs: the system folders
 and every `--keep` path (the toolchain) bound at their own paths, the scratch folder, a
 fresh /proc, a minimal /dev, and private empty /tmp and /dev/shm; then it pivots into it
-and detaches the host's tree. Host homes, the user's data folder, the case's expected
-answers, /run and /tmp with their Unix sockets (X11, D-Bus, databases) are simply not
-there. Every mount but the scratch folder and the private tmpfs is made read-only, and
-the command runs through `setpriv`:
+and detaches the host's tree. Host homes, the user's data folder, /run and /tmp with their
+Unix sockets (X11, D-Bus, databases) are simply not there; every `--hide` folder (the
+bundled resources, the case being graded) that a kept folder would show is covered by an
+empty read-only tmpfs, so no install layout shows the expected answers. Every mount but
+the scratch folder and the private tmpfs is made read-only, and the command runs through
+`setpriv`:
 
 * started by the machine's root, the build becomes `nobody` with no capability at all
   (the scratch tree is handed to `nobody`); a build that stayed root would pass every
   permission check;
 * started by anyone else (inside a user namespace), it keeps the user's identity.
+
+Each process may map MEMORY_LIMIT bytes of heap and private memory (RLIMIT_DATA) and write
+files of up to FILE_LIMIT bytes; the scratch folder itself is size-capped (scratch.py).
 
 Either way every capability is gone and no_new_privs is set, so the build cannot remount
 anything writable (a user namespace of its own gets the mounts locked read-only).
@@ -35,6 +40,7 @@ import resource
 import shutil
 import signal
 import sys
+from collections.abc import Sequence
 from typing import NoReturn
 
 SETUP_FAILED = 125
@@ -55,6 +61,7 @@ _PER_MOUNT_FLAGS = {
 PR_SET_PDEATHSIG = 1
 NOBODY = 65534
 FILE_LIMIT = 2 * 1024**3  # bytes in any one file the build writes
+MEMORY_LIMIT = 2 * 1024**3  # RLIMIT_DATA (heap and private writable mappings) of each process
 PROCESS_LIMIT = 512  # processes and threads of `nobody`
 
 MNT_DETACH = 2
@@ -117,23 +124,8 @@ def _under(path: str, roots: list[str]) -> bool:
     return any(_inside(path, root) for root in roots)
 
 
-def enter_new_root(scratch_root: str, keeps: list[str]) -> None:
-    """Pivot into a tmpfs that holds only `keeps`, the scratch folder, /proc, a minimal
-    /dev and private /tmp and /dev/shm; the host's tree is detached."""
-    new_root = os.path.join(scratch_root, ".jail-root")
-    os.makedirs(new_root, mode=0o755, exist_ok=True)
-    _mount("tmpfs", new_root, MS_NOSUID | MS_NODEV, "tmpfs", "mode=755,size=16m")
-    # The private tmpfs first, so that a kept folder under /tmp (a checkout's venv there) is
-    # bound on top of it rather than hidden by it.
-    for point, options in PRIVATE_TMPFS.items():
-        os.makedirs(new_root + point, exist_ok=True)
-        _mount("tmpfs", new_root + point, MS_NOSUID | MS_NODEV, "tmpfs", options)
-    placed: list[str] = []
-    for path in sorted({os.path.normpath(k) for k in keeps}, key=len):
-        if os.path.lexists(path) and not _under(path, placed) and not _inside(path, scratch_root):
-            _keep(path, new_root)
-            placed.append(path)
-    dev = new_root + "/dev"
+def _make_dev(dev: str) -> None:
+    """A minimal /dev: a few harmless devices bound from the host and the fd links."""
     os.makedirs(dev, mode=0o755, exist_ok=True)
     _mount("tmpfs", dev, MS_NOSUID | MS_NOEXEC, "tmpfs", "mode=755,size=1m")
     for name in DEVICES:
@@ -147,6 +139,47 @@ def enter_new_root(scratch_root: str, keeps: list[str]) -> None:
         ("stderr", "/proc/self/fd/2"),
     ):
         os.symlink(target, f"{dev}/{name}")
+
+
+def _hide(hides: Sequence[str], keeps: list[str], placed: list[str], new_root: str) -> None:
+    """Cover each hidden folder that a kept folder shows with an empty tmpfs (made read-only
+    with the rest), then bind again the kept folders that lie inside it."""
+    for path in sorted({os.path.normpath(h) for h in hides}, key=len):
+        inner = new_root + path
+        shown = _under(path, placed) or any(_inside(k, path) for k in placed)
+        if not shown or os.path.islink(inner) or not os.path.isdir(inner):
+            continue
+        _mount("tmpfs", inner, MS_NOSUID | MS_NODEV | MS_NOEXEC, "tmpfs", "mode=755,size=64k")
+        again: list[str] = []
+        for kept in keeps:  # parents first
+            if _inside(kept, path) and kept != path and not _under(kept, again):
+                _keep(kept, new_root)
+                again.append(kept)
+
+
+def enter_new_root(scratch_root: str, keeps: list[str], hides: Sequence[str] = ()) -> None:
+    """Pivot into a tmpfs that holds only `keeps`, the scratch folder, /proc, a minimal
+    /dev and private /tmp and /dev/shm; the host's tree is detached."""
+    new_root = os.path.join(scratch_root, ".jail-root")
+    os.makedirs(new_root, mode=0o755, exist_ok=True)
+    _mount("tmpfs", new_root, MS_NOSUID | MS_NODEV, "tmpfs", "mode=755,size=16m")
+    _make_dev(new_root + "/dev")
+    # The private tmpfs next (after /dev, which would cover /dev/shm), so that a kept folder
+    # under /tmp (a checkout's venv there) is bound on top of it rather than hidden by it.
+    for point, options in PRIVATE_TMPFS.items():
+        os.makedirs(new_root + point, exist_ok=True)
+        _mount("tmpfs", new_root + point, MS_NOSUID | MS_NODEV, "tmpfs", options)
+    kept = [
+        path
+        for path in sorted({os.path.normpath(k) for k in keeps}, key=len)
+        if os.path.lexists(path) and not _inside(path, scratch_root)
+    ]
+    placed: list[str] = []
+    for path in kept:
+        if not _under(path, placed):
+            _keep(path, new_root)
+            placed.append(path)
+    _hide(hides, kept, placed, new_root)
     os.makedirs(new_root + "/proc", mode=0o555, exist_ok=True)
     _mount("proc", new_root + "/proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, "proc")
     os.makedirs(new_root + scratch_root, mode=0o755, exist_ok=True)
@@ -242,20 +275,25 @@ def give_to_nobody(scratch_root: str) -> None:
             os.chown(os.path.join(folder, name), NOBODY, NOBODY, follow_symlinks=False)
 
 
-def _arguments(argv: list[str]) -> tuple[str, str, list[str], list[str]]:
-    """SCRATCH_ROOT WORKDIR [--keep PATH]... -- COMMAND..."""
+USAGE = "usage: build_jail.py SCRATCH_ROOT WORKDIR [--keep PATH]... [--hide PATH]... -- COMMAND..."
+
+
+def _arguments(argv: list[str]) -> tuple[str, str, list[str], list[str], list[str]]:
+    """SCRATCH_ROOT WORKDIR [--keep PATH]... [--hide PATH]... -- COMMAND..."""
     if "--" not in argv or len(argv) < 4:
-        _fail("usage: build_jail.py SCRATCH_ROOT WORKDIR [--keep PATH]... -- COMMAND...")
+        _fail(USAGE)
     split = argv.index("--")
     head, command = argv[:split], argv[split + 1 :]
-    keeps = [head[i + 1] for i in range(2, len(head) - 1, 2) if head[i] == "--keep"]
-    if len(head) < 2 or len(keeps) * 2 != len(head) - 2 or not command:
-        _fail("usage: build_jail.py SCRATCH_ROOT WORKDIR [--keep PATH]... -- COMMAND...")
-    return os.path.realpath(head[0]), head[1], keeps, command
+    pairs = [(head[i], head[i + 1]) for i in range(2, len(head) - 1, 2)]
+    keeps = [path for flag, path in pairs if flag == "--keep"]
+    hides = [path for flag, path in pairs if flag == "--hide"]
+    if len(head) < 2 or (len(keeps) + len(hides)) * 2 != len(head) - 2 or not command:
+        _fail(USAGE)
+    return os.path.realpath(head[0]), head[1], keeps, hides, command
 
 
 def main(argv: list[str]) -> None:
-    scratch_root, workdir, keeps, command = _arguments(argv)
+    scratch_root, workdir, keeps, hides, command = _arguments(argv)
     # Die with the grader: the signal survives exec into stage two.
     _libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
     if os.getppid() == 1:
@@ -267,7 +305,7 @@ def main(argv: list[str]) -> None:
     try:
         if as_root:
             give_to_nobody(scratch_root)
-        enter_new_root(scratch_root, [*keeps, os.path.dirname(setpriv)])
+        enter_new_root(scratch_root, [*keeps, os.path.dirname(setpriv)], hides)
         problems = make_read_only(scratch_root)
     except OSError as exc:
         _fail(f"cannot set up the build's root: {exc.filename}: {exc.strerror}")
@@ -275,6 +313,9 @@ def main(argv: list[str]) -> None:
         _fail("cannot make the filesystem read-only: " + "; ".join(problems))
     resource.setrlimit(resource.RLIMIT_FSIZE, (FILE_LIMIT, FILE_LIMIT))
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+    hard_data = resource.getrlimit(resource.RLIMIT_DATA)[1]
+    memory = MEMORY_LIMIT if hard_data == resource.RLIM_INFINITY else min(MEMORY_LIMIT, hard_data)
+    resource.setrlimit(resource.RLIMIT_DATA, (memory, memory))
     drop: tuple[str, ...] = DROP_ALL
     if as_root:
         # Counted per user: as `nobody` this bounds a fork bomb (threads count too). Never

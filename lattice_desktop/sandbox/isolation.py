@@ -20,6 +20,7 @@ from pathlib import Path
 SWITCH = "LATTICE_BUILD_ISOLATION"  # "off" forces the fallback (tests, odd machines)
 TOOLCHAIN = "LATTICE_BUILD_TOOLCHAIN"  # extra folders (os.pathsep) a build may read
 MARKER = "LATTICE_BUILD_MARK"
+TOOLCHAIN_VARIABLES = ("CARGO_HOME", "RUSTUP_HOME")  # kept when they name a toolchain folder
 SYSTEM_FOLDERS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc", "/opt")
 _JAIL_SCRIPT = Path(__file__).with_name("build_jail.py")
 
@@ -49,15 +50,50 @@ class Isolation:
         return "build ran isolated" if self.available else f"build ran NOT isolated ({self.reason})"
 
 
+def named_toolchains() -> list[str]:
+    """The folders named in $LATTICE_BUILD_TOOLCHAIN."""
+    return [p for p in os.environ.get(TOOLCHAIN, "").split(os.pathsep) if p]
+
+
+def python_toolchain() -> list[str]:
+    """This Python (the venv and its base, where the bundled compilers live); none in a
+    frozen bundle, whose folder holds the app and its bundled cases, not a toolchain."""
+    if getattr(sys, "frozen", False):
+        return []
+    return [sys.prefix, sys.base_prefix, str(Path(sys.executable).resolve().parent)]
+
+
 def toolchain_folders() -> list[str]:
     """What a build may read besides its scratch folder: the system folders, this Python
-    (the venv and its base, where the bundled compilers live) and $LATTICE_BUILD_TOOLCHAIN."""
-    extra = [p for p in os.environ.get(TOOLCHAIN, "").split(os.pathsep) if p]
-    python = [sys.prefix, sys.base_prefix, str(Path(sys.executable).resolve().parent)]
-    return [*SYSTEM_FOLDERS, *python, *extra]
+    and $LATTICE_BUILD_TOOLCHAIN."""
+    return [*SYSTEM_FOLDERS, *python_toolchain(), *named_toolchains()]
 
 
-def jail_command(scratch_root: Path, workdir: Path, argv: list[str]) -> list[str]:
+def toolchain_environment() -> tuple[list[str], dict[str, str]]:
+    """What the named toolchain folders add to a build's environment: their `bin` folders
+    (or the folder itself, when it has none) go first on PATH; a rustup home (it holds
+    `settings.toml` and `toolchains/`) becomes RUSTUP_HOME, a cargo home (`bin/cargo`)
+    CARGO_HOME; a CARGO_HOME or RUSTUP_HOME of the grader's that lies inside a named
+    folder is kept as it is."""
+    path: list[str] = []
+    variables: dict[str, str] = {}
+    folders = [Path(f) for f in named_toolchains()]
+    for folder in folders:
+        path.append(str(folder / "bin") if (folder / "bin").is_dir() else str(folder))
+        if (folder / "settings.toml").is_file() and (folder / "toolchains").is_dir():
+            variables.setdefault("RUSTUP_HOME", str(folder))
+        if (folder / "bin" / "cargo").exists():
+            variables.setdefault("CARGO_HOME", str(folder))
+    for name in TOOLCHAIN_VARIABLES:
+        given = os.environ.get(name)
+        if given and any(Path(given).is_relative_to(folder) for folder in folders):
+            variables[name] = given
+    return path, variables
+
+
+def jail_command(
+    scratch_root: Path, workdir: Path, argv: list[str], hides: tuple[Path, ...] = ()
+) -> list[str]:
     """`argv` wrapped in the jail: namespaces from `unshare`, the rest from build_jail.py."""
     namespaces = [
         "--mount",
@@ -71,6 +107,7 @@ def jail_command(scratch_root: Path, workdir: Path, argv: list[str]) -> list[str
         "--mount-proc",
     ]
     keeps = [arg for path in toolchain_folders() for arg in ("--keep", path)]
+    keeps += [arg for path in hides for arg in ("--hide", str(path))]
     if os.geteuid() != 0:
         namespaces = ["--user", "--map-root-user", *namespaces]
     # `unshare` dies with the grader (even on kill -9), and the jail with it.

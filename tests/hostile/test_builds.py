@@ -184,7 +184,7 @@ def test_a_module_that_is_a_link_out_of_the_build_folder_is_refused(tmp_path):
     target = tmp_path / "secret.wasm"
     target.write_bytes(bytes(wasmtime.wat2wasm(ECHO)))
     result = run_build(build_folder(tmp_path / "sub", f"ln -s {target} module.wasm"))
-    assert not result.ok and "link to a file outside the build folder" in result.detail
+    assert not result.ok and "module.wasm is a symbolic link" in result.detail
 
 
 def test_a_huge_module_is_refused(tmp_path):

@@ -4,23 +4,15 @@ from the command line and saves every tab's screenshot offscreen."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import os
 import subprocess
-import sys
-import tarfile
 from pathlib import Path
 
 import pytest
 from PySide6.QtGui import QImage
 
 from lattice_desktop import __version__
-
-ROOT = Path(__file__).resolve().parents[2]
-_spec = importlib.util.spec_from_file_location("bundle_build", ROOT / "packaging" / "build.py")
-build = sys.modules["bundle_build"] = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(build)
 
 pytestmark = pytest.mark.packaging
 SHOTS = [
@@ -36,19 +28,6 @@ SHOTS = [
     "harness_leaderboard",
     "scenario_file",
 ]
-
-
-@pytest.fixture(scope="module")
-def unpacked(tmp_path_factory) -> Path:
-    """The bundle's folder inside the unpacked archive (the top folder holds install.sh)."""
-    scratch = tmp_path_factory.mktemp("bundle")
-    bundle = build.build(scratch / "dist", scratch / "work")
-    print(f"bundle {bundle.size / 1e6:.1f} MB in {bundle.files} files, built in {bundle.seconds:.0f} s")
-    target = tmp_path_factory.mktemp("unpacked")
-    with tarfile.open(bundle.archive) as tar:
-        tar.extractall(target, filter="tar")
-    (top,) = target.iterdir()
-    return top
 
 
 def frozen_env(home: Path) -> dict[str, str]:
