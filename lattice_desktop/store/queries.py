@@ -209,3 +209,21 @@ def _result(row: CaseResultRow) -> CaseResult:
 def distinct_values(field: str) -> list[str]:
     column = getattr(Run, field)
     return [r[0] for r in tuples(Run.select(column).distinct().order_by(column))]
+
+
+def settled_modules(case_hash: str, wasmtime_version: str) -> set[str]:
+    """The module hashes with a finished verdict (correct, over the ceiling or incorrect) on
+    this case content and wasmtime version, hidden runs included: what needs no grading again."""
+    settled = [Verdict.CORRECT.value, Verdict.OVER_CEILING.value, Verdict.INCORRECT.value]
+    query = (
+        Run.select(SubmissionRecord.module_sha256)
+        .join(SubmissionRecord)
+        .where(
+            (Run.case_hash == case_hash)
+            & (Run.wasmtime_version == wasmtime_version)
+            & Run.verdict.in_(settled)
+            & SubmissionRecord.module_sha256.is_null(False)
+        )
+        .distinct()
+    )
+    return {digest for (digest,) in tuples(query)}

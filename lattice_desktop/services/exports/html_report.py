@@ -210,7 +210,7 @@ def table_html(table: Table, *, looks: dict | None = None) -> str:
         for i in range(len(table.headers))
     ]
     head = "".join(
-        f'<th class="num">{escape(h)}</th>' if numeric[i] else f"<th>{escape(h)}</th>"
+        f'<th class="num">{escape(_heading(h))}</th>' if numeric[i] else f"<th>{escape(_heading(h))}</th>"
         for i, h in enumerate(table.headers)
     )
     body = []
@@ -227,6 +227,14 @@ def table_html(table: Table, *, looks: dict | None = None) -> str:
         muted = ' class="muted"' if row and row[0] == "over_ceiling" else ""
         body.append(f"<tr{muted}>{''.join(cells)}</tr>")
     return f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>"
+
+
+HEADINGS = {"times_leader": "× leader", "percent_over": "% over", "max_percent_over": "max % over"}
+
+
+def _heading(column: str) -> str:
+    """A CSV column's name as a table heading: "stress_fuel" reads "stress fuel"."""
+    return HEADINGS.get(column, column.replace("_", " "))
 
 
 def _number(value: Cell) -> str:
