@@ -13,7 +13,8 @@ from datetime import UTC, datetime
 
 from peewee import DateTimeField, Expression, ForeignKeyField, ModelAlias
 
-from lattice_desktop.store.base import BaseModel
+from lattice_desktop.errors import UserError
+from lattice_desktop.store.base import BaseModel, tuples
 from lattice_desktop.store.schema import Run
 
 
@@ -32,7 +33,7 @@ def visible(table: type[Run] | ModelAlias[Run] = Run) -> Expression:
 
 def hide_runs(run_ids: Iterable[int]) -> int:
     """Hide the runs (call through the Writer); return how many were newly hidden."""
-    wanted = set(run_ids) - set(hidden_ids())
+    wanted = _stored(run_ids) - set(hidden_ids())
     if wanted:
         now = datetime.now(UTC)
         HiddenRun.insert_many([{"run": run_id, "hidden": now} for run_id in sorted(wanted)]).execute()
@@ -41,9 +42,19 @@ def hide_runs(run_ids: Iterable[int]) -> int:
 
 def unhide_runs(run_ids: Iterable[int]) -> int:
     """Show hidden runs again (call through the Writer); return how many were hidden."""
-    ids = sorted(set(run_ids))
+    ids = sorted(_stored(run_ids))
     return HiddenRun.delete().where(HiddenRun.run.in_(ids)).execute() if ids else 0
 
 
+def _stored(run_ids: Iterable[int]) -> set[int]:
+    """The ids, each a stored run; an unknown one is the user's mistake, named."""
+    wanted = set(run_ids)
+    found = {row.id for row in Run.select(Run.id).where(Run.id.in_(sorted(wanted)))}
+    if wanted - found:
+        missing = ", ".join(map(str, sorted(wanted - found)))
+        raise UserError(f"there is no run {missing} (see `lattice-desktop runs --all`)")
+    return found
+
+
 def hidden_ids() -> list[int]:
-    return [row.run_id for row in HiddenRun.select(HiddenRun.run).order_by(HiddenRun.run)]
+    return [run_id for (run_id,) in tuples(HiddenRun.select(HiddenRun.run).order_by(HiddenRun.run))]
