@@ -8,8 +8,17 @@ import sys
 from pathlib import Path
 
 import PySide6
-from PySide6.QtCore import QUrl, qVersion
-from PySide6.QtGui import QAction, QGuiApplication, QKeySequence, QShortcut, QTextDocument
+from PySide6.QtCore import QEvent, QUrl, qVersion
+from PySide6.QtGui import (
+    QAction,
+    QGuiApplication,
+    QImage,
+    QKeySequence,
+    QPixmap,
+    QShortcut,
+    QTextCursor,
+    QTextDocument,
+)
 from PySide6.QtWidgets import (
     QDialog,
     QDialogButtonBox,
@@ -41,6 +50,38 @@ def guide_path() -> Path:
     return root / "docs" / "guide.md"
 
 
+class GuideBrowser(QTextBrowser):
+    """A text browser that scales each screenshot down to its width (never up), keeping its
+    shape, whenever it is resized, so the guide reads without scrolling sideways."""
+
+    def viewportEvent(self, event: QEvent) -> bool:
+        if event.type() == QEvent.Type.Resize:
+            self.fit_images()
+        return super().viewportEvent(event)
+
+    def fit_images(self) -> None:
+        doc = self.document()
+        room = self.viewport().width() - 2 * doc.documentMargin() - 8
+        block = doc.begin()
+        while block.isValid():
+            fragments = block.begin()
+            while not fragments.atEnd():
+                fragment = fragments.fragment()
+                if fragment.charFormat().isImageFormat():
+                    image = fragment.charFormat().toImageFormat()
+                    natural = doc.resource(QTextDocument.ResourceType.ImageResource, QUrl(image.name()))
+                    if isinstance(natural, QPixmap | QImage) and natural.width() > 0:
+                        image.setWidth(min(natural.width(), max(room, 50)))
+                        cursor = QTextCursor(doc)
+                        cursor.setPosition(fragment.position())
+                        cursor.setPosition(
+                            fragment.position() + fragment.length(), QTextCursor.MoveMode.KeepAnchor
+                        )
+                        cursor.setCharFormat(image)
+                fragments += 1
+            block = block.next()
+
+
 class GuideDialog(QDialog):
     """The user guide, rendered from its Markdown with its screenshots; links to the other
     docs open in the same window, web links in the browser."""
@@ -48,7 +89,7 @@ class GuideDialog(QDialog):
     def __init__(self, path: Path, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setWindowTitle("Lattice Desktop — User guide")
-        self.browser = QTextBrowser(self)
+        self.browser = GuideBrowser(self)
         self.browser.setOpenExternalLinks(True)
         if path.is_file():
             self.browser.setSource(QUrl.fromLocalFile(str(path)), QTextDocument.ResourceType.MarkdownResource)

@@ -33,6 +33,22 @@ def test_help_opens_the_user_guide_rendered_with_its_screenshots(window, qtbot):
     )
     assert image is not None and not image.isNull()  # the guide's own screenshots load beside it
     assert dialog.width() <= window.screen().availableGeometry().width()
+    widths = _image_widths(browser.document())
+    assert len(widths) == browser.document().toMarkdown().count("![")  # every screenshot found
+    assert widths and all(0 < w <= browser.viewport().width() for w in widths)  # each fits the page
+
+
+def _image_widths(doc) -> list[float]:
+    widths, block = [], doc.begin()
+    while block.isValid():
+        fragments = block.begin()
+        while not fragments.atEnd():
+            fmt = fragments.fragment().charFormat()
+            if fmt.isImageFormat():
+                widths.append(fmt.toImageFormat().width())
+            fragments += 1
+        block = block.next()
+    return widths
 
 
 def _settled(db_path) -> dict[str, Verdict]:
