@@ -115,3 +115,24 @@ def test_deleting_an_unknown_or_running_run_is_refused_and_deletes_nothing(field
         writer.call(runs.delete_runs, [running])
     assert len(list_runs()) == 4
     assert {r.verdict for r in list_runs()} == {Verdict.CORRECT, Verdict.INCORRECT, Verdict.RUNNING}
+
+
+@pytest.mark.postgres
+def test_hiding_and_deleting_on_postgresql(pg_url, tmp_path):
+    writer = Writer(open_database(pg_url))
+    try:
+        case = write_case(tmp_path / "case", ECHO_CASES)
+        ids = [
+            run_job(
+                GradeJob(case, load_submission(write_submission(tmp_path / m, wat, model=m))), writer
+            ).run_id
+            for m, wat in (("a", ECHO), ("b", SLOW_ECHO))
+        ]
+        writer.call(hide_runs, [ids[0]])
+        assert [e.model for e in leaderboard("echo").entries] == ["b"]
+        assert standing(ids[1]).describe() == "#1 of 1 · 100th percentile"
+        writer.call(runs.delete_runs, ids)
+        assert list_runs(include_hidden=True) == [] and hidden_ids() == []
+        assert BuildLog.select().count() == 0
+    finally:
+        writer.close()
