@@ -97,8 +97,8 @@ class RunsListing:
     harness: list[StoredHarnessRun]
 
 
-def runs_listing() -> RunsListing:
-    return RunsListing(list_runs(), harness_runs())
+def runs_listing(include_hidden: bool = False) -> RunsListing:
+    return RunsListing(list_runs(include_hidden=include_hidden), harness_runs())
 
 
 @dataclass(frozen=True)

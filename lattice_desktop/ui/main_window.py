@@ -243,7 +243,7 @@ class MainWindow(QMainWindow):
 
     @Slot()
     def refresh_runs(self) -> None:
-        self._runs_query.request(runs_listing)
+        self._runs_query.request(runs_listing, self.run_actions.show_hidden)
 
     @Slot()
     def refresh_all(self) -> None:

@@ -62,6 +62,10 @@ class RunActions(QObject):
         self.window = window
         self.open_url: Callable[[QUrl], object] = QDesktopServices.openUrl  # the desktop's file manager
         self.menu: QMenu | None = None
+        self.show_hidden = False  # the runs list shows hidden runs too (greyed, marked hidden)
+        self.show_hidden_action = QAction("Show hidden runs", self)
+        self.show_hidden_action.setCheckable(True)
+        self.show_hidden_action.toggled.connect(self._on_show_hidden)
         self._load = LatestQuery(self._on_loaded, self)
         self._load.failed.connect(self._failed)
         self._then: Callable[[StoredRun], None] | None = None
@@ -99,6 +103,8 @@ class RunActions(QObject):
         self._item(
             menu, "Delete run…", lambda: self.delete(run.id), "Delete the run and its results for good"
         )
+        menu.addSeparator()
+        menu.addAction(self.show_hidden_action)
         return menu
 
     def _item(self, menu: QMenu, text: str, slot: Callable[[], None], tip: str = "") -> QAction:
@@ -111,10 +117,17 @@ class RunActions(QObject):
     def _on_context_menu(self, point: QPoint) -> None:
         panel = self.host.runs_panel
         run = panel.model.run_at(panel.proxy.mapToSource(panel.tree.indexAt(point)))
-        if run is None:
-            return  # a group or a harness run: nothing to do to one run
-        self.menu = self.menu_for(run)
+        if run is not None:
+            self.menu = self.menu_for(run)
+        else:  # a group, a harness run or no row: only what concerns the whole list
+            self.menu = QMenu(self.window)
+            self.menu.addAction(self.show_hidden_action)
         self.menu.popup(panel.tree.viewport().mapToGlobal(point))
+
+    @Slot(bool)
+    def _on_show_hidden(self, shown: bool) -> None:
+        self.show_hidden = shown
+        self.host.refresh_runs()
 
     # Acting on a run -----------------------------------------------------------------
 

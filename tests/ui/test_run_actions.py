@@ -7,7 +7,7 @@ import csv
 import io
 from pathlib import Path
 
-from PySide6.QtCore import QUrl
+from PySide6.QtCore import Qt, QUrl
 from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QMessageBox
 
@@ -45,6 +45,7 @@ def test_a_run_has_a_context_menu_of_what_can_be_done_to_it(window, graded, qtbo
         "Export run as HTML report…",
         "Hide run",
         "Delete run…",
+        "Show hidden runs",
     ]
 
 
@@ -75,6 +76,27 @@ def test_hiding_a_run_takes_it_out_of_the_list_and_the_leaderboard(window, grade
     assert window.page.run.id != graded["echo"]  # its neighbour opened in its place
     assert "is hidden" in window.message_bar.message()
     assert {r.id for r in list_runs(include_hidden=True)} == set(graded.values())  # kept, whole
+
+
+def test_hidden_runs_can_be_shown_greyed_and_put_back_in_the_field(window, graded, qtbot):
+    window.refresh_runs()
+    qtbot.waitUntil(lambda: len(window.runs_panel.model.summaries) == 3, timeout=10_000)
+    actions = window.run_actions
+    _action(actions.menu_for(_summary(window, graded["echo"])), "Hide run").trigger()
+    qtbot.waitUntil(lambda: len(window.runs_panel.model.summaries) == 2, timeout=10_000)
+    actions.show_hidden_action.setChecked(True)
+    qtbot.waitUntil(lambda: len(window.runs_panel.model.summaries) == 3, timeout=10_000)
+    model = window.runs_panel.model
+    index = model.index_of_run(graded["echo"])
+    assert model.data(index).endswith(" · hidden")
+    assert model.data(index, Qt.ItemDataRole.ForegroundRole) is not None  # greyed
+    menu = actions.menu_for(_summary(window, graded["echo"]))
+    assert "Hide run" not in _texts(menu)
+    _action(menu, "Show run in the field again").trigger()
+    board = window.leaderboard_tab.fuel_model
+    qtbot.waitUntil(lambda: not _summary(window, graded["echo"]).hidden, timeout=10_000)
+    qtbot.waitUntil(lambda: board.board is not None and len(board.board.entries) == 1, timeout=10_000)
+    actions.show_hidden_action.setChecked(False)
 
 
 def test_deleting_asks_first_then_the_run_is_gone(window, graded, qtbot, monkeypatch):
