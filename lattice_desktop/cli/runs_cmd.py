@@ -31,21 +31,6 @@ def register(commands: argparse._SubParsersAction) -> None:
     add_db_option(p)
     p.set_defaults(func=_runs)
 
-    for name, helped in (
-        ("hide", "hide runs: kept, but left out of the runs list, the field and the leaderboard"),
-        ("unhide", "show hidden runs again (see `runs --all`)"),
-    ):
-        p = commands.add_parser(name, help=helped)
-        p.add_argument("runs", type=int, nargs="+", metavar="RUN", help="run id (see `runs`)")
-        add_db_option(p)
-        p.set_defaults(func=_hide if name == "hide" else _unhide)
-
-    p = commands.add_parser("delete", help="delete runs for good, with their results")
-    p.add_argument("runs", type=int, nargs="+", metavar="RUN", help="run id (see `runs --all`)")
-    p.add_argument("--yes", action="store_true", help="do not ask first")
-    add_db_option(p)
-    p.set_defaults(func=_delete)
-
     p = commands.add_parser("show", help="show one stored run with every case result")
     p.add_argument("run", type=int, help="run id (see `runs`)")
     p.add_argument("--json", action="store_true")
@@ -64,6 +49,21 @@ def register(commands: argparse._SubParsersAction) -> None:
     p.add_argument("--json", action="store_true")
     add_db_option(p)
     p.set_defaults(func=_leaderboard)
+
+    for name, helped in (
+        ("hide", "hide runs: kept, but left out of the runs list, the field and the leaderboard"),
+        ("unhide", "show hidden runs again (see `runs --all`)"),
+    ):
+        p = commands.add_parser(name, help=helped)
+        p.add_argument("runs", type=int, nargs="+", metavar="RUN", help="run id (see `runs`)")
+        add_db_option(p)
+        p.set_defaults(func=_hide if name == "hide" else _unhide)
+
+    p = commands.add_parser("delete", help="delete runs for good, with their results")
+    p.add_argument("runs", type=int, nargs="+", metavar="RUN", help="run id (see `runs --all`)")
+    p.add_argument("--yes", action="store_true", help="do not ask first")
+    add_db_option(p)
+    p.set_defaults(func=_delete)
 
 
 def _runs(args: argparse.Namespace) -> int:
