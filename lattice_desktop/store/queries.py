@@ -6,13 +6,13 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 
-from peewee import JOIN, Field
+from peewee import Field
 
 from lattice_desktop.grading.compare import Mismatch
 from lattice_desktop.grading.grader import CaseResult
 from lattice_desktop.outcomes import Outcome, Verdict
 from lattice_desktop.store.base import tuples
-from lattice_desktop.store.hidden_runs import HiddenRun
+from lattice_desktop.store.hidden_runs import HiddenRun, hidden_ids, visible
 from lattice_desktop.store.schema import BuildLog, CaseRecord, CaseResultRow, Run, SubmissionRecord
 from lattice_desktop.store.stored_values import stored_fuel, stored_number, stored_time
 
@@ -101,16 +101,14 @@ def list_runs(
             Run.max_percent_over,
             Run.started,
             Run.finished,
-            HiddenRun.run.is_null(False),
         )
         .join(SubmissionRecord)
-        .switch(Run)
-        .join(HiddenRun, JOIN.LEFT_OUTER)
         .order_by(Run.id.desc())
         .limit(limit)
     )
+    hidden = set(hidden_ids()) if include_hidden else set()
     if not include_hidden:
-        query = query.where(HiddenRun.run.is_null())
+        query = query.where(visible())
     if case:
         query = query.where(Run.case_name == case)
     if model:
@@ -135,7 +133,7 @@ def list_runs(
             max_percent_over=stored_number(row[9]),
             started=read_time(row[10]),
             finished=read_time(row[11]),
-            hidden=bool(row[12]),
+            hidden=row[0] in hidden,
         )
         for row in tuples(query)
     ]
