@@ -279,7 +279,7 @@ class MainWindow(QMainWindow):
         ):
             self.runs_panel.select_run(listing.runs[0].id, notify=False)
             self.open_run(listing.runs[0].id)  # a returning user sees their newest run
-        if first and self.auto_demo and listing.runs:
+        if first and self.auto_demo and (listing.runs or listing.harness):
             self.demo_resume.resume_if_unfinished()
         self.runs_shown.emit()
 

@@ -10,6 +10,7 @@ from lattice_desktop.outcomes import Verdict
 from lattice_desktop.store.queries import list_runs
 from lattice_desktop.ui.demo_resume import KEY
 from lattice_desktop.ui.help_dialogs import guide_path
+from tests.ui.conftest import import_harness_into
 
 
 def _help_action(window, text: str):
@@ -86,3 +87,14 @@ def test_a_finished_demo_is_not_graded_again(make_window, qtbot, settings, db_pa
     again = make_window(auto_demo=True)
     qtbot.waitUntil(lambda: again.page is not None, timeout=10_000)
     assert not again.grading.running and len(list_runs()) == 3
+
+
+def test_a_demo_closed_before_its_first_run_is_graded_by_the_next_start(
+    make_window, qtbot, settings, db_path
+):
+    import_harness_into(db_path, "clean")  # the first start got as far as the harness examples
+    settings.setValue(KEY, [str(db_path)])  # and had begun the demo
+    window = make_window(auto_demo=True)
+    qtbot.waitUntil(lambda: len(_settled(db_path)) == 3, timeout=60_000)
+    qtbot.waitUntil(lambda: settings.value(KEY) in ([], None), timeout=30_000)
+    assert "Finishing the demo the last start did not finish" in window.message_bar.message()
