@@ -78,6 +78,7 @@ class RunActions(QObject):
     def menu_for(self, run: RunSummary) -> QMenu:
         """The context menu of one performance run."""
         menu = QMenu(self.window)
+        menu.setToolTipsVisible(True)
         self._item(
             menu, "Re-grade", lambda: self.regrade(run.id), "Grade this submission again against its case"
         )
@@ -117,6 +118,8 @@ class RunActions(QObject):
     def _on_context_menu(self, point: QPoint) -> None:
         panel = self.host.runs_panel
         run = panel.model.run_at(panel.proxy.mapToSource(panel.tree.indexAt(point)))
+        if self.menu is not None:
+            self.menu.deleteLater()  # the previous one (each is made for the row clicked)
         if run is not None:
             self.menu = self.menu_for(run)
         else:  # a group, a harness run or no row: only what concerns the whole list

@@ -39,6 +39,7 @@ class WindowMenus(QObject):
         self.window, self.tabs, self.factory = window, tabs, factory
         self.preferences = load_preferences(settings)
         self.last_folder = ""
+        self.guide: GuideDialog | None = None  # Help › User guide, made when first asked for
         use_theme(self.preferences.theme)
         # The Factory tab's keys work once it has the focus: give it when the tab opens.
         tabs.currentChanged.connect(self._focus_factory)
@@ -88,8 +89,11 @@ class WindowMenus(QObject):
 
     @Slot()
     def show_guide(self) -> None:
-        self.guide = GuideDialog(guide_path(), self.window)  # not modal: read it beside the window
+        """Not modal: the guide stays open beside the window; asking again brings it forward."""
+        if self.guide is None:
+            self.guide = GuideDialog(guide_path(), self.window)
         self.guide.show()
+        self.guide.raise_()
 
     @Slot()
     def show_shortcuts(self) -> None:
