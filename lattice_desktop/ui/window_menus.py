@@ -92,8 +92,9 @@ class WindowMenus(QObject):
         """Not modal: the guide stays open beside the window; asking again brings it forward."""
         if self.guide is None:
             self.guide = GuideDialog(guide_path(), self.window)
+        elif self.guide.isVisible():
+            self.guide.raise_()
         self.guide.show()
-        self.guide.raise_()
 
     @Slot()
     def show_shortcuts(self) -> None:
