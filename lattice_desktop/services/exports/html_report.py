@@ -14,7 +14,7 @@ from lattice_desktop.grading.fuel_growth import describe_slope, fit_slope
 from lattice_desktop.grading.grader import CaseResult
 from lattice_desktop.outcomes import GREY, Look, Verdict
 from lattice_desktop.services.exports.svg import Bar, Series, bar_chart, loglog_chart
-from lattice_desktop.services.exports.tables import Cell, Table, board_scope, board_table, runs_table
+from lattice_desktop.services.exports.tables import Cell, Table, board_scope, board_table
 from lattice_desktop.services.run_report import detail_text
 from lattice_desktop.store.field import Leaderboard
 from lattice_desktop.store.fuel_queries import CaseBest
@@ -30,7 +30,8 @@ body { font: 14px/1.45 system-ui, sans-serif; color: var(--fg); background: var(
   margin: 2rem auto; max-width: 1040px; padding: 0 1rem; }
 h1 { font-size: 1.35rem; margin: 0 0 .25rem; } h2 { font-size: 1.05rem; margin: 1.6rem 0 .5rem; }
 .meta { color: var(--muted); margin: 0 0 1rem; } .meta span + span::before { content: " · "; }
-.chip { font-weight: 600; } .mono, td.mono { font-family: ui-monospace, monospace; font-size: 12.5px; }
+.chip { font-weight: 600; white-space: nowrap; }
+.mono, td.mono { font-family: ui-monospace, monospace; font-size: 12.5px; }
 .banner { border-left: 4px solid #D55E00; background: var(--band); padding: .5rem .8rem; margin: 1rem 0; }
 table { border-collapse: collapse; width: 100%; margin: .25rem 0 1rem; }
 th, td { border-bottom: 1px solid var(--line); padding: .3rem .5rem; text-align: left; vertical-align: top; }
@@ -151,14 +152,35 @@ def _results_table(results: list[CaseResult], smoke: bool) -> str:
 
 
 def runs_html(runs: list[RunSummary], *, scope: str = "") -> str:
-    """The runs list: how many of each verdict, then every run."""
+    """The runs list: how many of each verdict, then every run (the columns a reader needs;
+    the CSV holds them all)."""
     counts = Counter(r.verdict for r in runs)
     summary = " · ".join(f"{n} {v.look.text}" for v, n in counts.most_common())
+    hidden = any(r.hidden for r in runs)
+    table = Table(
+        "Runs",
+        ("run", "case", "model", "submission", "verdict", "score", "stress_fuel", "finished")
+        + (("hidden",) if hidden else ()),
+        [
+            (
+                r.id,
+                r.case_label,
+                r.model,
+                r.submission,
+                r.verdict.value,
+                r.score,
+                r.stress_fuel,
+                _short(r.finished),
+            )
+            + (("hidden" if r.hidden else "",) if hidden else ())
+            for r in runs
+        ],
+    )
     parts = [
         "<h1>Runs</h1>",
         f'<p class="meta">{len(runs)} run{"s" if len(runs) != 1 else ""}'
         f"{' · ' + escape(scope) if scope else ''}{' · ' + escape(summary) if summary else ''}</p>",
-        table_html(runs_table(runs), looks={"verdict": _verdict_look}) if runs else "<p>No runs.</p>",
+        table_html(table, looks={"verdict": _verdict_look}) if runs else "<p>No runs.</p>",
     ]
     return document("Lattice Desktop runs", parts)
 
@@ -252,6 +274,10 @@ def _look_cell(look: Look) -> str:
 def _facts(rows: list[tuple[str, str]]) -> str:
     body = "".join(f'<tr><th>{escape(k)}</th><td class="mono">{escape(v)}</td></tr>' for k, v in rows)
     return f"<table>{body}</table>"
+
+
+def _short(value: datetime | None) -> str:
+    return "unknown" if value is None else value.astimezone(UTC).strftime("%Y-%m-%d %H:%M UTC")
 
 
 def _when(value: datetime | None) -> str:
