@@ -1,4 +1,5 @@
-"""`runs`, `show RUN` and `leaderboard CASE`: reading stored results."""
+"""`runs`, `show RUN` and `leaderboard CASE`: reading stored results; `hide`, `unhide` and
+`delete`: taking runs out of the field for a while or for good."""
 
 from __future__ import annotations
 
@@ -14,7 +15,9 @@ from lattice_desktop.formatting import fuel, moment
 from lattice_desktop.grading.report_json import result_to_dict
 from lattice_desktop.outcomes import Verdict
 from lattice_desktop.store.field import leaderboard, standing
-from lattice_desktop.store.queries import distinct_values, list_runs, load_run
+from lattice_desktop.store.hidden_runs import hide_runs, unhide_runs
+from lattice_desktop.store.queries import RunSummary, distinct_values, list_runs, load_run
+from lattice_desktop.store.runs import delete_runs
 
 
 def register(commands: argparse._SubParsersAction) -> None:
@@ -23,6 +26,8 @@ def register(commands: argparse._SubParsersAction) -> None:
     p.add_argument("--model", help="only this model")
     p.add_argument("--verdict", choices=[v.value for v in Verdict.filters()], help="only this verdict")
     p.add_argument("--limit", type=int, default=50)
+    p.add_argument("--all", action="store_true", help="hidden runs too (marked hidden)")
+    p.add_argument("--json", action="store_true", help="one JSON array of runs, for scripts")
     add_db_option(p)
     p.set_defaults(func=_runs)
 
@@ -45,10 +50,31 @@ def register(commands: argparse._SubParsersAction) -> None:
     add_db_option(p)
     p.set_defaults(func=_leaderboard)
 
+    for name, helped in (
+        ("hide", "hide runs: kept, but left out of the runs list, the field and the leaderboard"),
+        ("unhide", "show hidden runs again (see `runs --all`)"),
+    ):
+        p = commands.add_parser(name, help=helped)
+        p.add_argument("runs", type=int, nargs="+", metavar="RUN", help="run id (see `runs`)")
+        add_db_option(p)
+        p.set_defaults(func=_hide if name == "hide" else _unhide)
+
+    p = commands.add_parser("delete", help="delete runs for good, with their results")
+    p.add_argument("runs", type=int, nargs="+", metavar="RUN", help="run id (see `runs --all`)")
+    p.add_argument("--yes", action="store_true", help="do not ask first")
+    add_db_option(p)
+    p.set_defaults(func=_delete)
+
 
 def _runs(args: argparse.Namespace) -> int:
     open_storage(args)
-    rows = list_runs(case=args.case, model=args.model, verdict=args.verdict, limit=args.limit)
+    rows = list_runs(
+        case=args.case, model=args.model, verdict=args.verdict, limit=args.limit, include_hidden=args.all
+    )
+    if args.json:
+        json.dump([_run_entry(r) for r in rows], sys.stdout, indent=2)
+        print()
+        return 0
     if not rows:
         filtered = args.case or args.model or args.verdict
         print(
@@ -62,8 +88,54 @@ def _runs(args: argparse.Namespace) -> int:
         when = moment(r.finished) if r.finished else "-"
         print(
             f"{r.id:>5}  {shown(r.case_label):<22} {shown(r.model):<20} "
-            f"{r.verdict.look.text:<14} {fuel(r.score):>12}  {when}"
+            f"{r.verdict.look.text:<14} {fuel(r.score):>12}  {when}" + ("  (hidden)" if r.hidden else "")
         )
+    return 0
+
+
+def _run_entry(r: RunSummary) -> dict:
+    return {
+        "run_id": r.id,
+        "case": r.case_name,
+        "version": r.case_version,
+        "variant": r.case_variant,
+        "model": r.model,
+        "submission": r.submission,
+        "verdict": r.verdict.value,
+        "score": r.score,
+        "stress_fuel": r.stress_fuel,
+        "max_percent_over": r.max_percent_over,
+        "started": r.started.isoformat() if r.started else None,
+        "finished": r.finished.isoformat() if r.finished else None,
+        "hidden": r.hidden,
+    }
+
+
+def _hide(args: argparse.Namespace) -> int:
+    writer = open_storage(args)
+    changed = writer.call(hide_runs, args.runs)
+    print(f"hid {changed} run{'s' if changed != 1 else ''}; `lattice-desktop unhide RUN` shows one again")
+    return 0
+
+
+def _unhide(args: argparse.Namespace) -> int:
+    writer = open_storage(args)
+    changed = writer.call(unhide_runs, args.runs)
+    print(f"{changed} run{'s' if changed != 1 else ''} shown again")
+    return 0
+
+
+def _delete(args: argparse.Namespace) -> int:
+    writer = open_storage(args)
+    if not args.yes:
+        if not sys.stdin.isatty():
+            raise UserError("deleting cannot be undone: add --yes (or hide the runs instead: `hide RUN`)")
+        listed = ", ".join(map(str, args.runs))
+        if input(f"Delete run {listed} and every result it holds, for good? [y/N] ").strip().lower() != "y":
+            print("nothing deleted")
+            return 0
+    deleted = writer.call(delete_runs, args.runs)
+    print(f"deleted {deleted} run{'s' if deleted != 1 else ''}")
     return 0
 
 

@@ -3,11 +3,14 @@ samples, and the worker side of one job (read the case, grade, store)."""
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass, replace
 from pathlib import Path
 
 from lattice_desktop.manifest import Submission, load_case, load_submission
+from lattice_desktop.sandbox.engine import WASMTIME_VERSION
 from lattice_desktop.services.grading import StoredGrade, grade_and_store
+from lattice_desktop.store.queries import settled_modules
 from lattice_desktop.store.writer import Writer
 from lattice_desktop.work import Work
 
@@ -48,6 +51,20 @@ def demo_jobs(case_path: Path) -> list[GradeJob]:
     """The sample submissions of a case (read on a worker: hashing its inputs takes a while)."""
     case = load_case(case_path)
     return sample_jobs(case.path, case.samples_dir)
+
+
+def unfinished_demo_jobs(case_path: Path) -> list[GradeJob]:
+    """The demo's samples that no finished run of this case content has graded yet: what a
+    first-start demo cut short (the app closed mid-way) still has to grade. A run that was
+    cancelled, interrupted or failed inside Lattice Desktop does not count as graded; a
+    hidden one does (the user has seen it). Read on a worker: it hashes the case."""
+    case = load_case(case_path)
+    graded = settled_modules(case.manifest_hash, WASMTIME_VERSION)
+    return [
+        job
+        for job in sample_jobs(case.path, case.samples_dir)
+        if hashlib.sha256(job.submission.module_path.read_bytes()).hexdigest() not in graded
+    ]
 
 
 def run_job(job: GradeJob, writer: Writer, *, work: Work | None = None, workers: int = 2) -> StoredGrade:

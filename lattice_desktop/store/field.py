@@ -16,6 +16,7 @@ from peewee import SQL, Column, Expression, ModelAlias, Select, ValuesList, fn
 
 from lattice_desktop.outcomes import Verdict
 from lattice_desktop.store.base import tuples
+from lattice_desktop.store.hidden_runs import visible
 from lattice_desktop.store.schema import Run
 from lattice_desktop.store.stored_values import stored_number, stored_time
 
@@ -80,6 +81,7 @@ def same_field(run: Run) -> Expression:
         & (Run.case_version == run.case_version)
         & (Run.case_variant == run.case_variant)
         & (Run.wasmtime_version == run.wasmtime_version)
+        & visible()
     )
 
 
@@ -117,7 +119,7 @@ def leaderboard(
     # The newest run of the case picks what is not given, read from the newest id down:
     # comparing `column || ''` keeps SQLite off the indexes, which would sort every run of
     # the case first.
-    named = Run.case_name.concat("") == case_name
+    named = (Run.case_name.concat("") == case_name) & visible()
     for column, wanted in (
         (Run.case_version, version),
         (Run.case_variant, variant),
@@ -224,6 +226,7 @@ def _in_scope(table: type[Run] | ModelAlias[Run], key: Key) -> Expression:
         & (table.case_variant == variant)
         & (table.wasmtime_version == wasmtime_version)
         & (table.case_hash == content)
+        & visible(table)
     )
 
 

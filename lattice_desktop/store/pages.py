@@ -25,6 +25,7 @@ from lattice_desktop.store.harness_runs import (
     verify_stored,
 )
 from lattice_desktop.store.harness_tables import HarnessRun
+from lattice_desktop.store.hidden_runs import visible
 from lattice_desktop.store.queries import RunSummary, StoredRun, list_runs, load_run
 from lattice_desktop.store.schema import Run
 
@@ -76,7 +77,7 @@ def board_scopes() -> list[BoardScope]:
             fn.COUNT(Run.id),
             fn.MAX(Run.id),
         )
-        .where(Run.verdict != Verdict.RUNNING.value)
+        .where((Run.verdict != Verdict.RUNNING.value) & visible())
         .group_by(Run.case_name, Run.case_version, Run.case_variant, Run.wasmtime_version)
     )
     scopes = [BoardScope(*row) for row in rows]
@@ -96,8 +97,8 @@ class RunsListing:
     harness: list[StoredHarnessRun]
 
 
-def runs_listing() -> RunsListing:
-    return RunsListing(list_runs(), harness_runs())
+def runs_listing(include_hidden: bool = False) -> RunsListing:
+    return RunsListing(list_runs(include_hidden=include_hidden), harness_runs())
 
 
 @dataclass(frozen=True)

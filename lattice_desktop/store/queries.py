@@ -12,6 +12,7 @@ from lattice_desktop.grading.compare import Mismatch
 from lattice_desktop.grading.grader import CaseResult
 from lattice_desktop.outcomes import Outcome, Verdict
 from lattice_desktop.store.base import tuples
+from lattice_desktop.store.hidden_runs import HiddenRun, hidden_ids, visible
 from lattice_desktop.store.schema import BuildLog, CaseRecord, CaseResultRow, Run, SubmissionRecord
 from lattice_desktop.store.stored_values import stored_fuel, stored_number, stored_time
 
@@ -30,6 +31,7 @@ class RunSummary:
     max_percent_over: float | None
     started: datetime | None  # None: the stored time could not be read
     finished: datetime | None
+    hidden: bool = False  # left out of the runs list, the field and the leaderboard
 
     @property
     def case_label(self) -> str:
@@ -56,7 +58,7 @@ class StoredRun:
         return self.summary.id
 
 
-def _summary(run: Run, submission_name: str) -> RunSummary:
+def _summary(run: Run, submission_name: str, *, hidden: bool = False) -> RunSummary:
     return RunSummary(
         id=run.id,
         case_name=run.case_name,
@@ -70,6 +72,7 @@ def _summary(run: Run, submission_name: str) -> RunSummary:
         max_percent_over=stored_number(run.max_percent_over),
         started=stored_time(run.started),
         finished=stored_time(run.finished),
+        hidden=hidden,
     )
 
 
@@ -80,8 +83,10 @@ def list_runs(
     verdict: str | None = None,
     text: str | None = None,
     limit: int = 5000,
+    include_hidden: bool = False,
 ) -> list[RunSummary]:
-    """Newest first; `text` matches case, model or submission name."""
+    """Newest first; `text` matches case, model or submission name; hidden runs only with
+    `include_hidden`."""
     query = (
         Run.select(
             Run.id,
@@ -101,6 +106,9 @@ def list_runs(
         .order_by(Run.id.desc())
         .limit(limit)
     )
+    hidden = set(hidden_ids()) if include_hidden else set()
+    if not include_hidden:
+        query = query.where(visible())
     if case:
         query = query.where(Run.case_name == case)
     if model:
@@ -125,6 +133,7 @@ def list_runs(
             max_percent_over=stored_number(row[9]),
             started=read_time(row[10]),
             finished=read_time(row[11]),
+            hidden=row[0] in hidden,
         )
         for row in tuples(query)
     ]
@@ -148,7 +157,9 @@ def load_run(run_id: int) -> StoredRun | None:
     log = BuildLog.get_or_none(BuildLog.run == run_id)
     rows = CaseResultRow.select().where(CaseResultRow.run == run_id).order_by(CaseResultRow.position)
     return StoredRun(
-        summary=_summary(run, run.submission.name),
+        summary=_summary(
+            run, run.submission.name, hidden=HiddenRun.get_or_none(HiddenRun.run == run_id) is not None
+        ),
         manifest_path=run.case.manifest_path,
         manifest_hash=run.case.manifest_hash,
         submission_path=run.submission.path,
@@ -196,3 +207,21 @@ def _result(row: CaseResultRow) -> CaseResult:
 def distinct_values(field: str) -> list[str]:
     column = getattr(Run, field)
     return [r[0] for r in tuples(Run.select(column).distinct().order_by(column))]
+
+
+def settled_modules(case_hash: str, wasmtime_version: str) -> set[str]:
+    """The module hashes with a finished verdict (correct, over the ceiling or incorrect) on
+    this case content and wasmtime version, hidden runs included: what needs no grading again."""
+    settled = [Verdict.CORRECT.value, Verdict.OVER_CEILING.value, Verdict.INCORRECT.value]
+    query = (
+        Run.select(SubmissionRecord.module_sha256)
+        .join(SubmissionRecord)
+        .where(
+            (Run.case_hash == case_hash)
+            & (Run.wasmtime_version == wasmtime_version)
+            & Run.verdict.in_(settled)
+            & SubmissionRecord.module_sha256.is_null(False)
+        )
+        .distinct()
+    )
+    return {digest for (digest,) in tuples(query)}

@@ -7,12 +7,14 @@ import os
 import socket
 from datetime import UTC, datetime
 
+from lattice_desktop.errors import UserError
 from lattice_desktop.grading.grader import GradeReport
 from lattice_desktop.manifest.case import CaseManifest
 from lattice_desktop.manifest.submission import Submission
 from lattice_desktop.outcomes import Verdict
 from lattice_desktop.sandbox.engine import FUEL_SETTINGS, WASMTIME_VERSION
-from lattice_desktop.store.base import write_transaction
+from lattice_desktop.store.base import tuples, write_transaction
+from lattice_desktop.store.hidden_runs import HiddenRun
 from lattice_desktop.store.schema import BuildLog, CaseRecord, CaseResultRow, Run, SubmissionRecord
 
 
@@ -163,3 +165,29 @@ def _alive(pid: int) -> bool:
 def delete_run(run_id: int) -> None:
     """Remove a run that never started grading (the user declined or the input was bad)."""
     Run.delete().where(Run.id == run_id).execute()
+
+
+def delete_runs(run_ids: list[int]) -> int:
+    """Delete finished runs for good (call through the Writer: one transaction), with their
+    results, build logs and hidden marks, and the submission and case rows no run uses.
+    Each child table is cleared by hand, so nothing is left behind even on a connection
+    that does not enforce foreign keys. A run still grading is refused: its grader would
+    write results for a row that is gone. Returns how many runs were deleted."""
+    ids = sorted(set(run_ids))
+    rows = tuples(Run.select(Run.id, Run.verdict).where(Run.id.in_(ids)))
+    missing = sorted(set(ids) - {row[0] for row in rows})
+    if missing:
+        raise UserError(f"there is no run {', '.join(map(str, missing))} (see `lattice-desktop runs --all`)")
+    running = [row[0] for row in rows if row[1] == Verdict.RUNNING.value]
+    if running:
+        raise UserError(
+            f"run {', '.join(map(str, running))} is still grading; cancel it first, then delete it"
+        )
+    for child in (CaseResultRow.run, BuildLog.run, HiddenRun.run):
+        child.model.delete().where(child.in_(ids)).execute()
+    Run.delete().where(Run.id.in_(ids)).execute()
+    # Grading makes a submission row before the module is known and another after, so
+    # unused ones may predate this deletion: every submission and case no run uses goes.
+    SubmissionRecord.delete().where(SubmissionRecord.id.not_in(Run.select(Run.submission))).execute()
+    CaseRecord.delete().where(CaseRecord.id.not_in(Run.select(Run.case))).execute()
+    return len(rows)

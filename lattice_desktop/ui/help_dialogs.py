@@ -1,11 +1,24 @@
-"""Help menu dialogs: every keyboard shortcut (read from the window's own actions and the
-Factory tab's keys, so the list cannot drift from what the keys do) and About."""
+"""Help menu dialogs: the user guide (docs/guide.md, rendered), every keyboard shortcut
+(read from the window's own actions and the Factory tab's keys, so the list cannot drift
+from what the keys do) and About."""
 
 from __future__ import annotations
 
+import sys
+from pathlib import Path
+
 import PySide6
-from PySide6.QtCore import qVersion
-from PySide6.QtGui import QAction, QKeySequence, QShortcut
+from PySide6.QtCore import QEvent, QUrl, qVersion
+from PySide6.QtGui import (
+    QAction,
+    QGuiApplication,
+    QImage,
+    QKeySequence,
+    QPixmap,
+    QShortcut,
+    QTextCursor,
+    QTextDocument,
+)
 from PySide6.QtWidgets import (
     QDialog,
     QDialogButtonBox,
@@ -15,6 +28,7 @@ from PySide6.QtWidgets import (
     QMessageBox,
     QTableWidget,
     QTableWidgetItem,
+    QTextBrowser,
     QVBoxLayout,
     QWidget,
 )
@@ -26,6 +40,71 @@ FUEL_NOTE = (
     "Fuel is comparable only within one wasmtime version: a new release may count "
     "the same work differently, so every stored run records the version it was graded with."
 )
+
+
+def guide_path() -> Path:
+    """docs/guide.md: beside the package in a checkout, in the bundle's folder when frozen
+    (packaging/lattice-desktop.spec ships docs/ there, with the guide's screenshots)."""
+    frozen = getattr(sys, "_MEIPASS", None)
+    root = Path(frozen) if frozen else Path(__file__).resolve().parents[2]
+    return root / "docs" / "guide.md"
+
+
+class GuideBrowser(QTextBrowser):
+    """A text browser that scales each screenshot down to its width (never up), keeping its
+    shape, whenever it is resized, so the guide reads without scrolling sideways."""
+
+    def viewportEvent(self, event: QEvent) -> bool:
+        if event.type() == QEvent.Type.Resize:
+            self.fit_images()
+        return super().viewportEvent(event)
+
+    def fit_images(self) -> None:
+        doc = self.document()
+        room = self.viewport().width() - 2 * doc.documentMargin() - 8
+        block = doc.begin()
+        while block.isValid():
+            fragments = block.begin()
+            while not fragments.atEnd():
+                fragment = fragments.fragment()
+                if fragment.charFormat().isImageFormat():
+                    image = fragment.charFormat().toImageFormat()
+                    natural = doc.resource(QTextDocument.ResourceType.ImageResource, QUrl(image.name()))
+                    if isinstance(natural, QPixmap | QImage) and natural.width() > 0:
+                        image.setWidth(min(natural.width(), max(room, 50)))
+                        cursor = QTextCursor(doc)
+                        cursor.setPosition(fragment.position())
+                        cursor.setPosition(
+                            fragment.position() + fragment.length(), QTextCursor.MoveMode.KeepAnchor
+                        )
+                        cursor.setCharFormat(image)
+                fragments += 1
+            block = block.next()
+
+
+class GuideDialog(QDialog):
+    """The user guide, rendered from its Markdown with its screenshots; links to the other
+    docs open in the same window, web links in the browser."""
+
+    def __init__(self, path: Path, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setWindowTitle("Lattice Desktop — User guide")
+        self.browser = GuideBrowser(self)
+        self.browser.setOpenExternalLinks(True)
+        if path.is_file():
+            self.browser.setSource(QUrl.fromLocalFile(str(path)), QTextDocument.ResourceType.MarkdownResource)
+        else:
+            self.browser.setMarkdown(
+                f"# The user guide is missing\n\nThis installation has no `{path}`. "
+                "The guide is docs/guide.md in the Lattice Desktop source."
+            )
+        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
+        buttons.rejected.connect(self.reject)
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.browser)
+        layout.addWidget(buttons)
+        screen = QGuiApplication.primaryScreen().availableGeometry()
+        self.resize(min(960, screen.width() - 40), min(820, screen.height() - 60))
 
 
 def shortcut_rows(window: QMainWindow, factory: QWidget) -> list[tuple[str, str, str]]:

@@ -36,6 +36,7 @@ from lattice_desktop.store.pages import HarnessPage, RunPage, RunsListing, load_
 from lattice_desktop.store.writer import Writer
 from lattice_desktop.ui import tasks
 from lattice_desktop.ui.batch_op import BatchOp, BatchStatus
+from lattice_desktop.ui.demo_resume import DemoResume
 from lattice_desktop.ui.dialogs import (
     BuildChoice,
     BuildConfirmDialog,
@@ -55,6 +56,7 @@ from lattice_desktop.ui.latest_query import LatestQuery
 from lattice_desktop.ui.leaderboard_tab import LeaderboardTab
 from lattice_desktop.ui.message_bar import MessageBar
 from lattice_desktop.ui.results_tab import ResultsTab
+from lattice_desktop.ui.run_actions import RunActions
 from lattice_desktop.ui.run_header import RunHeader
 from lattice_desktop.ui.runs_panel import RunsPanel
 from lattice_desktop.ui.window_menus import WindowMenus
@@ -105,6 +107,7 @@ class MainWindow(QMainWindow):
         self.grading.failed.connect(self._on_grade_failed)
         self.grading.cancelled.connect(self._on_grade_cancelled)
         self.grading.idle.connect(self._on_grading_idle)
+        self.demo_resume = DemoResume(self)  # an interrupted first-start demo resumes on the next start
         self._runs_query = LatestQuery(self._on_runs, self)
         self._page_query = LatestQuery(self._on_page, self)
         self._demo_query = LatestQuery(self._on_demo_jobs, self)
@@ -195,6 +198,8 @@ class MainWindow(QMainWindow):
         self._action(file_menu, "Grade &many…", None, self.grade_many)
         self.cancel_action = self._action(file_menu, "&Cancel grading", "Esc", self.cancel_grading)
         self.cancel_action.setEnabled(False)
+        self.run_actions = RunActions(self)  # the runs list's context menu, and File › Export
+        self.run_actions.add_export_menu(file_menu)
         file_menu.addSeparator()
         file_menu.addActions(self.harness.actions)
         file_menu.addSeparator()
@@ -238,7 +243,7 @@ class MainWindow(QMainWindow):
 
     @Slot()
     def refresh_runs(self) -> None:
-        self._runs_query.request(runs_listing)
+        self._runs_query.request(runs_listing, self.run_actions.show_hidden)
 
     @Slot()
     def refresh_all(self) -> None:
@@ -261,6 +266,7 @@ class MainWindow(QMainWindow):
             # examples, so every view has something to show.
             if self.demo_case.is_file():
                 self.grade_demo()
+                self.demo_resume.begin()
                 self._prewarm_pending = True
             self.harness.import_bundled()
         elif (
@@ -273,6 +279,8 @@ class MainWindow(QMainWindow):
         ):
             self.runs_panel.select_run(listing.runs[0].id, notify=False)
             self.open_run(listing.runs[0].id)  # a returning user sees their newest run
+        if first and self.auto_demo and (listing.runs or listing.harness):
+            self.demo_resume.resume_if_unfinished()
         self.runs_shown.emit()
 
     def show_harness_views(self, harness: bool) -> None:

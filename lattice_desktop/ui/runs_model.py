@@ -88,7 +88,8 @@ class RunsModel(QAbstractItemModel):
             )
             key = (s.case_label, s.model)
             model = models.get(key) or models.setdefault(key, case.add(_Node(s.model)))
-            self._leaves[s.id] = model.add(_Node(f"{s.submission} #{s.id}", run=s))
+            hidden = " · hidden" if s.hidden else ""  # shown only with "Show hidden runs"
+            self._leaves[s.id] = model.add(_Node(f"{s.submission} #{s.id}{hidden}", run=s))
         boxes: dict[str, _Node] = {}
         agents: dict[tuple[str, str], _Node] = {}
         for h in self.harness:
@@ -162,6 +163,8 @@ class RunsModel(QAbstractItemModel):
             return verdict_chip(run.verdict)
         if role == Qt.ItemDataRole.ToolTipRole:
             return _tooltip(run)
+        if role == Qt.ItemDataRole.ForegroundRole and run.hidden:
+            return theme.GREY
         if role == Qt.ItemDataRole.TextAlignmentRole and col == SCORE_COLUMN:
             return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         if role == ID_ROLE:

@@ -1,5 +1,5 @@
-"""The main window's File › Open scenario… and Preferences…, and its Help menu (keyboard
-shortcuts, About). It stores and applies the preferences it can (the theme) and says the
+"""The main window's File › Open scenario… and Preferences…, and its Help menu (user guide,
+keyboard shortcuts, About). It stores and applies the preferences it can (the theme) and says the
 rest through signals; it knows nothing of the main window beyond the widgets it is given."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from PySide6.QtCore import QObject, QSettings, Signal, Slot
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QFileDialog, QMainWindow, QMenu, QTabWidget, QWidget
 
-from lattice_desktop.ui.help_dialogs import ShortcutsDialog, about_box, shortcut_rows
+from lattice_desktop.ui.help_dialogs import GuideDialog, ShortcutsDialog, about_box, guide_path, shortcut_rows
 from lattice_desktop.ui.preferences import (
     Preferences,
     PreferencesDialog,
@@ -39,6 +39,7 @@ class WindowMenus(QObject):
         self.window, self.tabs, self.factory = window, tabs, factory
         self.preferences = load_preferences(settings)
         self.last_folder = ""
+        self.guide: GuideDialog | None = None  # Help › User guide, made when first asked for
         use_theme(self.preferences.theme)
         # The Factory tab's keys work once it has the focus: give it when the tab opens.
         tabs.currentChanged.connect(self._focus_factory)
@@ -57,6 +58,7 @@ class WindowMenus(QObject):
         self._add(menu, "&Preferences…", "Ctrl+,", self.show_preferences)
 
     def add_help(self, menu: QMenu) -> None:
+        self._add(menu, "&User guide", None, self.show_guide)
         self._add(menu, "&Keyboard shortcuts", QKeySequence.StandardKey.HelpContents, self.show_shortcuts)
         self._add(menu, "&About Lattice Desktop", None, self.show_about)
 
@@ -84,6 +86,15 @@ class WindowMenus(QObject):
         self.preferences_changed.emit(preferences)
         if changed_db:
             self.message.emit("The new database opens when Lattice Desktop starts again.", "info")
+
+    @Slot()
+    def show_guide(self) -> None:
+        """Not modal: the guide stays open beside the window; asking again brings it forward."""
+        if self.guide is None:
+            self.guide = GuideDialog(guide_path(), self.window)
+        elif self.guide.isVisible():
+            self.guide.raise_()
+        self.guide.show()
 
     @Slot()
     def show_shortcuts(self) -> None:

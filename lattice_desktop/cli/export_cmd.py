@@ -1,0 +1,113 @@
+"""`export run ID`, `export runs` and `export leaderboard CASE`: stored results as CSV and
+as one self-contained HTML report with its plots."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from lattice_desktop.cli.common import add_db_option, open_storage
+from lattice_desktop.cli.terminal import shown
+from lattice_desktop.errors import UserError
+from lattice_desktop.outcomes import Verdict
+from lattice_desktop.services.exports import Export, board_export, run_export, runs_export, write_export
+from lattice_desktop.store.field import leaderboard
+from lattice_desktop.store.queries import distinct_values, list_runs
+
+
+def register(commands: argparse._SubParsersAction) -> None:
+    p = commands.add_parser(
+        "export",
+        help="write a run, the runs list or a leaderboard as CSV or as an HTML report",
+        description="Write stored results as CSV (one row per case, run or model) or as one "
+        "self-contained HTML file with its plots. FILE may be - for standard output.",
+    )
+    what = p.add_subparsers(dest="what", metavar="WHAT", required=True)
+
+    run = what.add_parser("run", help="one run's case results (and, in HTML, its fuel plots)")
+    run.add_argument("run", type=int, help="run id (see `runs`)")
+    _outputs(run)
+    run.set_defaults(func=_export_run)
+
+    runs = what.add_parser("runs", help="the runs list, newest first")
+    runs.add_argument("--case", help="only this case name")
+    runs.add_argument("--model", help="only this model")
+    runs.add_argument("--verdict", choices=[v.value for v in Verdict.filters()], help="only this verdict")
+    runs.add_argument("--all", action="store_true", help="hidden runs too")
+    _outputs(runs)
+    runs.set_defaults(func=_export_runs)
+
+    board = what.add_parser("leaderboard", help="a case's leaderboard (and, in HTML, its bars)")
+    board.add_argument("case", help="case name, e.g. lattice")
+    board.add_argument("--version", type=int, dest="case_version")
+    board.add_argument("--variant")
+    board.add_argument(
+        "--content", metavar="HASH", help="the case content to rank (default: the newest run's)"
+    )
+    _outputs(board)
+    board.set_defaults(func=_export_leaderboard)
+
+
+def _outputs(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--csv", metavar="FILE", help="write CSV here")
+    parser.add_argument("--html", metavar="FILE", help="write the HTML report here")
+    add_db_option(parser)
+
+
+def _targets(args: argparse.Namespace) -> list[tuple[str, str]]:
+    targets = [(kind, getattr(args, kind)) for kind in ("csv", "html") if getattr(args, kind)]
+    if not targets:
+        raise UserError("name a file to write with --csv FILE, --html FILE or both")
+    if [path for _, path in targets].count("-") > 1:
+        raise UserError("only one of --csv and --html can write to standard output (-)")
+    return targets
+
+
+def _write(export: Export, path: str) -> None:
+    if path == "-":
+        sys.stdout.write(export.text)
+        return
+    written = write_export(export, path)
+    print(f"wrote {export.what} as {export.kind.upper()} to {shown(str(written))}", file=sys.stderr)
+
+
+def _export_run(args: argparse.Namespace) -> int:
+    targets = _targets(args)
+    open_storage(args)
+    for kind, path in targets:
+        _write(run_export(args.run, kind), path)
+    return 0
+
+
+def _export_runs(args: argparse.Namespace) -> int:
+    targets = _targets(args)
+    open_storage(args)
+    rows = list_runs(case=args.case, model=args.model, verdict=args.verdict, include_hidden=args.all)
+    scope = " · ".join(
+        part
+        for part in (
+            f"case {args.case}" if args.case else "",
+            f"model {args.model}" if args.model else "",
+            f"verdict {args.verdict}" if args.verdict else "",
+            "hidden runs included" if args.all else "",
+        )
+        if part
+    )
+    for kind, path in targets:
+        _write(runs_export(rows, kind, scope=scope), path)
+    return 0
+
+
+def _export_leaderboard(args: argparse.Namespace) -> int:
+    targets = _targets(args)
+    open_storage(args)
+    known = distinct_values("case_name")
+    if args.case not in known:
+        listed = f" (cases with runs: {', '.join(map(shown, known))})" if known else " (no runs yet)"
+        raise UserError(f"no runs of a case named '{shown(args.case)}'" + listed)
+    board = leaderboard(args.case, args.case_version, args.variant, content=args.content)
+    if args.content and not board.content.startswith(args.content):
+        raise UserError(f"no runs of '{shown(args.case)}' with case content {shown(args.content)}")
+    for kind, path in targets:
+        _write(board_export(board, kind), path)
+    return 0

@@ -1,0 +1,142 @@
+"""What an export holds, as tables of plain values: a run's case results, the runs list,
+a leaderboard. CSV writes the values as they are; HTML formats them for reading."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+
+from lattice_desktop.services.run_report import detail_text
+from lattice_desktop.store.field import BoardEntry, Leaderboard
+from lattice_desktop.store.queries import RunSummary, StoredRun
+
+Cell = str | int | float | None
+
+
+@dataclass(frozen=True)
+class Table:
+    title: str
+    headers: tuple[str, ...]
+    rows: list[tuple[Cell, ...]]
+
+
+RESULT_HEADERS = (
+    "run",
+    "case",
+    "model",
+    "submission",
+    "verdict",
+    "kind",
+    "name",
+    "behaviour",
+    "size",
+    "outcome",
+    "fuel",
+    "ceiling",
+    "runway_end",
+    "percent_of_ceiling",
+    "overshoot",
+    "detail",
+)
+
+
+def result_table(run: StoredRun) -> Table:
+    """One row per case result, smoke tests first, each carrying its run's identity so the
+    rows of several exported runs can be put together."""
+    s = run.summary
+    ordered = [r for r in run.results if r.is_smoke] + [r for r in run.results if not r.is_smoke]
+    rows: list[tuple[Cell, ...]] = [
+        (
+            s.id,
+            s.case_label,
+            s.model,
+            s.submission,
+            s.verdict.value,
+            r.kind,
+            r.name,
+            r.behaviour,
+            r.size,
+            r.outcome.value,
+            r.fuel,
+            r.ceiling,
+            r.budget,
+            None if r.percent_of_ceiling is None else round(r.percent_of_ceiling, 2),
+            r.overshoot,
+            detail_text(r, exact=True),
+        )
+        for r in ordered
+    ]
+    return Table("Case results", RESULT_HEADERS, rows)
+
+
+RUN_HEADERS = (
+    "run",
+    "case",
+    "version",
+    "variant",
+    "model",
+    "submission",
+    "verdict",
+    "score",
+    "stress_fuel",
+    "max_percent_over",
+    "started",
+    "finished",
+    "hidden",
+)
+
+
+def runs_table(runs: list[RunSummary]) -> Table:
+    rows: list[tuple[Cell, ...]] = [
+        (
+            r.id,
+            r.case_name,
+            r.case_version,
+            r.case_variant,
+            r.model,
+            r.submission,
+            r.verdict.value,
+            r.score,
+            r.stress_fuel,
+            r.max_percent_over,
+            _when(r.started),
+            _when(r.finished),
+            "yes" if r.hidden else "no",
+        )
+        for r in runs
+    ]
+    return Table("Runs", RUN_HEADERS, rows)
+
+
+BOARD_HEADERS = ("section", "rank", "model", "run", "fuel", "times_leader", "runs", "date", "percent_over")
+
+
+def board_table(board: Leaderboard) -> Table:
+    """The ranked models, then the models whose best answer was over the ceiling (unranked)."""
+
+    def row(section: str, e: BoardEntry) -> tuple[Cell, ...]:
+        return (
+            section,
+            e.rank or None,
+            e.model,
+            e.run_id,
+            e.fuel,
+            round(e.ratio, 4),
+            e.runs,
+            _when(e.date),
+            None if e.percent_over is None else round(e.percent_over, 2),
+        )
+
+    rows = [row("ranked", e) for e in board.entries] + [row("over_ceiling", e) for e in board.over_ceiling]
+    return Table("Leaderboard", BOARD_HEADERS, rows)
+
+
+def board_scope(board: Leaderboard) -> str:
+    return (
+        f"{board.case_name} {board.version}/{board.variant} · wasmtime {board.wasmtime_version} "
+        f"· {board.content_label}"
+    )
+
+
+def _when(value: datetime | None) -> str | None:
+    return None if value is None else value.isoformat(timespec="seconds")
