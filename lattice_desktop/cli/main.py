@@ -7,7 +7,7 @@ import sys
 import traceback
 
 from lattice_desktop import __version__
-from lattice_desktop.cli import batch_cmd, case_cmd, grade_cmd, harness_cmd, runs_cmd, scenario_cmd
+from lattice_desktop.cli import batch_cmd, case_cmd, grade_cmd, harness_cmd, profile_cmd, runs_cmd, scenario_cmd
 from lattice_desktop.cli.common import EXIT_CANCELLED, EXIT_INTERNAL, EXIT_USAGE
 from lattice_desktop.cli.terminal import SafeStream
 from lattice_desktop.errors import Cancelled, UserError
@@ -22,7 +22,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"lattice-desktop {__version__}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for module in (grade_cmd, batch_cmd, runs_cmd, case_cmd, scenario_cmd, harness_cmd):
+    for module in (grade_cmd, batch_cmd, runs_cmd, case_cmd, scenario_cmd, harness_cmd, profile_cmd):
         module.register(commands)
     return parser
 

@@ -32,7 +32,9 @@ from lattice_desktop.profile.wat_tools import WasmToolsError, parse_text, print_
 _COMMENT = re.compile(r"\(;.*?;\)|;;.*$")
 _BUDGET_TOKEN = "18446744073709551615"  # replaced by the case's budget in `Instrumented.wasm`
 OPENERS = frozenset({"block", "loop", "if"})
-ENDS_SEGMENT = frozenset({"block", "loop", "if", "else", "end", "br", "br_if", "br_table", "return", "unreachable"})
+ENDS_SEGMENT = frozenset(
+    {"block", "loop", "if", "else", "end", "br", "br_if", "br_table", "return", "unreachable"}
+)
 
 
 class NotInstrumentable(WasmToolsError):
@@ -83,7 +85,13 @@ def instrument(wasm: bytes) -> Instrumented:
     layout = Layout(prefix, [f.index for f in module.functions], readable_names(module), start=module.start)
     writer = _Writer(module, layout)
     bodies = [writer.function(f) for f in module.functions]
-    out = [text.splitlines()[0], *module.fields, *writer.globals(), *(line for b in bodies for line in b), ")"]
+    out = [
+        text.splitlines()[0],
+        *module.fields,
+        *writer.globals(),
+        *(line for b in bodies for line in b),
+        ")",
+    ]
     return Instrumented("\n".join(out) + "\n", layout)
 
 
@@ -182,11 +190,18 @@ class _Writer:
                 segment = _Segment(0, check=op == "loop")
                 out.append(segment)
         out += [f"{ind}end", *self.exit(f.index), "  )"]
-        return [line for item in out for line in (item.render(self) if isinstance(item, _Segment) else [item])]
+        return [
+            line for item in out for line in (item.render(self) if isinstance(item, _Segment) else [item])
+        ]
 
     def bump(self, counter: str, amount: int, indent: str = "    ") -> list[str]:
         g = self.g(counter)
-        return [f"{indent}global.get {g}", f"{indent}i64.const {amount}", f"{indent}i64.add", f"{indent}global.set {g}"]
+        return [
+            f"{indent}global.get {g}",
+            f"{indent}i64.const {amount}",
+            f"{indent}i64.add",
+            f"{indent}global.set {g}",
+        ]
 
     def add_n(self, indent: str) -> list[str]:
         p = self.p
@@ -246,7 +261,12 @@ class _Writer:
             if direct:
                 lines += update
             else:
-                lines += [f"{indent}global.get ${p}X", f"{indent}i32.const {callee}", f"{indent}i32.eq", f"{indent}if"]
+                lines += [
+                    f"{indent}global.get ${p}X",
+                    f"{indent}i32.const {callee}",
+                    f"{indent}i32.eq",
+                    f"{indent}if",
+                ]
                 lines += [*update, f"{indent}end"]
         return lines
 

@@ -143,7 +143,9 @@ def _reader(layout: Layout, counters: _Counters) -> Callable[[wasmtime.Store, wa
     return read
 
 
-def _tables(layout: Layout, values: dict[str, int]) -> tuple[tuple[FunctionStats, ...], tuple[EdgeStats, ...]]:
+def _tables(
+    layout: Layout, values: dict[str, int]
+) -> tuple[tuple[FunctionStats, ...], tuple[EdgeStats, ...]]:
     extra = {layout.start: START_COST} if layout.start is not None else {}
     functions = tuple(
         FunctionStats(

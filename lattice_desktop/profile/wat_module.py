@@ -68,7 +68,7 @@ def parse(text: str) -> ModuleText:
     fields: list[str] = []
     functions: list[Function] = []
     types: dict[str, str] = {}
-    exports: dict[int, list[str]] = {}
+    export_refs: list[tuple[str, str]] = []
     start_ref: str | None = None
     elem_lines: list[str] = []
     i = 1
@@ -89,7 +89,7 @@ def parse(text: str) -> ModuleText:
             if match.group(1):
                 types[match.group(1)] = signature
         elif match := _EXPORT_FUNC.match(line):
-            exports.setdefault(_ref_key(match.group(2)), []).append(_unquote(match.group(1)))
+            export_refs.append((match.group(2), _unquote(match.group(1))))
         elif match := _START.match(line):
             start_ref = match.group(1)
         elif stripped.startswith("(elem"):
@@ -99,21 +99,21 @@ def parse(text: str) -> ModuleText:
         fields.append(line)
         i += 1
     module = ModuleText(fields, functions, types, {}, None, set())
-    module.exports = {module.resolve(str(k)) if isinstance(k, str) else k: v for k, v in exports.items()}
+    for ref, export in export_refs:
+        module.exports.setdefault(module.resolve(ref), []).append(export)
     module.start = module.resolve(start_ref) if start_ref is not None else None
     for elem in elem_lines:
-        after = elem.split(" func ", 1)[1] if " func " in elem else " ".join(re.findall(r"ref\.func\s+(\S+?)\)", elem))
-        module.table_funcs.update(module.resolve(ref) for ref in _REF.findall(after))
+        if " func " in elem:
+            refs = _REF.findall(elem.split(" func ", 1)[1])
+        else:
+            refs = re.findall(r"ref\.func\s+(\S+?)\)", elem)
+        module.table_funcs.update(module.resolve(ref) for ref in refs)
     for function in functions:
         for line in function.body:
             if "ref.func" in line:
                 module.table_funcs.add(module.resolve(line.split()[1]))
     module.table_funcs.update(module.exports)
     return module
-
-
-def _ref_key(ref: str) -> int | str:
-    return ref if ref.startswith("$") else int(ref)
 
 
 def _unquote(quoted: str) -> str:

@@ -12,6 +12,7 @@ from playhouse.migrate import migrate as migrate_schema
 from lattice_desktop.errors import StorageError
 from lattice_desktop.store.base import tuples, write_transaction
 from lattice_desktop.store.harness_tables import HARNESS_TABLES
+from lattice_desktop.store.profiles import PROFILE_TABLES
 from lattice_desktop.store.schema import CORE_TABLES, CaseRecord, Run, SchemaVersion
 
 
@@ -35,10 +36,15 @@ def _case_content(db: Database) -> None:
     db.create_tables([Run])  # its indexes: the table exists, so only they are made
 
 
+def _profiles(db: Database) -> None:
+    db.create_tables(PROFILE_TABLES)
+
+
 MIGRATIONS: list[tuple[int, str, Callable[[Database], None]]] = [
     (1, "cases, submissions, runs, results, build logs", _core),
     (2, "scored agent-harness runs", _harness),
     (3, "runs keyed by their case's content", _case_content),
+    (4, "fuel profiles", _profiles),
 ]
 LATEST = MIGRATIONS[-1][0]
 
