@@ -7,7 +7,15 @@ import sys
 import traceback
 
 from lattice_desktop import __version__
-from lattice_desktop.cli import batch_cmd, case_cmd, grade_cmd, harness_cmd, profile_cmd, runs_cmd, scenario_cmd
+from lattice_desktop.cli import (
+    batch_cmd,
+    case_cmd,
+    grade_cmd,
+    harness_cmd,
+    profile_cmd,
+    runs_cmd,
+    scenario_cmd,
+)
 from lattice_desktop.cli.common import EXIT_CANCELLED, EXIT_INTERNAL, EXIT_USAGE
 from lattice_desktop.cli.terminal import SafeStream
 from lattice_desktop.errors import Cancelled, UserError
