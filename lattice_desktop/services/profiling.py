@@ -16,6 +16,7 @@ from lattice_desktop.manifest.case import CaseEntry, CaseManifest, load_case
 from lattice_desktop.manifest.submission import load_submission
 from lattice_desktop.profile.model import Profile
 from lattice_desktop.profile.run import ProfileRefused, largest_stress, profile_case
+from lattice_desktop.resources import resolve_case_path
 from lattice_desktop.sandbox.build import load_shipped_module
 from lattice_desktop.sandbox.engine import WASMTIME_VERSION
 from lattice_desktop.store.profiles import load_profile, save_profile
@@ -61,7 +62,7 @@ def run_target(run: StoredRun | int, case_name: str | None = None) -> ProfileTar
 
 def submission_target(submission_path: str, case_path: str, case_name: str | None = None) -> ProfileTarget:
     """A submission's shipped module on a case file's `case_name` (default: largest stress)."""
-    case = load_case(case_path)
+    case = load_case(resolve_case_path(case_path))
     entry = _entry(case, case_name)
     wasm = _module(submission_path, case)
     return ProfileTarget(wasm, case, entry, None, load_submission(submission_path).name)
