@@ -22,7 +22,7 @@ from lattice_desktop.profile.fuel_rule import START_COST
 from lattice_desktop.profile.instrument import Instrumented, Layout, instrument
 from lattice_desktop.profile.model import HOST, EdgeStats, FunctionStats, Profile
 from lattice_desktop.sandbox.compiler import CompileError, compile_module
-from lattice_desktop.sandbox.engine import WASMTIME_VERSION
+from lattice_desktop.sandbox.engine import WASMTIME_VERSION, interrupt_all
 from lattice_desktop.sandbox.runner import check_linkage, execute
 from lattice_desktop.work import Work
 
@@ -85,6 +85,7 @@ def profile_case(
         raise ProfileRefused(f"the module cannot run: {problem[1]}")
     work.raise_if_cancelled()
     work.report(0.2, f"running {entry.name} instrumented")
+    work.on_cancel(lambda: interrupt_all(case.sandbox.wall_clock))  # stop the running wasm
     counters = _Counters({})
     started = time.perf_counter()
     run = execute(

@@ -88,6 +88,14 @@ def profile_target(target: ProfileTarget, *, writer: Writer | None, work: Work |
     return profile.with_graded(target.graded_fuel)
 
 
+def run_profile(
+    run_id: int, case_name: str | None, writer: Writer | None, make: bool, *, work: Work | None = None
+) -> Profile | None:
+    """For the app: a run's stored profile on `case_name`, or (with `make`) a new one."""
+    target = run_target(run_id, case_name)
+    return profile_target(target, writer=writer, work=work) if make else stored_profile(target)
+
+
 def _entry(case: CaseManifest, name: str | None) -> CaseEntry:
     if name is None:
         try:
