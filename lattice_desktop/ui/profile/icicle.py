@@ -2,8 +2,8 @@
 
 The layout (`profile.flame.icicle`) is plain Python; this widget only scales and paints
 it. Bars whose width is apportioned (under a shared callee) are hatched and say so in
-their tooltip. Two charts can share one scale (`set_scale_total`), so a compared run's
-chart is as much shorter as it burns less fuel.
+their tooltip. Each chart fills its width; with a compared run, a ruler above the bars
+shows this chart's total on a scale shared with the other (`set_scale_total`).
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ from lattice_desktop.profile.flame import Bar, icicle
 from lattice_desktop.profile.model import Profile
 
 ROW = 20
+RULER = 8
 # Okabe–Ito, colour-blind safe; a function keeps its colour across runs (hash of its name).
 PALETTE = ("#E69F00", "#56B4E9", "#009E73", "#F0E442", "#0072B2", "#D55E00", "#CC79A7", "#999999")
 
@@ -45,12 +46,20 @@ class IcicleChart(QWidget):
         self.profile = profile
         self.bars = icicle(profile) if profile is not None else []
         self.scale_total = profile.total if profile is not None else 0
+        self._fit()
+
+    def _fit(self) -> None:
+        self.setMinimumHeight(self.sizeHint().height())
         self.updateGeometry()
         self.update()
 
     def set_scale_total(self, total: int) -> None:
+        """Show a ruler: this chart's total as a share of `total` (the larger of two runs)."""
         self.scale_total = max(total, self.profile.total if self.profile else 0)
-        self.update()
+        self._fit()
+
+    def _top(self) -> int:
+        return RULER if self.profile is not None and self.scale_total != self.profile.total else 0
 
     def select(self, index: int | None) -> None:
         self.selected = index
@@ -60,11 +69,12 @@ class IcicleChart(QWidget):
         return 1 + max((b.depth for b in self.bars), default=-1)
 
     def sizeHint(self) -> QSize:
-        return QSize(600, max(4, self.depth()) * ROW + 2)
+        return QSize(600, max(4, self.depth()) * ROW + 2 + self._top())
 
     def _rect(self, bar: Bar) -> QRectF:
-        per = (self.width() - 1) / self.scale_total if self.scale_total else 0.0
-        return QRectF(bar.start * per, bar.depth * ROW, max(1.0, bar.width * per), ROW - 1)
+        total = self.profile.total if self.profile is not None else 0
+        per = (self.width() - 1) / total if total else 0.0
+        return QRectF(bar.start * per, self._top() + bar.depth * ROW, max(1.0, bar.width * per), ROW - 1)
 
     def paintEvent(self, event: QPaintEvent) -> None:
         painter = QPainter(self)
@@ -72,6 +82,10 @@ class IcicleChart(QWidget):
         hatch = QBrush(QColor(0, 0, 0, 70), Qt.BrushStyle.BDiagPattern)
         text = QColor("#111111")
         metrics = painter.fontMetrics()
+        if self._top() and self.profile is not None:
+            painter.fillRect(QRectF(0, 1, self.width() - 1, RULER - 3), QColor(128, 128, 128, 60))
+            share = self.profile.total / self.scale_total
+            painter.fillRect(QRectF(0, 1, max(2.0, (self.width() - 1) * share), RULER - 3), QColor("#0072B2"))
         for bar in self.bars:
             rect = self._rect(bar)
             if rect.width() < 1.0:

@@ -20,24 +20,31 @@ INDEX_ROLE = Qt.ItemDataRole.UserRole + 40  # the function's index in the module
 
 @dataclass(frozen=True)
 class FunctionRow:
-    """One function's figures, and the compared run's figures for the function of that name."""
+    """One function's figures (None where it did not run in this run), and with a compared
+    run, that run's self fuel for the function of the same name (None where it has none)."""
 
-    index: int
+    index: int | None
     name: str
-    self_fuel: int
-    inclusive: int
-    calls: int
-    percent: float
+    self_fuel: int | None
+    inclusive: int | None
+    calls: int | None
+    percent: float | None
     other_self: int | None = None
+    compared: bool = False
 
     @property
     def delta(self) -> int | None:
-        return None if self.other_self is None else self.self_fuel - self.other_self
+        """This run's self fuel less the compared run's, a missing function counting 0."""
+        if not self.compared:
+            return None
+        return (self.self_fuel or 0) - (self.other_self or 0)
 
 
 def function_rows(profile: Profile, other: Profile | None) -> list[FunctionRow]:
-    """The functions that ran, most self fuel first; with `other`, matched by name."""
+    """The functions that ran, most self fuel first; with `other`, matched by name, and the
+    functions only `other` ran after them (they make part of the gap too)."""
     theirs = {f.name: f.self_fuel for f in other.functions if f.calls} if other else {}
+    compared = other is not None
     rows = [
         FunctionRow(
             f.index,
@@ -46,10 +53,18 @@ def function_rows(profile: Profile, other: Profile | None) -> list[FunctionRow]:
             f.inclusive,
             f.calls,
             profile.percent(f.self_fuel),
-            theirs.get(f.name, 0) if other else None,
+            theirs.get(f.name),
+            compared,
         )
         for f in profile.ranked()
     ]
+    ours = {row.name for row in rows}
+    if other is not None:
+        rows += [
+            FunctionRow(None, f.name, None, None, None, None, f.self_fuel, True)
+            for f in other.ranked()
+            if f.name not in ours
+        ]
     return rows
 
 

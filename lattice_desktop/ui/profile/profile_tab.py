@@ -98,7 +98,8 @@ class ProfileTab(QWidget):
         upper.addWidget(self.table)
         upper.addWidget(sides)
         upper.setStretchFactor(0, 3)
-        upper.setStretchFactor(1, 2)
+        upper.setStretchFactor(1, 1)
+        upper.setSizes([720, 300])
 
         self.chart = IcicleChart(self)
         self.other_chart = IcicleChart(self)
@@ -117,6 +118,7 @@ class ProfileTab(QWidget):
         body.addWidget(charts)
         body.setStretchFactor(0, 3)
         body.setStretchFactor(1, 2)
+        body.setChildrenCollapsible(False)
 
         self.empty = QLabel(self)
         self.empty.setAlignment(Qt.AlignmentFlag.AlignCenter)
@@ -260,18 +262,20 @@ class ProfileTab(QWidget):
         self.functions.set_rows(function_rows(profile, other), compared=other is not None)
         self.table.resizeColumnsToContents()
         self.summary.setText(summary_text(profile, other))
+        self.summary.setToolTip(
+            f"{profile.total:,} fuel" + (f"; compared run {other.total:,}" if other else "")
+        )
         self.chart.set_profile(profile)
-        self.chart_label.setText(f"This run · {profile.case_name} · {fuel(profile.total)} fuel")
+        self.chart_label.setText(f"This run · {profile.case_name} · {fuel(profile.total)}")
         self.other_chart.set_profile(other)
         self.other_chart.setVisible(other is not None)
         self.other_label.setVisible(other is not None)
         if other is not None:
+            # Each chart fills the width; the ruler above each shows its total on one scale.
             scale = max(profile.total, other.total)
             self.chart.set_scale_total(scale)
             self.other_chart.set_scale_total(scale)
-            self.other_label.setText(
-                f"Compared run · {other.case_name} · {fuel(other.total)} fuel (same scale)"
-            )
+            self.other_label.setText(f"Compared run · {other.case_name} · {fuel(other.total)}")
         self.stack.setCurrentIndex(1)
         if self.sorted.rowCount():
             self.table.selectRow(0)
@@ -316,8 +320,8 @@ def summary_text(profile: Profile, other: Profile | None) -> str:
     top = profile.ranked()[:1]
     if top:
         parts.append(f"most: {top[0].name} ({profile.percent(top[0].self_fuel):.0f}% self)")
-    if other is not None and other.total:
-        parts.append(f"compared: {other.total:,} fuel ({profile.total / other.total:.2f}× it)")
+    if other is not None and profile.total:
+        parts.append(f"compared run: {fuel(other.total)} ({other.total / profile.total:.2f}×)")
     return " · ".join(parts)
 
 
