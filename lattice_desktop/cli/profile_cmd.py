@@ -128,7 +128,7 @@ def profile_text(profile: Profile, target: ProfileTarget, *, top: int) -> str:
     check = ""
     if profile.graded_fuel is not None:
         same = profile.graded_fuel == profile.total
-        check = f" · graded {fuel(profile.graded_fuel)} " + ("(exact)" if same else "(DIFFERENT)")
+        check = f" · graded {profile.graded_fuel:,} " + ("(exact)" if same else "(DIFFERENT)")
     lines = [f"{shown(target.label)} · {shown(profile.case_name)}: {profile.total:,} fuel{check}"]
     if not profile.complete:
         lines.append(f"the run did not return ({profile.outcome}: {shown(profile.detail)}); ")
