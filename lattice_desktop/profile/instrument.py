@@ -2,9 +2,11 @@
 
 Per straight-line stretch of each function (a segment: from a label, a branch or the entry
 to the next control operator) the instrumenter adds the stretch's static fuel (the rule in
-`fuel_rule`) to one i64 global `T` when the stretch starts; per-byte and per-page costs are
-added from the operand at run time. So `T` is, at every function exit, exactly the fuel the
-original module would have burned so far.
+`fuel_rule`) to a running total when the stretch starts; per-byte and per-page costs are
+added from the operand at run time. The total lives in a local while a function runs (a
+register, not memory) and in the i64 global `T` across calls: it is written to `T` before
+each call and at each exit and read back after each call. So `T` is, at every function
+exit, exactly the fuel the original module would have burned so far.
 
 Per function it keeps calls, self fuel, inclusive fuel and an active-depth count; per call
 edge (caller → callee) calls and inclusive fuel. Each activation saves `T` at entry in a
@@ -142,9 +144,10 @@ class _Writer:
         out: list[str | _Segment] = [f.header]
         out.extend(f.locals)
         out.append(f"{ind}(local ${p}t0 i64) (local ${p}in i64) (local ${p}tc i64) (local ${p}d i64)")
-        out.append(f"{ind}(local ${p}n i32) (local ${p}r i32)")
+        out.append(f"{ind}(local ${p}t i64) (local ${p}n i32) (local ${p}r i32)")
         out += [
             f"{ind}global.get ${p}T",
+            f"{ind}local.tee ${p}t",
             f"{ind}local.set ${p}t0",
             *self.bump(f"C{f.index}", 1),
             f"{ind}global.get ${p}D{f.index}",
@@ -205,14 +208,23 @@ class _Writer:
             f"{indent}global.set {g}",
         ]
 
+    def add_t(self, amount: int, indent: str = "    ") -> list[str]:
+        t = f"${self.p}t"
+        return [
+            f"{indent}local.get {t}",
+            f"{indent}i64.const {amount}",
+            f"{indent}i64.add",
+            f"{indent}local.set {t}",
+        ]
+
     def add_n(self, indent: str) -> list[str]:
         p = self.p
         return [
-            f"{indent}global.get ${p}T",
+            f"{indent}local.get ${p}t",
             f"{indent}local.get ${p}n",
             f"{indent}i64.extend_i32_u",
             f"{indent}i64.add",
-            f"{indent}global.set ${p}T",
+            f"{indent}local.set ${p}t",
         ]
 
     def grow_charge(self, indent: str) -> list[str]:
@@ -232,7 +244,9 @@ class _Writer:
         ]
 
     def before_call(self, indent: str) -> list[str]:
-        return [f"{indent}global.get ${self.p}T", f"{indent}local.set ${self.p}tc"]
+        """Hand the running total to the callee (through the global) and remember it."""
+        p = self.p
+        return [f"{indent}local.get ${p}t", f"{indent}local.tee ${p}tc", f"{indent}global.set ${p}T"]
 
     def after_call(self, indent: str, caller: int, callees: list[int], *, direct: bool) -> list[str]:
         """Charge the call to this activation's `inner` and to its edge; after an indirect
@@ -240,6 +254,7 @@ class _Writer:
         p = self.p
         lines = [
             f"{indent}global.get ${p}T",
+            f"{indent}local.tee ${p}t",
             f"{indent}local.get ${p}tc",
             f"{indent}i64.sub",
             f"{indent}local.tee ${p}d",
@@ -275,6 +290,8 @@ class _Writer:
     def exit(self, index: int) -> list[str]:
         p, ind = self.p, "    "
         return [
+            f"{ind}local.get ${p}t",
+            f"{ind}global.set ${p}T",
             f"{ind}global.get ${p}D{index}",
             f"{ind}i32.const 1",
             f"{ind}i32.sub",
@@ -283,14 +300,14 @@ class _Writer:
             f"{ind}i32.eqz",
             f"{ind}if",
             f"{ind}  global.get ${p}I{index}",
-            f"{ind}  global.get ${p}T",
+            f"{ind}  local.get ${p}t",
             f"{ind}  local.get ${p}t0",
             f"{ind}  i64.sub",
             f"{ind}  i64.add",
             f"{ind}  global.set ${p}I{index}",
             f"{ind}end",
             f"{ind}global.get ${p}S{index}",
-            f"{ind}global.get ${p}T",
+            f"{ind}local.get ${p}t",
             f"{ind}local.get ${p}t0",
             f"{ind}i64.sub",
             f"{ind}local.get ${p}in",
@@ -304,7 +321,7 @@ class _Writer:
 
 @dataclass
 class _Segment:
-    """A straight-line stretch: its fuel is added to T where it starts."""
+    """A straight-line stretch: its fuel is added to the running total where it starts."""
 
     cost: int
     check: bool = False
@@ -313,13 +330,15 @@ class _Segment:
         if self.cost == 0 and not self.check:
             return []
         p = writer.p
-        lines = [] if self.cost == 0 else writer.bump("T", self.cost, "    ")
+        lines = [] if self.cost == 0 else writer.add_t(self.cost)
         if self.check:
             lines += [
-                f"    global.get ${p}T",
+                f"    local.get ${p}t",
                 f"    global.get ${p}B",
                 "    i64.gt_u",
                 "    if",
+                f"      local.get ${p}t",
+                f"      global.set ${p}T",
                 "      unreachable",
                 "    end",
             ]
