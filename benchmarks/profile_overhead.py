@@ -50,7 +50,9 @@ def main() -> int:
         assert profile.total == result.fuel, "the profile does not add up to the graded fuel"
     g, p, r = statistics.median(graded), statistics.median(profiled), statistics.median(runs)
     print(f"{args.sample} on {entry.name}: {result.fuel:,} fuel; profile total {profile.total:,} (equal)")
-    print(f"instrumented fuel {profile.instrumented_fuel:,} ({profile.instrumented_fuel / profile.total:.2f}× the original)")
+    print(
+        f"instrumented fuel {profile.instrumented_fuel:,} ({profile.instrumented_fuel / profile.total:.2f}× the original)"
+    )
     print(f"graded case       {g:7.3f} s  (median of {args.repeat})")
     print(f"profile, all of it {p:6.3f} s  ratio {p / g:.2f}×  (target ≤ 3×)")
     print(f"instrumented run  {r:7.3f} s  ratio {r / g:.2f}×")

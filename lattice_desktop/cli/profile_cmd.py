@@ -10,7 +10,6 @@ from pathlib import Path
 from lattice_desktop.cli.common import add_db_option, err, open_storage
 from lattice_desktop.cli.terminal import shown
 from lattice_desktop.errors import UserError
-from lattice_desktop.formatting import fuel
 from lattice_desktop.profile.export import callgrind, speedscope, speedscope_problem
 from lattice_desktop.profile.model import Profile
 from lattice_desktop.services.profiling import ProfileTarget, profile_target, run_target, submission_target

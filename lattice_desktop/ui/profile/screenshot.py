@@ -13,7 +13,6 @@ import sys
 import tempfile
 from pathlib import Path
 
-from PySide6.QtCore import QSettings
 from PySide6.QtWidgets import QApplication
 
 from lattice_desktop.manifest import load_case, load_submission
@@ -22,7 +21,6 @@ from lattice_desktop.services.grading import grade_and_store
 from lattice_desktop.store.database import open_database
 from lattice_desktop.store.queries import list_runs
 from lattice_desktop.store.writer import Writer
-from lattice_desktop.ui.screenshots import open_and_wait, wait_until
 
 SAMPLES = ("lines", "reference")
 
@@ -45,30 +43,6 @@ def graded_runs(db: str) -> dict[str, int]:
         writer.close()
 
 
-def save(out: Path, db: str, *, size: tuple[int, int] = (1500, 920)) -> Path:
-    from lattice_desktop.ui.main_window import MainWindow
-
-    runs = graded_runs(db)
-    settings = QSettings(str(Path(tempfile.mkdtemp()) / "settings.ini"), QSettings.Format.IniFormat)
-    window = MainWindow(db, auto_demo=False, settings=settings)
-    window.resize(*size)
-    window.show()
-    wait_until(lambda: window._runs_loaded)
-    open_and_wait(window, runs["lines"])
-    window.tabs.setCurrentWidget(window.profile_tab)
-    tab = window.profile_tab
-    wait_until(lambda: tab.profile is not None)
-    fuel = window.fuel_tab
-    wait_until(lambda: fuel.compare_box.findData(runs["reference"]) >= 0)
-    fuel.compare_with(runs["reference"])
-    wait_until(lambda: tab.other is not None)
-    QApplication.processEvents()
-    out.parent.mkdir(parents=True, exist_ok=True)
-    window.grab().save(str(out))
-    window.close()
-    return out
-
-
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("out", type=Path)
@@ -79,7 +53,10 @@ def main(argv: list[str] | None = None) -> int:
 
     apply_theme(app)
     with tempfile.TemporaryDirectory() as folder:
-        print(save(args.out, args.db or str(Path(folder) / "shots.db")))
+        from lattice_desktop.ui.screenshots import save_profile_screenshot
+
+        db = args.db or str(Path(folder) / "shots.db")
+        print(save_profile_screenshot(args.out, db, graded_runs(db)))
     return 0
 
 
