@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import asdict, dataclass, replace
 
 HOST = -1  # the caller of exported functions (and of the start function): the host
 FORMAT = 1
@@ -50,7 +50,6 @@ class Profile:
     wall_time: float = 0.0
     wasmtime_version: str = ""
     graded_fuel: int | None = None  # the grader's figure for this case, when known
-    extra: dict[str, str] = field(default_factory=dict)
 
     @property
     def attributed(self) -> int:
