@@ -13,6 +13,7 @@ from lattice_desktop.cli import (
     export_cmd,
     grade_cmd,
     harness_cmd,
+    profile_cmd,
     runs_cmd,
     scenario_cmd,
 )
@@ -30,7 +31,16 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"lattice-desktop {__version__}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for module in (grade_cmd, batch_cmd, runs_cmd, export_cmd, case_cmd, scenario_cmd, harness_cmd):
+    for module in (
+        grade_cmd,
+        batch_cmd,
+        runs_cmd,
+        export_cmd,
+        case_cmd,
+        scenario_cmd,
+        harness_cmd,
+        profile_cmd,
+    ):
         module.register(commands)
     return parser
 

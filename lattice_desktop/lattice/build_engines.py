@@ -4,8 +4,11 @@
 
 Each submission folder holds `engine.c` (a copy of `resources/engines/<name>.c`), the
 shared `lattice_common.h`, `submission.toml` and the built `engine.wasm`. The build
-runs inside the folder with relative paths and `-s`, so the module is byte-identical
-wherever it is built (the tests rebuild into a temp dir and compare).
+runs inside the folder with relative paths and `-g0` (no debug info, which would record
+the folder), so the module is byte-identical wherever it is built (the tests rebuild into
+a temp dir and compare). The linker's name section stays, so a fuel profile names the C
+functions; custom sections cost no fuel, so the graded figures are those of a stripped
+build (tests/profile/test_names.py checks both).
 """
 
 from __future__ import annotations
@@ -31,7 +34,7 @@ COMPILE_ARGS = (
     "cc",
     "--target=wasm32-freestanding",
     "-O2",
-    "-s",
+    "-g0",
     "-nostdlib",
     "-Wl,--no-entry",
     *(f"-Wl,--export={name}" for name in EXPORTS + STEPPING_EXPORTS),

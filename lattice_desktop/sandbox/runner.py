@@ -34,6 +34,10 @@ from lattice_desktop.work import Work
 SPURIOUS_INTERRUPT_RETRIES = 5
 _PAGE = 65536
 
+# Called with the store and instance once a call has ended (returned or trapped), to read
+# what the module left in its globals: the profiler's counters.
+Observer = Callable[[wasmtime.Store, wasmtime.Instance], None]
+
 
 @dataclass(frozen=True)
 class Execution:
@@ -104,19 +108,23 @@ def execute(
     cancel: Work | None = None,
     input_bytes: bytes | None = None,
     keep_output: int | None = None,
+    observe: Observer | None = None,
 ) -> Execution:
     """Run `case` once in a fresh store with `budget` fuel; retry only spurious interrupts.
 
-    `keep_output` caps the bytes of output copied out of wasm (size and digest cover all).
+    `keep_output` caps the bytes of output copied out of wasm (size and digest cover all);
+    `observe` sees the store and instance after the call.
     """
     limits = Limits.of(sandbox, fuel=budget)
     if contract.abi == "scalar":
         return _guarded(
-            lambda: _scalar_once(module, contract.entry, case.scalar_args, limits), limits, cancel
+            lambda: _scalar_once(module, contract.entry, case.scalar_args, limits, observe), limits, cancel
         )
     data = case.input_bytes() if input_bytes is None else input_bytes
     names = BytesExports(contract.entry, contract.memory, contract.alloc)
-    return call_bytes(module, names, data, limits=limits, cancel=cancel, keep_output=keep_output)
+    return call_bytes(
+        module, names, data, limits=limits, cancel=cancel, keep_output=keep_output, observe=observe
+    )
 
 
 def call_bytes(
@@ -128,6 +136,7 @@ def call_bytes(
     extra: tuple[int, ...] = (),
     cancel: Work | None = None,
     keep_output: int | None = None,
+    observe: Observer | None = None,
 ) -> Execution:
     """The packed bytes call of `names.entry(ptr, len, *extra)` under `limits`, judged.
 
@@ -139,7 +148,9 @@ def call_bytes(
     problem = export_problem(module, names, 2 + len(extra))
     if problem is not None:
         return Execution(Outcome.MISSING_EXPORT, detail=problem)
-    return _guarded(lambda: _bytes_once(module, names, data, extra, limits, keep_output), limits, cancel)
+    return _guarded(
+        lambda: _bytes_once(module, names, data, extra, limits, keep_output, observe), limits, cancel
+    )
 
 
 def _guarded(once: Callable[[], Execution], limits: Limits, cancel: Work | None) -> Execution:
@@ -173,13 +184,15 @@ def _with_time(result: Execution, elapsed: float) -> Execution:
     )
 
 
-def _scalar_once(module: wasmtime.Module, entry: str, args: tuple[int, ...], limits: Limits) -> Execution:
+def _scalar_once(
+    module: wasmtime.Module, entry: str, args: tuple[int, ...], limits: Limits, observe: Observer | None
+) -> Execution:
     def run(store: wasmtime.Store, instance: wasmtime.Instance) -> PackedOutput:
         value = exported(instance.exports(store), entry, wasmtime.Func)(store, *args)
         values = value if isinstance(value, list) else [value]
         return PackedOutput.of(struct.pack(f"<{len(values)}q", *(_signed64(v) for v in values)))
 
-    return _once(module, limits, run, memory_name=None)
+    return _once(module, limits, run, memory_name=None, observe=observe)
 
 
 def _bytes_once(
@@ -189,11 +202,12 @@ def _bytes_once(
     extra: tuple[int, ...],
     limits: Limits,
     keep: int | None,
+    observe: Observer | None,
 ) -> Execution:
     def run(store: wasmtime.Store, instance: wasmtime.Instance) -> PackedOutput:
         return call_packed(store, instance, names, data, extra, limits, keep=keep)
 
-    return _once(module, limits, run, memory_name=names.memory)
+    return _once(module, limits, run, memory_name=names.memory, observe=observe)
 
 
 def _once(
@@ -202,9 +216,11 @@ def _once(
     run: Callable[[wasmtime.Store, wasmtime.Instance], PackedOutput],
     *,
     memory_name: str | None,
+    observe: Observer | None = None,
 ) -> Execution:
     store = limited_store(limits)
     memory: wasmtime.Memory | None = None
+    instance: wasmtime.Instance | None = None
 
     def used() -> int:
         return limits.fuel - store.get_fuel()
@@ -244,6 +260,9 @@ def _once(
         if "out of memory" in message.lower():  # the GC heap, bounded like linear memory
             return Execution(Outcome.MEMORY_LIMIT, fuel=used(), detail=message)
         return Execution(Outcome.TRAP, fuel=used(), detail=message)
+    finally:
+        if observe is not None and instance is not None:
+            observe(store, instance)
 
 
 def runway_exhausted(budget: int, ceiling: int) -> str:

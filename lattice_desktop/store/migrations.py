@@ -13,6 +13,7 @@ from lattice_desktop.errors import StorageError
 from lattice_desktop.store.base import tuples, write_transaction
 from lattice_desktop.store.harness_tables import HARNESS_TABLES
 from lattice_desktop.store.hidden_runs import HiddenRun
+from lattice_desktop.store.profiles import PROFILE_TABLES
 from lattice_desktop.store.schema import CORE_TABLES, CaseRecord, Run, SchemaVersion
 
 
@@ -40,11 +41,16 @@ def _hidden_runs(db: Database) -> None:
     db.create_tables([HiddenRun])
 
 
+def _profiles(db: Database) -> None:
+    db.create_tables(PROFILE_TABLES)
+
+
 MIGRATIONS: list[tuple[int, str, Callable[[Database], None]]] = [
     (1, "cases, submissions, runs, results, build logs", _core),
     (2, "scored agent-harness runs", _harness),
     (3, "runs keyed by their case's content", _case_content),
     (4, "runs a user hid", _hidden_runs),
+    (5, "fuel profiles", _profiles),
 ]
 LATEST = MIGRATIONS[-1][0]
 

@@ -55,6 +55,7 @@ from lattice_desktop.ui.harness_window import HarnessSide
 from lattice_desktop.ui.latest_query import LatestQuery
 from lattice_desktop.ui.leaderboard_tab import LeaderboardTab
 from lattice_desktop.ui.message_bar import MessageBar
+from lattice_desktop.ui.profile.profile_tab import ProfileTab
 from lattice_desktop.ui.results_tab import ResultsTab
 from lattice_desktop.ui.run_actions import RunActions
 from lattice_desktop.ui.run_header import RunHeader
@@ -159,6 +160,9 @@ class MainWindow(QMainWindow):
             self.tab_stacks.append(stack)
             self.tabs.addTab(stack, title)
         self.tabs.addTab(self.leaderboard_tab, "Leaderboard")
+        self.profile_tab = ProfileTab(self.writer)
+        self.profile_tab.follow_compare(self.fuel_tab.compare_box)
+        self.tabs.addTab(self.profile_tab, "Profile")
         right = QWidget()
         right_layout = QVBoxLayout(right)
         right_layout.setContentsMargins(0, 6, 6, 0)
@@ -313,6 +317,7 @@ class MainWindow(QMainWindow):
         self.results_tab.show_page(page)
         self.factory_tab.show_run(page.run, page.case)
         self.fuel_tab.show_run(page.run, page.case)
+        self.profile_tab.show_run(page.run, page.case)
         self.leaderboard_tab.show_page(page)
         if self._show_results_next:
             self._show_results_next = False
@@ -329,6 +334,7 @@ class MainWindow(QMainWindow):
         self.runs_panel.select_harness_run(page.id, notify=False)
         self.factory_tab.show_run(None, None)  # stops any replay; the harness empty state shows
         self.fuel_tab.show_run(None, None)
+        self.profile_tab.show_run(None, None)
         self.show_harness_views(True)
         self.leaderboard_tab.show_harness(r.box, r.stage, r.model, r.harness)
         if show_results:

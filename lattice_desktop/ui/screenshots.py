@@ -200,3 +200,32 @@ def save_screenshots(outdir: Path, db: str | None, *, size: tuple[int, int] = (1
         return capture(window, outdir)
     finally:
         window.close()
+
+
+def save_profile_screenshot(
+    out: Path, db: str, runs: dict[str, int], *, size: tuple[int, int] = (1500, 920)
+) -> Path:
+    """The Profile tab of `runs["lines"]` compared with `runs["reference"]`, saved to `out`
+    (`python -m lattice_desktop.ui.profile.screenshot` grades them first if need be)."""
+    from PySide6.QtCore import QSettings
+
+    settings = QSettings(str(Path(tempfile.mkdtemp()) / "settings.ini"), QSettings.Format.IniFormat)
+    window = MainWindow(db, auto_demo=False, settings=settings)
+    try:
+        window.resize(*size)
+        window.show()
+        wait_until(lambda: window._runs_loaded)
+        open_and_wait(window, runs["lines"])
+        window.tabs.setCurrentWidget(window.profile_tab)
+        tab = window.profile_tab
+        wait_until(lambda: tab.profile is not None)
+        fuel = window.fuel_tab
+        wait_until(lambda: fuel.compare_box.findData(runs["reference"]) >= 0)
+        fuel.compare_with(runs["reference"])
+        wait_until(lambda: tab.other is not None)
+        QApplication.processEvents()
+        out.parent.mkdir(parents=True, exist_ok=True)
+        window.grab().save(str(out))
+        return out
+    finally:
+        window.close()

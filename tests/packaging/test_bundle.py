@@ -97,6 +97,17 @@ def test_the_frozen_app_grades_the_bundled_case(unpacked, tmp_path):
     assert "incorrect" in buggy.stdout
 
 
+def test_the_frozen_app_profiles_with_its_own_wasm_tools(unpacked, tmp_path):
+    samples = unpacked / "lattice-desktop" / "_internal" / "resources" / "cases" / "lattice" / "submissions"
+    args = ("profile", str(samples / "lines"), "--case", "lattice", "--case-name", "straight_belt", "--json")
+    done = run(unpacked, tmp_path, *args)
+    assert done.returncode == 0, done.stdout + done.stderr
+    data = json.loads(done.stdout)
+    assert data["outcome"] == "returned"
+    assert sum(f["self_fuel"] for f in data["functions"]) == data["total_fuel"] > 0
+    assert "engine_tick" in {f["name"] for f in data["functions"]}
+
+
 def test_the_frozen_app_leaves_the_optional_inspect_reader_out_and_says_so(unpacked, tmp_path):
     examples = unpacked / "lattice-desktop" / "_internal" / "resources" / "harness" / "inspect"
     done = run(

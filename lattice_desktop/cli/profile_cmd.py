@@ -1,0 +1,145 @@
+"""`profile RUN_ID|SUBMISSION`: where a case's fuel goes, per function and per call edge."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from lattice_desktop.cli.common import add_db_option, err, open_storage
+from lattice_desktop.cli.terminal import shown
+from lattice_desktop.errors import UserError
+from lattice_desktop.profile.export import callgrind, speedscope, speedscope_problem
+from lattice_desktop.profile.model import Profile
+from lattice_desktop.services.profiling import ProfileTarget, profile_target, run_target, submission_target
+from lattice_desktop.work import Step, Work
+
+
+def register(commands: argparse._SubParsersAction) -> None:
+    p = commands.add_parser(
+        "profile",
+        help="exact fuel profile of a run or a submission on one case",
+        description="Run the module instrumented with wasmtime's fuel rule on one case and report, "
+        "per function, self fuel, inclusive fuel and calls, and per call edge calls and inclusive "
+        "fuel. Self fuel adds up to the graded fuel exactly. Made once, then read back.",
+    )
+    p.add_argument("target", help="a run id (see `runs`), or a submission folder or submission.toml")
+    p.add_argument(
+        "--case",
+        help="with a run id: the case to profile (default: its largest stress case); "
+        "with a submission: the case manifest (case.toml)",
+    )
+    p.add_argument(
+        "--case-name", help="with a submission: the case to profile (default: the largest stress case)"
+    )
+    p.add_argument("--json", action="store_true", help="print the profile as JSON")
+    p.add_argument("--callgrind", metavar="FILE", type=Path, help="also write it for KCachegrind/QCachegrind")
+    p.add_argument("--speedscope", metavar="FILE", type=Path, help="also write speedscope JSON (when exact)")
+    p.add_argument("--top", type=int, default=25, help="functions listed (default 25)")
+    add_db_option(p)
+    p.set_defaults(func=_profile)
+
+
+def _profile(args: argparse.Namespace) -> int:
+    writer = open_storage(args)
+    try:
+        target = _target(args)
+        work = Work(_progress if sys.stderr.isatty() else None)
+        profile = profile_target(target, writer=writer, work=work)
+    finally:
+        writer.close()
+    if args.callgrind:
+        _write(args.callgrind, callgrind(profile, module_label=target.label))
+    if args.speedscope:
+        problem = speedscope_problem(profile)
+        if problem is not None:
+            raise UserError(f"no exact speedscope file: {problem}; use --callgrind")
+        _write(args.speedscope, speedscope(profile, name=f"{target.label} · {profile.case_name}"))
+    if args.json:
+        print(json.dumps(profile_dict(profile, target), indent=1))
+    else:
+        print(profile_text(profile, target, top=args.top))
+    return 0
+
+
+def _target(args: argparse.Namespace) -> ProfileTarget:
+    if args.target.isdigit():
+        if args.case_name:
+            raise UserError("--case-name is for a submission; with a run id, name the case with --case")
+        return run_target(int(args.target), args.case)
+    if not args.case:
+        raise UserError("profiling a submission needs --case CASE (its case.toml)")
+    return submission_target(args.target, args.case, args.case_name)
+
+
+def _write(path: Path, text: str) -> None:
+    try:
+        path.write_text(text)
+    except OSError as exc:
+        raise UserError(f"cannot write {path}: {exc.strerror}") from None
+    err(f"wrote {path}")
+
+
+def _progress(step: Step) -> None:
+    err(f"\r{step.fraction:4.0%} {step.message}\x1b[K")
+
+
+def profile_dict(profile: Profile, target: ProfileTarget) -> dict[str, object]:
+    """The JSON the CLI prints: the profile's figures with names on every edge."""
+    return {
+        "target": target.label,
+        "case": profile.case_name,
+        "case_hash": profile.case_hash,
+        "module_sha256": profile.module_sha256,
+        "wasmtime_version": profile.wasmtime_version,
+        "outcome": profile.outcome,
+        "detail": profile.detail,
+        "total_fuel": profile.total,
+        "graded_fuel": profile.graded_fuel,
+        "unattributed_fuel": profile.unattributed,
+        "instrumented_fuel": profile.instrumented_fuel,
+        "functions": [
+            {
+                "index": f.index,
+                "name": f.name,
+                "calls": f.calls,
+                "self_fuel": f.self_fuel,
+                "inclusive_fuel": f.inclusive,
+                "percent_self": round(profile.percent(f.self_fuel), 4),
+            }
+            for f in profile.ranked()
+        ],
+        "edges": [
+            {
+                "caller": profile.name_of(e.caller),
+                "callee": profile.name_of(e.callee),
+                "calls": e.calls,
+                "inclusive_fuel": e.inclusive,
+            }
+            for e in sorted(profile.edges, key=lambda e: -e.inclusive)
+        ],
+    }
+
+
+def profile_text(profile: Profile, target: ProfileTarget, *, top: int) -> str:
+    """The profile as the terminal shows it: a total line, functions, then call edges."""
+    check = ""
+    if profile.graded_fuel is not None:
+        same = profile.graded_fuel == profile.total
+        check = f" · graded {profile.graded_fuel:,} " + ("(exact)" if same else "(DIFFERENT)")
+    lines = [f"{shown(target.label)} · {shown(profile.case_name)}: {profile.total:,} fuel{check}"]
+    if not profile.complete:
+        lines.append(f"the run did not return ({profile.outcome}: {shown(profile.detail)}); ")
+        lines.append(f"  {profile.unattributed:,} fuel of activations it cut short is not attributed")
+    lines += ["", f"{'self':>15} {'%':>6} {'inclusive':>15} {'%':>6} {'calls':>12}  function"]
+    for f in profile.ranked()[:top]:
+        lines.append(
+            f"{f.self_fuel:>15,} {profile.percent(f.self_fuel):>5.1f}% {f.inclusive:>15,} "
+            f"{profile.percent(f.inclusive):>5.1f}% {f.calls:>12,}  {shown(f.name)}"
+        )
+    lines += ["", f"{'calls':>12} {'inclusive':>15}  caller → callee"]
+    for e in sorted(profile.edges, key=lambda e: -e.inclusive)[:top]:
+        caller, callee = shown(profile.name_of(e.caller)), shown(profile.name_of(e.callee))
+        lines.append(f"{e.calls:>12,} {e.inclusive:>15,}  {caller} → {callee}")
+    return "\n".join(lines)

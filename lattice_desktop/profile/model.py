@@ -1,0 +1,104 @@
+"""A fuel profile as plain values: per function and per call edge, and its JSON form."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass, replace
+
+HOST = -1  # the caller of exported functions (and of the start function): the host
+FORMAT = 1
+
+
+@dataclass(frozen=True)
+class FunctionStats:
+    """One function: its calls, the fuel its own operators burned (`self_fuel`), and the
+    fuel burned while it was on the stack (`inclusive`, once per outermost activation)."""
+
+    index: int
+    name: str
+    calls: int
+    self_fuel: int
+    inclusive: int
+
+
+@dataclass(frozen=True)
+class EdgeStats:
+    """Calls from `caller` (HOST for the host) to `callee`, and the fuel inside the calls
+    that entered the callee while it was not already active."""
+
+    caller: int
+    callee: int
+    calls: int
+    inclusive: int
+
+
+@dataclass(frozen=True)
+class Profile:
+    """Where one case's fuel went. `total` is the original module's fuel, the figure the
+    grader records; `instrumented_fuel` what the instrumented module burned in wasmtime."""
+
+    module_sha256: str
+    case_name: str
+    case_hash: str
+    total: int
+    functions: tuple[FunctionStats, ...]
+    edges: tuple[EdgeStats, ...]
+    budget: int
+    instrumented_fuel: int | None
+    outcome: str  # "returned", or how the run ended
+    detail: str = ""
+    wall_time: float = 0.0
+    wasmtime_version: str = ""
+    graded_fuel: int | None = None  # the grader's figure for this case, when known
+
+    @property
+    def attributed(self) -> int:
+        return sum(f.self_fuel for f in self.functions)
+
+    @property
+    def unattributed(self) -> int:
+        """Fuel of activations a trap cut short (0 when the run returned)."""
+        return self.total - self.attributed
+
+    @property
+    def complete(self) -> bool:
+        return self.outcome == "returned"
+
+    def by_index(self) -> dict[int, FunctionStats]:
+        return {f.index: f for f in self.functions}
+
+    def name_of(self, index: int) -> str:
+        if index == HOST:
+            return "(host)"
+        found = self.by_index().get(index)
+        return found.name if found else f"func[{index}]"
+
+    def callers(self, index: int) -> list[EdgeStats]:
+        return sorted((e for e in self.edges if e.callee == index), key=lambda e: -e.inclusive)
+
+    def callees(self, index: int) -> list[EdgeStats]:
+        return sorted((e for e in self.edges if e.caller == index), key=lambda e: -e.inclusive)
+
+    def percent(self, fuel: int) -> float:
+        return 100.0 * fuel / self.total if self.total else 0.0
+
+    def ranked(self) -> list[FunctionStats]:
+        """Functions that ran, most self fuel first."""
+        return sorted((f for f in self.functions if f.calls), key=lambda f: (-f.self_fuel, f.index))
+
+    def with_graded(self, fuel: int | None) -> Profile:
+        return replace(self, graded_fuel=fuel)
+
+    def to_json(self) -> str:
+        data = asdict(self)
+        data["format"] = FORMAT
+        return json.dumps(data, sort_keys=True)
+
+    @classmethod
+    def from_json(cls, text: str) -> Profile:
+        data = json.loads(text)
+        if data.pop("format", None) != FORMAT:
+            raise ValueError("a profile of another format")
+        data["functions"] = tuple(FunctionStats(**f) for f in data["functions"])
+        data["edges"] = tuple(EdgeStats(**e) for e in data["edges"])
+        return cls(**data)

@@ -1,0 +1,181 @@
+"""Profile one case: instrument the module, run it through the sandbox, read its counters.
+
+The instrumented module is as untrusted as the original: it is compiled in the child
+process like any submission and runs through `sandbox.runner.execute` with the case's
+memory, table, output and wall-clock limits and the import policy. Its fuel is held twice:
+the module stops itself (a trap) once the *original* fuel passes the case's budget, checked
+where wasmtime checks; and wasmtime's own limit is the budget times `OVERHEAD_BOUND`, the
+most the instrumentation can add per unit of original fuel, as a backstop.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import wasmtime
+
+from lattice_desktop.manifest.case import CaseEntry, CaseManifest
+from lattice_desktop.outcomes import Outcome
+from lattice_desktop.profile.fuel_rule import START_COST
+from lattice_desktop.profile.instrument import Instrumented, Layout, instrument
+from lattice_desktop.profile.model import HOST, EdgeStats, FunctionStats, Profile
+from lattice_desktop.sandbox.compiler import CompileError, compile_module
+from lattice_desktop.sandbox.engine import WASMTIME_VERSION, interrupt_all
+from lattice_desktop.sandbox.runner import check_linkage, execute
+from lattice_desktop.work import Work
+
+# Instrumented fuel per unit of original fuel, at most: a call (2 original units: the call
+# and the callee's entry) brings about 62 units of counting, and an indirect call 4 more per
+# candidate callee; a straight-line stretch costs at least 1 and brings 4 (8 at a loop
+# header). See docs/profiling.md.
+OVERHEAD_BOUND = 40
+PER_CANDIDATE = 2
+_U64 = (1 << 64) - 1
+
+
+class ProfileRefused(Exception):
+    """The module cannot be profiled on this case; the message says why."""
+
+
+@dataclass
+class _Counters:
+    """What the observer read from the instance's counter globals."""
+
+    values: dict[str, int]
+
+
+def largest_stress(case: CaseManifest) -> CaseEntry:
+    """The default case to profile: the largest stress case (the last of equal size)."""
+    if not case.stress:
+        if not case.cases:
+            raise ProfileRefused(f"{case.label} has no cases")
+        return case.cases[-1]
+    return max(reversed(case.stress), key=lambda e: e.size)
+
+
+def profile_case(
+    wasm: bytes,
+    case: CaseManifest,
+    entry: CaseEntry,
+    *,
+    work: Work | None = None,
+    instrumented: Instrumented | None = None,
+) -> Profile:
+    """The exact fuel profile of `wasm` on `entry`; `ProfileRefused` when it cannot be made."""
+    work = work or Work()
+    digest = hashlib.sha256(wasm).hexdigest()
+    work.report(0.02, "instrumenting")
+    if instrumented is None:
+        instrumented = instrument(wasm)
+    budget = case.budget(entry)
+    work.raise_if_cancelled()
+    work.report(0.1, "compiling the instrumented module")
+    encoded = instrumented.wasm(budget)
+    try:
+        compiled = compile_module(
+            encoded,
+            max_bytes=max(case.sandbox.max_module_bytes, len(encoded)),
+            timeout=case.sandbox.compile_timeout,
+            cancel=work,
+        )
+    except CompileError as exc:
+        raise ProfileRefused(f"the instrumented module does not compile: {exc}") from exc
+    problem = check_linkage(compiled.module, case.contract)
+    if problem is not None:
+        raise ProfileRefused(f"the module cannot run: {problem[1]}")
+    work.raise_if_cancelled()
+    work.report(0.2, f"running {entry.name} instrumented")
+    work.on_cancel(lambda: interrupt_all(case.sandbox.wall_clock))  # stop the running wasm
+    counters = _Counters({})
+    started = time.perf_counter()
+    run = execute(
+        compiled.module,
+        case.contract,
+        case.sandbox,
+        entry,
+        budget=budget * overhead_bound(instrumented.layout),
+        cancel=work,
+        keep_output=0,
+        observe=_reader(instrumented.layout, counters),
+    )
+    wall = time.perf_counter() - started
+    work.report(0.95, "reading the counters")
+    if not counters.values:
+        raise ProfileRefused(f"the instrumented module did not start: {run.detail}")
+    total = counters.values["T"]
+    if run.outcome is None:
+        outcome, detail = "returned", ""
+    elif total > budget:
+        outcome, detail = "out_of_fuel", f"used more than the case's budget of {budget:,} fuel"
+    elif run.outcome is Outcome.OUT_OF_FUEL:
+        outcome, detail = "out_of_fuel", "the instrumented run used up its backstop of fuel"
+    else:
+        outcome, detail = run.outcome.value, run.detail
+    functions, edges = _tables(instrumented.layout, counters.values)
+    work.report(1.0, "profiled")
+    return Profile(
+        module_sha256=digest,
+        case_name=entry.name,
+        case_hash=case.manifest_hash,
+        total=total,
+        functions=functions,
+        edges=edges,
+        budget=budget,
+        instrumented_fuel=run.fuel,
+        outcome=outcome,
+        detail=detail,
+        wall_time=wall,
+        wasmtime_version=WASMTIME_VERSION,
+    )
+
+
+def overhead_bound(layout: Layout) -> int:
+    """How many times the budget the instrumented module may burn in wasmtime."""
+    return OVERHEAD_BOUND + PER_CANDIDATE * layout.max_candidates
+
+
+def _reader(layout: Layout, counters: _Counters) -> Callable[[wasmtime.Store, wasmtime.Instance], None]:
+    def read(store: wasmtime.Store, instance: wasmtime.Instance) -> None:
+        exports = instance.exports(store)
+        values: dict[str, int] = {}
+        names = ["T"] + [f"{k}{i}" for i in layout.functions for k in "CSI"]
+        names += [f"{k}{n}" for n in range(len(layout.edges)) for k in ("EC", "EI")]
+        for name in names:
+            item = exports[layout.prefix + name]
+            assert isinstance(item, wasmtime.Global)
+            value = item.value(store)
+            assert isinstance(value, int)
+            values[name] = value & _U64
+        counters.values = values
+
+    return read
+
+
+def _tables(
+    layout: Layout, values: dict[str, int]
+) -> tuple[tuple[FunctionStats, ...], tuple[EdgeStats, ...]]:
+    extra = {layout.start: START_COST} if layout.start is not None else {}
+    functions = tuple(
+        FunctionStats(
+            index=i,
+            name=layout.names[i],
+            calls=values[f"C{i}"],
+            self_fuel=values[f"S{i}"] + extra.get(i, 0),
+            inclusive=values[f"I{i}"] + extra.get(i, 0),
+        )
+        for i in layout.functions
+    )
+    edges = [
+        EdgeStats(e.caller, e.callee, values[f"EC{n}"], values[f"EI{n}"])
+        for n, e in enumerate(layout.edges)
+        if values[f"EC{n}"]
+    ]
+    for f in functions:  # what wasm callers do not account for came from the host
+        calls = f.calls - sum(e.calls for e in edges if e.callee == f.index)
+        inclusive = f.inclusive - sum(e.inclusive for e in edges if e.callee == f.index)
+        if calls > 0:
+            edges.append(EdgeStats(HOST, f.index, calls, inclusive))
+    return functions, tuple(edges)

@@ -1,0 +1,62 @@
+"""Stored fuel profiles, keyed by module hash, case content hash, case name and wasmtime
+version (fuel is comparable only within one version), so a profile is made once."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+from peewee import CharField, DateTimeField, TextField
+
+from lattice_desktop.profile.model import Profile
+from lattice_desktop.store.base import BaseModel
+
+
+class ProfileRecord(BaseModel):
+    module_sha256 = CharField()
+    case_hash = CharField()
+    case_name = CharField()
+    wasmtime_version = CharField()
+    data = TextField()  # Profile.to_json()
+    created = DateTimeField()
+
+    class Meta:
+        table_name = "fuel_profile"
+        indexes = ((("module_sha256", "case_hash", "case_name", "wasmtime_version"), True),)
+
+
+PROFILE_TABLES = [ProfileRecord]
+
+
+def load_profile(module_sha256: str, case_hash: str, case_name: str, wasmtime_version: str) -> Profile | None:
+    """The stored profile for this key, or None (also when it was stored in another format)."""
+    row = ProfileRecord.get_or_none(
+        (ProfileRecord.module_sha256 == module_sha256)
+        & (ProfileRecord.case_hash == case_hash)
+        & (ProfileRecord.case_name == case_name)
+        & (ProfileRecord.wasmtime_version == wasmtime_version)
+    )
+    if row is None:
+        return None
+    try:
+        return Profile.from_json(row.data)
+    except (ValueError, TypeError, KeyError):
+        return None
+
+
+def save_profile(profile: Profile) -> None:
+    """Store `profile`, replacing one stored under the same key (call through the Writer)."""
+    key = (
+        (ProfileRecord.module_sha256 == profile.module_sha256)
+        & (ProfileRecord.case_hash == profile.case_hash)
+        & (ProfileRecord.case_name == profile.case_name)
+        & (ProfileRecord.wasmtime_version == profile.wasmtime_version)
+    )
+    ProfileRecord.delete().where(key).execute()
+    ProfileRecord.create(
+        module_sha256=profile.module_sha256,
+        case_hash=profile.case_hash,
+        case_name=profile.case_name,
+        wasmtime_version=profile.wasmtime_version,
+        data=profile.to_json(),
+        created=datetime.now(UTC),
+    )
