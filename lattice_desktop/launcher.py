@@ -11,7 +11,8 @@ import sys
 
 GUI_COMMANDS = {"open", "screenshots", "demo"}
 HEADLESS_COMMANDS = (
-    "grade, grade-batch, runs, show, leaderboard, case, scenario, harness and screenshots OUTDIR"
+    "grade, grade-batch, runs, show, leaderboard, export, hide, unhide, delete, profile, case, "
+    "scenario, harness and screenshots OUTDIR"
 )
 
 
