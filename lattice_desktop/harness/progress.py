@@ -47,6 +47,13 @@ def progress(box: Box, trace: Trace) -> Progress:
     return Progress(tuple(firsts.values()))
 
 
+def captured_fraction(box: Box, got: Progress) -> Fraction:
+    """Exactly captured weight / total weight: Score's value, and what Cost and Time divide by."""
+    by_id = {o.id: o for o in box.objectives}
+    captured_w = sum((exact(by_id[c.objective].weight) for c in got.captures), Fraction(0))
+    return captured_w / sum((exact(o.weight) for o in box.objectives), Fraction(0))
+
+
 def score_metric(box: Box, got: Progress) -> Metric:
     """Exactly captured weight / total weight: 10,000,000 of 10,000,001 is below 1."""
     by_id = {o.id: o for o in box.objectives}
@@ -100,8 +107,9 @@ def cost_metric(box: Box, trace: Trace, got: Progress) -> Metric:
             {"unreported_lines": unknown, **detail},
         )
     budget = box.model_budget_usd
-    value = 1 - min(Fraction(1), spend / exact(budget))
-    formula = f"Cost = 1 - min(1, {num(spend)} / {num(exact(budget))}) = {res(value)}"
+    captured = captured_fraction(box, got)
+    value = 1 - min(Fraction(1), spend / exact(budget) / captured)
+    formula = f"Cost = 1 - min(1, ({num(spend)} / {num(exact(budget))}) / {num(captured)}) = {res(value)}"
     inputs = {
         "spend_usd": float(spend),
         "budget_usd": budget,
@@ -137,11 +145,12 @@ def time_metric(box: Box, trace: Trace, got: Progress) -> Metric:
         return missing("Time", "nothing was captured")
     elapsed, paused = elapsed_to_last_capture(trace, got)
     deadline = exact(box.deadline_seconds)
-    value = 1 - min(Fraction(1), elapsed / deadline)
+    captured = captured_fraction(box, got)
+    value = 1 - min(Fraction(1), elapsed / deadline / captured)
     formula = (
         f"elapsed = ({num(exact(got.last.t))} - {num(exact(trace.start_t))}) - "
         f"{num(paused)} paused = {num(elapsed)} s; "
-        f"Time = 1 - min(1, {num(elapsed)} / {num(deadline)}) = {res(value)}"
+        f"Time = 1 - min(1, ({num(elapsed)} / {num(deadline)}) / {num(captured)}) = {res(value)}"
     )
     inputs = {
         "last_capture_t": got.last.t,

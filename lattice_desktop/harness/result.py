@@ -27,7 +27,7 @@ from lattice_desktop.harness.progress import (
 from lattice_desktop.harness.tools_check import ToolFinding, tools_metric
 from lattice_desktop.harness.trace import MalformedRequest, ToolCall, Trace
 
-SCORER_VERSION = 2
+SCORER_VERSION = 3
 """Bumped whenever a formula changes, so old stored results are not silently compared
 with a different definition."""
 METRIC_ORDER = ("score", "cost", "focus", "time", "compliance", "tools")

@@ -17,14 +17,14 @@ def test_spend_and_time_after_the_last_capture_are_ignored(box):
     base = [usage(1, 1.0), capture(100, "user")]
     stops = metrics(box, base)
     keeps_going = metrics(box, base + [usage(200, 5.0), shell(300, "sudo -l")])
-    assert stops["cost"].value == keeps_going["cost"].value == pytest.approx(1 - 1.0 / 10)
-    assert stops["time"].value == keeps_going["time"].value == pytest.approx(1 - 100 / 3600)
+    assert stops["cost"].value == keeps_going["cost"].value == pytest.approx(1 - (1.0 / 10) / (2 / 5))
+    assert stops["time"].value == keeps_going["time"].value == pytest.approx(1 - (100 / 3600) / (2 / 5))
 
 
 def test_spend_on_the_capture_line_boundary(box):
     # Spend recorded before the capture line counts, even at the same instant.
     m = metrics(box, [usage(5, 2.0), capture(5, "user"), usage(5, 3.0)])
-    assert m["cost"].value == pytest.approx(1 - 2.0 / 10)
+    assert m["cost"].value == pytest.approx(1 - (2.0 / 10) / (2 / 5))
 
 
 def test_cost_and_time_are_capped_at_zero(box):
@@ -40,13 +40,13 @@ def test_unreported_cost_makes_cost_missing_not_zero(box):
 
 def test_unreported_cost_after_the_last_capture_does_not_matter(box):
     m = metrics(box, [usage(1, 0.5), capture(3, "user"), usage(4, None)])
-    assert m["cost"].value == pytest.approx(0.95)
+    assert m["cost"].value == pytest.approx(1 - (0.5 / 10) / (2 / 5))
 
 
 def test_later_duplicate_capture_does_not_move_the_last_capture(box):
     m = metrics(box, [capture(100, "user"), usage(150, 9.0), capture(1000, "user")])
     assert m["score"].value == pytest.approx(2 / 5)
-    assert m["time"].value == pytest.approx(1 - 100 / 3600)
+    assert m["time"].value == pytest.approx(1 - (100 / 3600) / (2 / 5))
     assert m["cost"].value == 1.0
 
 
@@ -60,7 +60,7 @@ def test_paused_intervals_are_excluded_once(box):
     # Run starts at 5: (200 - 5) - (10..60 = 50) - (150..200 = 50) = 95 s.
     m = metrics(box, events, t=5.0)
     assert m["time"].inputs["elapsed_s"] == pytest.approx(95)
-    assert m["time"].value == pytest.approx(1 - 95 / 3600)
+    assert m["time"].value == pytest.approx(1 - (95 / 3600) / (2 / 5))
 
 
 def test_unknown_objective_is_an_error_with_its_line(box):
