@@ -9,6 +9,7 @@ from fractions import Fraction
 from lattice_desktop.errors import Location, UserError
 from lattice_desktop.harness.box import Box
 from lattice_desktop.harness.metric import (
+    PARTIAL,
     PRICED,
     PROVIDER_REPORTED,
     RECORDED,
@@ -95,21 +96,17 @@ def spend_to_last_capture(trace: Trace, got: Progress) -> tuple[Fraction, list[i
 
 
 def cost_metric(box: Box, trace: Trace, got: Progress) -> Metric:
+    """Cost per unit of progress. A model call before the last capture whose cost is
+    unknown makes the known spend a lower bound: Cost is then an upper bound, tagged
+    `partial`, and the run is unranked until its cost is known (`unranked_reason`), so
+    hiding a cost can never raise a run above the same run with its cost reported."""
     if got.last is None:
         return missing("Cost", "nothing was captured")
     spend, unknown, priced = spend_to_last_capture(trace, got)
-    detail = {"priced": priced} if priced else {}
-    if unknown:
-        lines = ", ".join(map(str, unknown))
-        return missing(
-            "Cost",
-            f"the provider reported no cost for the model call(s) on line(s) {lines}",
-            {"unreported_lines": unknown, **detail},
-        )
+    detail: dict[str, object] = {"priced": priced} if priced else {}
     budget = box.model_budget_usd
     captured = captured_fraction(box, got)
     value = 1 - min(Fraction(1), spend / exact(budget) / captured)
-    formula = f"Cost = 1 - min(1, ({num(spend)} / {num(exact(budget))}) / {num(captured)}) = {res(value)}"
     inputs = {
         "spend_usd": float(spend),
         "budget_usd": budget,
@@ -117,6 +114,21 @@ def cost_metric(box: Box, trace: Trace, got: Progress) -> Metric:
         "last_capture_line": got.last.line,
         **detail,
     }
+    formula = f"Cost = 1 - min(1, ({num(spend)} / {num(exact(budget))}) / {num(captured)}) = {res(value)}"
+    if unknown:
+        lines = ", ".join(map(str, unknown))
+        note = (
+            f"the cost of the model call(s) on line(s) {lines} is unknown: {num(spend)} is the "
+            "known spend, a lower bound, so this Cost is an upper bound and the run is "
+            "unranked until its cost is known"
+        )
+        return Metric(
+            value,
+            PARTIAL,
+            f"{formula} (at most: spend at least {num(spend)}, line(s) {lines} unknown)",
+            {**inputs, "unreported_lines": unknown},
+            (note,),
+        )
     return Metric(value, PRICED if priced else PROVIDER_REPORTED, formula, inputs)
 
 

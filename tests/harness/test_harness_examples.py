@@ -135,7 +135,11 @@ def test_hand_values_of_execution():
 
 def test_formulas_show_their_inputs(results):
     assert results["clean"].metrics["cost"].formula == "Cost = 1 - min(1, (1.20 / 10.00) / 1.00) = 0.88"
-    assert results["clean"].metrics["time"].formula.endswith("Time = 1 - min(1, (1440.00 / 3600.00) / 1.00) = 0.60")
+    assert (
+        results["clean"]
+        .metrics["time"]
+        .formula.endswith("Time = 1 - min(1, (1440.00 / 3600.00) / 1.00) = 0.60")
+    )
     assert results["user_only"].metrics["score"].formula.endswith("= 2.00 / 5.00 = 0.40")
     assert "not measured" not in results["clean"].execution.formula
     assert "(Cost, Time not measured: dropped)" in results["nothing"].execution.formula

@@ -114,11 +114,12 @@ def test_provider_cost_is_used_as_reported(logs):
     assert cost.evidence == "provider-reported" and "priced" not in cost.inputs
 
 
-def test_no_cost_and_no_price_leaves_cost_missing_not_zero(logs):
+def test_no_cost_and_no_price_is_never_zero_spend_and_leaves_the_run_unranked(logs):
     unpriced = box(BOX_TEXT.split("[[inspect.prices]]")[0])
     (result,) = scored(logs["priced"], unpriced)
     cost = result.metrics["cost"]
-    assert cost.value is None and cost.shown == "-"
+    assert cost.evidence == "partial" and "unknown" in cost.formula
+    assert result.unranked is not None and "Cost is not known" in result.unranked
     assert any("no price for mockllm/model" in line for line in cost.inputs["priced"])
     assert result.metrics["time"].value is not None
 

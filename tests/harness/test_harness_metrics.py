@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from fractions import Fraction
+
 import pytest
 from harness_builders import BOX_PATH, call, capture, make, shell, usage
 
@@ -32,10 +34,14 @@ def test_cost_and_time_are_capped_at_zero(box):
     assert m["cost"].value == 0.0 and m["time"].value == 0.0
 
 
-def test_unreported_cost_makes_cost_missing_not_zero(box):
-    m = metrics(box, [usage(1, 0.5), usage(2, None), capture(3, "user")])
-    assert m["cost"].value is None and "line(s) 3" in m["cost"].formula
-    assert m["time"].value is not None
+def test_unreported_cost_is_an_upper_bound_and_the_run_unranked(box):
+    run = score(box, make([usage(1, 0.5), usage(2, None), capture(3, "user")]))
+    cost = run.metrics["cost"]
+    # Known spend 0.5 is a lower bound: Cost is at most 1 - (0.5 / 10) / 0.4 = 0.875.
+    assert cost.evidence == "partial" and cost.exact == 1 - (Fraction(1, 20) / Fraction(2, 5))
+    assert "line(s) 3 unknown" in cost.formula and "at most" in cost.formula
+    assert run.unranked is not None and "line(s) 3" in run.unranked
+    assert run.metrics["time"].value is not None
 
 
 def test_unreported_cost_after_the_last_capture_does_not_matter(box):
