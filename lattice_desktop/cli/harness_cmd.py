@@ -14,11 +14,11 @@ from pathlib import Path
 from lattice_desktop.cli.common import EXIT_USAGE, add_db_option, open_storage
 from lattice_desktop.cli.terminal import shown
 from lattice_desktop.errors import UserError
-from lattice_desktop.harness import HarnessResult, load_box, parse_trace, score
+from lattice_desktop.harness import load_box, parse_trace, score
 from lattice_desktop.harness.inspect_log import is_inspect_log
-from lattice_desktop.harness.provenance import provenance_lines
 from lattice_desktop.harness.result import METRIC_ORDER
 from lattice_desktop.harness.run_files import runs_in_file
+from lattice_desktop.harness.run_text import format_result
 
 
 def register(commands: argparse._SubParsersAction) -> argparse._SubParsersAction:
@@ -77,34 +77,6 @@ def _score(args: argparse.Namespace) -> int:
     else:
         print("\n\n".join(format_result(r) for r in results))
     return 0
-
-
-def format_result(result: HarnessResult) -> str:
-    """The metrics table: value ("-" when missing), evidence and the filled-in formula."""
-    lines = [
-        f"run {shown(result.run_id)}   harness {shown(result.harness)}   model {shown(result.model)}   "
-        f"box {shown(result.box)}   stage {shown(result.stage)}",
-        "",
-    ]
-    rows = [(name.capitalize(), result.metrics[name]) for name in METRIC_ORDER]
-    rows.append(("Execution", result.execution))
-    lines.append(f"{'metric':<11} {'value':>5}  {'evidence':<17}  formula")
-    for name, metric in rows:
-        lines.append(f"{name:<11} {metric.shown:>5}  {metric.evidence:<17}  {shown(metric.formula)}")
-    notes = [f"{name}: {shown(note)}" for name, metric in rows for note in metric.notes if metric.measured]
-    if result.loops:
-        lines += ["", "loops (only the worst counts):"]
-        lines += [f"  {shown(loop.describe())}" for loop in result.loops]
-    if result.tool_findings:
-        lines += ["", "tool findings:"]
-        lines += [f"  line {f.line}: {shown(f.kind)}: {shown(f.message)}" for f in result.tool_findings]
-    if notes:
-        lines += ["", "notes:"] + [f"  {note}" for note in notes]
-    provenance = provenance_lines(result)
-    if provenance:
-        lines += ["", "inputs shown for recomputation:"]
-        lines += [f"  {shown(line)}" for line in provenance]
-    return "\n".join(lines)
 
 
 def _import(args: argparse.Namespace) -> int:

@@ -22,9 +22,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from lattice_desktop.cli.harness_cmd import format_result
 from lattice_desktop.harness.metric import num
 from lattice_desktop.harness.provenance import provenance_lines
+from lattice_desktop.harness.run_text import format_result
 from lattice_desktop.store.pages import HarnessPage
 from lattice_desktop.ui.copy_table import CopyTable
 from lattice_desktop.ui.delegates import BarDelegate, ChipDelegate

@@ -3,9 +3,9 @@ spend a lower bound and leaves the run unranked until its cost is known."""
 
 from __future__ import annotations
 
+from harness_builders import capture, make, shell, usage
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from harness_builders import capture, make, shell, usage
 
 from lattice_desktop.harness import leaderboard, rank, score
 

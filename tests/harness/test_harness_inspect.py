@@ -107,11 +107,13 @@ def test_tokens_priced_by_the_box_when_the_log_has_no_cost(logs):
     assert result.metrics["score"].value == 1.0
 
 
-def test_provider_cost_is_used_as_reported(logs):
+def test_inspect_total_cost_is_used_and_tagged_priced(logs):
     (result,) = scored(logs["reported"])
     cost = result.metrics["cost"]
     assert cost.inputs["spend_usd"] == pytest.approx(0.06)
-    assert cost.evidence == "provider-reported" and "priced" not in cost.inputs
+    # usage.total_cost is Inspect's own pricing, not the provider's report.
+    assert cost.evidence == "priced"
+    assert "priced by Inspect from its own price table" in cost.inputs["priced"][0]
 
 
 def test_no_cost_and_no_price_is_never_zero_spend_and_leaves_the_run_unranked(logs):
