@@ -11,11 +11,12 @@ import json
 import sys
 from pathlib import Path
 
-from lattice_desktop.cli.common import EXIT_USAGE, add_db_option, open_storage
+from lattice_desktop.cli.common import EXIT_INTERNAL, EXIT_USAGE, add_db_option, open_storage
 from lattice_desktop.cli.terminal import shown
 from lattice_desktop.errors import UserError
-from lattice_desktop.harness import load_box, parse_trace, score
+from lattice_desktop.harness import load_box, load_trace, parse_trace, score
 from lattice_desktop.harness.inspect_log import is_inspect_log
+from lattice_desktop.harness.ranking import EPOCHS_NOTE, agent_label
 from lattice_desktop.harness.result import METRIC_ORDER
 from lattice_desktop.harness.run_files import runs_in_file
 from lattice_desktop.harness.run_text import format_result
@@ -66,8 +67,11 @@ def _usage(parser: argparse.ArgumentParser) -> int:
 def _score(args: argparse.Namespace) -> int:
     try:
         box = load_box(args.box)
-        runs = runs_in_file(box, Path(args.trace))
-        results = [score(box, parse_trace(text, source=source)) for source, text in runs]
+        if is_inspect_log(args.trace):
+            runs = runs_in_file(box, Path(args.trace))
+            results = [score(box, parse_trace(text, source=source)) for source, text in runs]
+        else:  # read line by line: memory bounded by the events, not the file's bytes
+            results = [score(box, load_trace(args.trace))]
     except UserError as exc:
         print(f"error: {shown(exc)}", file=sys.stderr)
         return EXIT_USAGE
@@ -89,6 +93,10 @@ def _import(args: argparse.Namespace) -> int:
         print(f"stored harness run {run_id}")
     for error in outcome.errors:
         print(f"error: {shown(error)}", file=sys.stderr)
+    for failure in outcome.failures:
+        print(f"internal error: {failure}", file=sys.stderr)
+    if outcome.failures:
+        return EXIT_INTERNAL
     return EXIT_USAGE if outcome.errors else 0
 
 
@@ -109,16 +117,19 @@ def _verify(args: argparse.Namespace) -> int:
 
 
 def _leaderboard(args: argparse.Namespace) -> int:
-    from lattice_desktop.store.harness_runs import harness_leaderboards
+    from lattice_desktop.store.harness_runs import harness_leaderboards, harness_unranked
 
     open_storage(args)
     boards = harness_leaderboards(args.box)
-    if not boards:
+    unranked = harness_unranked(args.box)
+    if not boards and not unranked:
         print("No harness runs stored yet — `lattice-desktop harness import TRACE --box BOX`.")
-    for (stage, box), ranked in boards.items():
-        names = {id(e): shown(f"{e.result.harness} / {e.result.model}") for e in ranked}
-        width = max(32, *(len(name) for name in names.values()))
-        print(f"{shown(box)} · stage {shown(stage)}")
+    for key in sorted({*boards, *unranked}):
+        stage, box = key
+        ranked = boards.get(key, [])
+        names = {id(e): shown(agent_label(e.result)) for e in ranked}
+        width = max(32, *(len(name) for name in names.values())) if names else 32
+        print(f"{shown(box)} · stage {shown(stage)} — {EPOCHS_NOTE}")
         print(
             f"  {'#':>3}  {'harness / model':<{width}} {'Score':>5} {'Exec':>5} {'Cost':>5} "
             f"{'Focus':>5} {'Time':>5} {'Compl':>5} {'Tools':>5}"
@@ -130,5 +141,10 @@ def _leaderboard(args: argparse.Namespace) -> int:
                 f"  {entry.position:>3}  {names[id(entry)]:<{width}} {cells[0]:>5} "
                 f"{r.execution.shown:>5} {cells[1]:>5} {cells[2]:>5} {cells[3]:>5} "
                 f"{cells[4]:>5} {cells[5]:>5}"
+            )
+        for result in unranked.get(key, []):
+            print(
+                f"    -  {shown(agent_label(result))}: run {shown(result.run_id)}, "
+                f"status {shown(result.status)}, not ranked: {shown(result.unranked)}"
             )
     return 0

@@ -25,6 +25,7 @@ from typing import Any
 from lattice_desktop.errors import Location, UserError
 from lattice_desktop.harness.box import Box
 from lattice_desktop.harness.inspect_mapping import InspectMapping
+from lattice_desktop.harness.log_limits import check_eval_archive, check_json_log
 
 INSPECT_SUFFIXES = (".eval", ".json")
 STATUS_OF_ERROR: dict[str, int | None] = {
@@ -83,6 +84,10 @@ def read_inspect_log(path: str | Path, box: Box) -> list[SampleTrace]:
         ) from None
     if not Path(path).is_file():
         raise UserError("not a file (a folder?)" if Path(path).exists() else "no such file", where)
+    if Path(path).suffix.lower() == ".eval":
+        check_eval_archive(Path(path))
+    else:
+        check_json_log(Path(path))
     try:
         log = read_eval_log(str(path), resolve_attachments=True)
     except (OSError, ValueError, KeyError, zipfile.BadZipFile) as exc:

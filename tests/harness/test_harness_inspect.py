@@ -232,6 +232,7 @@ def test_cli_from_log_to_leaderboard(tmp_path, logs, capsys):
     assert main(["harness", "leaderboard", "--db", db]) == 0
     board = capsys.readouterr().out
     assert "webshop-ctf · stage qualifier" in board
-    assert "inspect-basic-agent / mockllm/model" in board and "1.00" in board
+    assert "inspect-basic-agent [use_tools+generate] / mockllm/model" in board and "1.00" in board
+    assert "the best epoch counts" in board
     assert main(["harness", "verify", "--db", db]) == 0
     assert "2 of 2 stored harness runs reproduce" in capsys.readouterr().out
