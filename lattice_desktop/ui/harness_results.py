@@ -231,7 +231,9 @@ class HarnessResultsTab(QWidget):
         if r.unranked is not None:
             standing = f"<b>not ranked</b>: {html.escape(r.unranked)}"
         elif page.position is not None:
-            standing = f"#{page.position} of {page.board_size} on {html.escape(r.box)} · {html.escape(r.stage)}"
+            standing = (
+                f"#{page.position} of {page.board_size} on {html.escape(r.box)} · {html.escape(r.stage)}"
+            )
         else:
             standing = f"not ranked: run #{page.best_id} is this agent's best"
         lines = [f"Score <b>{score.shown}</b> · Execution <b>{execution.shown}</b> · {standing}"]
