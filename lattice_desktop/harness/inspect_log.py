@@ -243,17 +243,17 @@ def _trace_text(log: Any, sample: Any, box: Box, path: str) -> str:
             continue
         text = _text(event.result)
         if event.error is not None:
-            status: int | None = STATUS_OF_ERROR.get(event.error.type, 500)
+            code: int | None = STATUS_OF_ERROR.get(event.error.type, 500)
         elif event.failed:
-            status = mapping.crashed_status
+            code = mapping.crashed_status
         else:
-            status = 200
+            code = 200
         call: dict[str, Any] = {
             "type": "tool_call",
             "t": start,
             "tool": event.function,
             "arguments": _jsonable(event.arguments),
-            "status": status,
+            "status": code,
             "duration": end - start,
             "id": event.id,
         }
@@ -261,7 +261,7 @@ def _trace_text(log: Any, sample: Any, box: Box, path: str) -> str:
             call["inspect_error"] = {"type": event.error.type, "message": event.error.message}
         elif event.failed:
             call["inspect_error"] = {"type": "failed", "message": "the tool raised (a hard error)"}
-        if status == 200 and mapping.still_running(event.function, text):
+        if code == 200 and mapping.still_running(event.function, text):
             call["job_state"] = "running"
         timed.append((start, call))
         if event.truncated:

@@ -13,7 +13,7 @@ import zipfile
 import zlib
 from collections.abc import Iterator
 from pathlib import Path
-from typing import BinaryIO
+from typing import IO, BinaryIO
 
 from lattice_desktop.errors import Location, UserError
 from lattice_desktop.harness.json_depth import DepthScanner
@@ -73,7 +73,7 @@ def _entries(stream: BinaryIO, size: int, where: Location) -> int:
     return int(entries)
 
 
-def _chunks(reader: BinaryIO) -> Iterator[bytes]:
+def _chunks(reader: IO[bytes]) -> Iterator[bytes]:
     while chunk := reader.read(CHUNK):
         yield chunk
 
