@@ -83,6 +83,8 @@ def test_a_grader_s_spend_is_not_the_harness_s(logs):
     assert cost.exact == 1 - Fraction(4, 1000) and cost.shown == "1.00"
     assert cost.evidence == "priced"  # Inspect's own price table, not the provider
     assert result.origin["scorer_calls"][0]["cost_usd"] == 0.5
+    page = format_result(result)
+    assert "scorer model calls, not the harness's spend or time: 1 (mockllm/grader; $0.5 known)" in page
 
 
 def test_an_unpriced_grader_does_not_make_cost_unknown(logs):
