@@ -15,7 +15,6 @@ import argparse
 import json
 import math
 import random
-import resource
 import subprocess
 import sys
 import tempfile
@@ -153,6 +152,20 @@ def main() -> None:
         cli(args.sizes)
 
 
+CHILD = """
+import atexit, runpy, sys
+def peak():
+    with open("/proc/self/status") as status:
+        hwm = next(line.split()[1] for line in status if line.startswith("VmHWM"))
+    print(f"VmHWM {hwm}", file=sys.stderr)
+atexit.register(peak)
+sys.argv = ["lattice-desktop", *sys.argv[1:]]
+runpy.run_module("lattice_desktop.cli.main", run_name="__main__")
+"""
+"""Runs the CLI and reports its own peak resident memory (VmHWM: this process's, not the
+forked parent's pages that `RUSAGE_CHILDREN` would count)."""
+
+
 def cli(sizes: list[int]) -> None:
     """Each size through `lattice-desktop harness score` in a child process: the file's size,
     wall-clock seconds and the child's peak resident memory."""
@@ -163,15 +176,26 @@ def cli(sizes: list[int]) -> None:
         for size in sizes:
             path = Path(folder) / f"trace-{size}.jsonl"
             path.write_text(trace_text(size))
-            command = [sys.executable, "-m", "lattice_desktop.cli.main", "harness", "score", str(path)]
+            command = [
+                sys.executable,
+                "-c",
+                CHILD,
+                "harness",
+                "score",
+                str(path),
+                "--box",
+                str(BOX),
+                "--json",
+            ]
             started = time.perf_counter()
             done = subprocess.run(
-                [*command, "--box", str(BOX), "--json"], capture_output=True, text=True, check=False
+                command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, check=False
             )
             wall = time.perf_counter() - started
-            peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024  # KiB on Linux
+            hwm = [line.split()[1] for line in done.stderr.splitlines() if line.startswith("VmHWM")]
+            peak = f"{int(hwm[-1]) / 1024:.0f}" if hwm else "?"
             state = "ok" if done.returncode == 0 else f"exit {done.returncode}: {done.stderr.strip()[:80]}"
-            print(f"{size:>9} {path.stat().st_size / 1e6:>8.1f} {wall:>7.2f} {peak:>12.0f}   {state}")
+            print(f"{size:>9} {path.stat().st_size / 1e6:>8.1f} {wall:>7.2f} {peak:>12}   {state}")
             path.unlink()
 
 
