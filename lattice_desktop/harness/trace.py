@@ -22,8 +22,9 @@ MAX_TRACE_BYTES = 900 * 1024 * 1024
 1,000,000,000 bytes (its default SQLITE_MAX_LENGTH) and PostgreSQL one over 1 GB."""
 MAX_LINE_BYTES = 16 * 1024 * 1024
 """One event's line; a longer one is refused before it is decoded."""
-MAX_TRACE_EVENTS = 5_000_000
-"""Scoring keeps every event in memory (docs/harness.md, "Limits")."""
+MAX_TRACE_EVENTS = 2_000_000
+"""Scoring keeps every event in memory: about 1 GB at its peak per million events
+(docs/harness.md, "Limits")."""
 RUNNING_JOB_STATES = frozenset({"queued", "pending", "running"})
 PAUSE_REASONS = frozenset({"queue", "sandbox_setup", "preparation"})
 PROBE_RESULTS = frozenset({"refused", "crossed"})
