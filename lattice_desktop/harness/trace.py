@@ -8,20 +8,16 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
 from typing import Any
 
 from lattice_desktop.errors import Location, UserError
+from lattice_desktop.harness.trace_file import trace_lines
 
 TRACE_FORMAT_VERSION = 1
-MAX_TRACE_BYTES = 900 * 1024 * 1024
-"""A trace is stored verbatim, as one database value: SQLite refuses a value over
-1,000,000,000 bytes (its default SQLITE_MAX_LENGTH) and PostgreSQL one over 1 GB."""
-MAX_LINE_BYTES = 16 * 1024 * 1024
-"""One event's line; a longer one is refused before it is decoded."""
 MAX_TRACE_EVENTS = 2_000_000
 """Scoring keeps every event in memory: about 1 GB at its peak per million events
 (docs/harness.md, "Limits")."""
@@ -372,34 +368,6 @@ def _unrecorded(first: _Line) -> dict[str, str]:
         if not isinstance(reason, str) or not reason.strip():
             raise first.error(f"'unrecorded.{kind}' must give the reason as text", "unrecorded")
     return dict(value)
-
-
-def trace_lines(path: str | Path) -> Iterator[str]:
-    """The lines of a trace file as they are read: the file's size is checked first, each
-    line's length as it is read, and each line must be UTF-8."""
-    where = Location(str(path))
-    try:
-        size = Path(path).stat().st_size
-        stream = open(path, "rb")  # noqa: SIM115 (closed below, also when the reader stops early)
-    except FileNotFoundError:
-        raise UserError("file not found", where) from None
-    except OSError as exc:
-        raise UserError(f"cannot read trace: {exc.strerror}", where) from None
-    if size > MAX_TRACE_BYTES:
-        stream.close()
-        raise UserError(f"trace is {size:,} bytes; the limit is {MAX_TRACE_BYTES:,}", where)
-    with stream:
-        number = 0
-        while raw := stream.readline(MAX_LINE_BYTES + 1):
-            number += 1
-            if len(raw) > MAX_LINE_BYTES:
-                raise UserError(
-                    f"a line longer than {MAX_LINE_BYTES:,} bytes (the limit)", Location(str(path), number)
-                )
-            try:
-                yield raw.decode("utf-8")
-            except UnicodeDecodeError:
-                raise UserError("trace is not valid UTF-8", Location(str(path), number)) from None
 
 
 def load_trace(path: str | Path) -> Trace:

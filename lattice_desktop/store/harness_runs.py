@@ -10,7 +10,7 @@ from lattice_desktop.harness import Box, HarnessResult, parse_box, parse_trace, 
 from lattice_desktop.harness.box import MAX_BOX_BYTES
 from lattice_desktop.harness.ranking import Ranked, leaderboard, unranked_runs
 from lattice_desktop.harness.result import verify
-from lattice_desktop.harness.trace import MAX_TRACE_BYTES
+from lattice_desktop.harness.trace_file import MAX_TRACE_BYTES
 from lattice_desktop.store.harness_tables import HarnessRun
 from lattice_desktop.store.stored_values import stored_time
 from lattice_desktop.textfile import read_text

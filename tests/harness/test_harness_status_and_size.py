@@ -9,7 +9,7 @@ import pytest
 from harness_builders import BOX_PATH, capture, jsonl, shell, usage
 
 from lattice_desktop.cli.main import main
-from lattice_desktop.harness.trace import MAX_TRACE_BYTES
+from lattice_desktop.harness.trace_file import MAX_TRACE_BYTES
 
 
 def cancelled_trace(tmp_path, name="cancelled"):
