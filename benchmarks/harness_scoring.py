@@ -1,7 +1,9 @@
 """Harness scoring on long traces: time of `parse_trace` + `score` for 10k, 100k and 1M
-events (a tenth of them distinct 404s), and the fitted log-log slope (1 = linear).
+events (a tenth of them distinct 404s), and the fitted log-log slope (1 = linear); then the
+same trace written to a file and scored through the command line (`lattice-desktop harness
+score FILE --box BOX --json`, read line by line), with its wall-clock time and peak memory.
 
-    .venv/bin/python benchmarks/harness_scoring.py [--sizes 10000 100000 1000000]
+    .venv/bin/python benchmarks/harness_scoring.py [--sizes 10000 100000 1000000] [--no-cli]
 
 Each trace is a realistic mix: tool calls enumerating paths (404s), retries after 503,
 repeats after 403, polling, writes and rereads, model spend, and two captures.
@@ -13,7 +15,9 @@ import argparse
 import json
 import math
 import random
+import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -116,6 +120,7 @@ def trace_text(events: int, *, seed: int = 1) -> str:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", type=int, nargs="+", default=[10_000, 100_000, 1_000_000])
+    parser.add_argument("--no-cli", action="store_true", help="skip the command-line runs")
     args = parser.parse_args()
     box = load_box(BOX)
     points = []
@@ -143,6 +148,55 @@ def main() -> None:
                 f"{slope([(p[0], p[index]) for p in points]):.2f} (1 = linear)"
             )
         print("(CPU seconds say how much of the wall-clock time was this process on a shared machine)")
+    if not args.no_cli:
+        cli(args.sizes)
+
+
+CHILD = """
+import atexit, runpy, sys
+def peak():
+    with open("/proc/self/status") as status:
+        hwm = next(line.split()[1] for line in status if line.startswith("VmHWM"))
+    print(f"VmHWM {hwm}", file=sys.stderr)
+atexit.register(peak)
+sys.argv = ["lattice-desktop", *sys.argv[1:]]
+runpy.run_module("lattice_desktop.cli.main", run_name="__main__")
+"""
+"""Runs the CLI and reports its own peak resident memory (VmHWM: this process's, not the
+forked parent's pages that `RUSAGE_CHILDREN` would count)."""
+
+
+def cli(sizes: list[int]) -> None:
+    """Each size through `lattice-desktop harness score` in a child process: the file's size,
+    wall-clock seconds and the child's peak resident memory."""
+    print(
+        f"\n{'events':>9} {'file MB':>8} {'CLI s':>7} {'peak RSS MB':>12}   (harness score FILE --box BOX --json)"
+    )
+    with tempfile.TemporaryDirectory() as folder:
+        for size in sizes:
+            path = Path(folder) / f"trace-{size}.jsonl"
+            path.write_text(trace_text(size))
+            command = [
+                sys.executable,
+                "-c",
+                CHILD,
+                "harness",
+                "score",
+                str(path),
+                "--box",
+                str(BOX),
+                "--json",
+            ]
+            started = time.perf_counter()
+            done = subprocess.run(
+                command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, check=False
+            )
+            wall = time.perf_counter() - started
+            hwm = [line.split()[1] for line in done.stderr.splitlines() if line.startswith("VmHWM")]
+            peak = f"{int(hwm[-1]) / 1024:.0f}" if hwm else "?"
+            state = "ok" if done.returncode == 0 else f"exit {done.returncode}: {done.stderr.strip()[:80]}"
+            print(f"{size:>9} {path.stat().st_size / 1e6:>8.1f} {wall:>7.2f} {peak:>12}   {state}")
+            path.unlink()
 
 
 def slope(points: list[tuple[int, float]]) -> float:

@@ -11,14 +11,15 @@ import json
 import sys
 from pathlib import Path
 
-from lattice_desktop.cli.common import EXIT_USAGE, add_db_option, open_storage
+from lattice_desktop.cli.common import EXIT_INTERNAL, EXIT_USAGE, add_db_option, open_storage
 from lattice_desktop.cli.terminal import shown
 from lattice_desktop.errors import UserError
-from lattice_desktop.harness import HarnessResult, load_box, parse_trace, score
+from lattice_desktop.harness import load_box, load_trace, parse_trace, score
 from lattice_desktop.harness.inspect_log import is_inspect_log
-from lattice_desktop.harness.provenance import provenance_lines
+from lattice_desktop.harness.ranking import EPOCHS_NOTE, agent_label
 from lattice_desktop.harness.result import METRIC_ORDER
 from lattice_desktop.harness.run_files import runs_in_file
+from lattice_desktop.harness.run_text import format_result
 
 
 def register(commands: argparse._SubParsersAction) -> argparse._SubParsersAction:
@@ -66,8 +67,11 @@ def _usage(parser: argparse.ArgumentParser) -> int:
 def _score(args: argparse.Namespace) -> int:
     try:
         box = load_box(args.box)
-        runs = runs_in_file(box, Path(args.trace))
-        results = [score(box, parse_trace(text, source=source)) for source, text in runs]
+        if is_inspect_log(args.trace):
+            runs = runs_in_file(box, Path(args.trace))
+            results = [score(box, parse_trace(text, source=source)) for source, text in runs]
+        else:  # read line by line: memory bounded by the events, not the file's bytes
+            results = [score(box, load_trace(args.trace))]
     except UserError as exc:
         print(f"error: {shown(exc)}", file=sys.stderr)
         return EXIT_USAGE
@@ -77,34 +81,6 @@ def _score(args: argparse.Namespace) -> int:
     else:
         print("\n\n".join(format_result(r) for r in results))
     return 0
-
-
-def format_result(result: HarnessResult) -> str:
-    """The metrics table: value ("-" when missing), evidence and the filled-in formula."""
-    lines = [
-        f"run {shown(result.run_id)}   harness {shown(result.harness)}   model {shown(result.model)}   "
-        f"box {shown(result.box)}   stage {shown(result.stage)}",
-        "",
-    ]
-    rows = [(name.capitalize(), result.metrics[name]) for name in METRIC_ORDER]
-    rows.append(("Execution", result.execution))
-    lines.append(f"{'metric':<11} {'value':>5}  {'evidence':<17}  formula")
-    for name, metric in rows:
-        lines.append(f"{name:<11} {metric.shown:>5}  {metric.evidence:<17}  {shown(metric.formula)}")
-    notes = [f"{name}: {shown(note)}" for name, metric in rows for note in metric.notes if metric.measured]
-    if result.loops:
-        lines += ["", "loops (only the worst counts):"]
-        lines += [f"  {shown(loop.describe())}" for loop in result.loops]
-    if result.tool_findings:
-        lines += ["", "tool findings:"]
-        lines += [f"  line {f.line}: {shown(f.kind)}: {shown(f.message)}" for f in result.tool_findings]
-    if notes:
-        lines += ["", "notes:"] + [f"  {note}" for note in notes]
-    provenance = provenance_lines(result)
-    if provenance:
-        lines += ["", "inputs shown for recomputation:"]
-        lines += [f"  {shown(line)}" for line in provenance]
-    return "\n".join(lines)
 
 
 def _import(args: argparse.Namespace) -> int:
@@ -117,6 +93,10 @@ def _import(args: argparse.Namespace) -> int:
         print(f"stored harness run {run_id}")
     for error in outcome.errors:
         print(f"error: {shown(error)}", file=sys.stderr)
+    for failure in outcome.failures:
+        print(f"internal error: {failure}", file=sys.stderr)
+    if outcome.failures:
+        return EXIT_INTERNAL
     return EXIT_USAGE if outcome.errors else 0
 
 
@@ -137,16 +117,19 @@ def _verify(args: argparse.Namespace) -> int:
 
 
 def _leaderboard(args: argparse.Namespace) -> int:
-    from lattice_desktop.store.harness_runs import harness_leaderboards
+    from lattice_desktop.store.harness_runs import harness_leaderboards, harness_unranked
 
     open_storage(args)
     boards = harness_leaderboards(args.box)
-    if not boards:
+    unranked = harness_unranked(args.box)
+    if not boards and not unranked:
         print("No harness runs stored yet — `lattice-desktop harness import TRACE --box BOX`.")
-    for (stage, box), ranked in boards.items():
-        names = {id(e): shown(f"{e.result.harness} / {e.result.model}") for e in ranked}
-        width = max(32, *(len(name) for name in names.values()))
-        print(f"{shown(box)} · stage {shown(stage)}")
+    for key in sorted({*boards, *unranked}):
+        stage, box = key
+        ranked = boards.get(key, [])
+        names = {id(e): shown(agent_label(e.result)) for e in ranked}
+        width = max(32, *(len(name) for name in names.values())) if names else 32
+        print(f"{shown(box)} · stage {shown(stage)} — {EPOCHS_NOTE}")
         print(
             f"  {'#':>3}  {'harness / model':<{width}} {'Score':>5} {'Exec':>5} {'Cost':>5} "
             f"{'Focus':>5} {'Time':>5} {'Compl':>5} {'Tools':>5}"
@@ -158,5 +141,10 @@ def _leaderboard(args: argparse.Namespace) -> int:
                 f"  {entry.position:>3}  {names[id(entry)]:<{width}} {cells[0]:>5} "
                 f"{r.execution.shown:>5} {cells[1]:>5} {cells[2]:>5} {cells[3]:>5} "
                 f"{cells[4]:>5} {cells[5]:>5}"
+            )
+        for result in unranked.get(key, []):
+            print(
+                f"    -  {shown(agent_label(result))}: run {shown(result.run_id)}, "
+                f"status {shown(result.status)}, not ranked: {shown(result.unranked)}"
             )
     return 0

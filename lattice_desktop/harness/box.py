@@ -77,6 +77,8 @@ class Box:
     source: str = "<box>"
     inspect: InspectMapping | None = None
     """How Inspect AI logs map onto this box (the optional `[inspect]` table)."""
+    rank_unfinished: bool = False
+    """Rank runs that errored or were cancelled (default: shown, but kept out)."""
     _tools: dict[str, Tool] = field(init=False, repr=False, compare=False)
     _objectives: dict[str, Objective] = field(init=False, repr=False, compare=False)
 
@@ -252,6 +254,7 @@ def parse_box(text: str, *, source: str = "<box>") -> Box:
             "tools",
             "execution_weights",
             "inspect",
+            "rank_unfinished",
         }
     )
     if data.get("format", BOX_FORMAT_VERSION) != BOX_FORMAT_VERSION:
@@ -288,6 +291,7 @@ def parse_box(text: str, *, source: str = "<box>") -> Box:
         tools=tuple(tools),
         execution_weights=_weights(top),
         source=source,
+        rank_unfinished=top.boolean("rank_unfinished", default=False),
         inspect=(
             parse_mapping(top.sub("inspect", top.table("inspect")), {o.id for o in objectives})
             if "inspect" in data

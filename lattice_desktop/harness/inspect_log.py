@@ -2,10 +2,13 @@
 one run trace in this project's format, read through inspect_ai's own log reader.
 
 The mapping (docs/harness.md, "Inspect AI logs"): tool events become tool calls, their
-error type an HTTP-like status; model events become spend (the provider's
-`usage.total_cost`, else tokens priced by the box's table, else unknown); scores and flags
-become captures through the box's `[inspect]` rules; the events' working clock is the
-time, and everything before the first model call is setup. A log cannot say whether a
+error type an HTTP-like status; the agent's model events become spend (`usage.total_cost`,
+which Inspect prices from its own table, else tokens priced by the box's table, else
+unknown) — a scorer's own model calls (a model-graded scorer) are not the harness's spend
+nor its time; scores and flags become captures through the box's `[inspect]` rules, a
+score dated at the end of the agent's last action; the events' working clock is the
+time, and everything before the first model call is setup. Attachments (long arguments
+stored once as `attachment://<hash>`) are resolved to their text. A log cannot say whether a
 boundary probe was crossed or a gaming check failed: the trace declares both unrecorded,
 so Compliance is missing with that reason. inspect_ai is an optional extra, imported only
 here and only when a log is read.
@@ -22,6 +25,7 @@ from typing import Any
 from lattice_desktop.errors import Location, UserError
 from lattice_desktop.harness.box import Box
 from lattice_desktop.harness.inspect_mapping import InspectMapping
+from lattice_desktop.harness.log_limits import check_eval_archive, check_json_log
 
 INSPECT_SUFFIXES = (".eval", ".json")
 STATUS_OF_ERROR: dict[str, int | None] = {
@@ -80,8 +84,12 @@ def read_inspect_log(path: str | Path, box: Box) -> list[SampleTrace]:
         ) from None
     if not Path(path).is_file():
         raise UserError("not a file (a folder?)" if Path(path).exists() else "no such file", where)
+    if Path(path).suffix.lower() == ".eval":
+        check_eval_archive(Path(path))
+    else:
+        check_json_log(Path(path))
     try:
-        log = read_eval_log(str(path))
+        log = read_eval_log(str(path), resolve_attachments=True)
     except (OSError, ValueError, KeyError, zipfile.BadZipFile) as exc:
         first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
         raise UserError(f"not a readable Inspect AI log: {first}", where) from None
@@ -95,9 +103,14 @@ def read_inspect_log(path: str | Path, box: Box) -> list[SampleTrace]:
     ]
 
 
-def _harness(log: Any, mapping: InspectMapping) -> str:
-    if mapping.harness:
-        return mapping.harness
+SCORER_SPANS = frozenset({"scorer", "scorers"})
+"""Span types inside which events belong to scoring, not to the agent."""
+CANCELLED_ERRORS = ("CancelledError(", "Cancelled(")
+"""How Inspect records a sample cancelled by its backend (inspect_ai._util.error)."""
+
+
+def _agent(log: Any) -> str:
+    """The agent the log recorded: its solver, else its plan's solvers, else the task."""
     if log.eval.solver:
         return str(log.eval.solver)
     steps = [step.solver for step in (log.plan.steps if log.plan else [])]
@@ -136,7 +149,12 @@ def _spend(event: Any, mapping: InspectMapping) -> dict[str, Any]:
     if usage is None:
         return {"cost_usd": None, "model": model, "priced": f"{model}: the log has no usage"}
     if usage.total_cost is not None:
-        return {"cost_usd": usage.total_cost, "model": model}
+        return {
+            "cost_usd": usage.total_cost,
+            "model": model,
+            "priced": f"{model}: usage.total_cost ${usage.total_cost!r}, priced by Inspect "
+            "from its own price table (not reported by the provider)",
+        }
     tokens = {
         "input": usage.input_tokens,
         "output": usage.output_tokens,
@@ -167,6 +185,39 @@ def _jsonable(value: Any) -> Any:
     return json.loads(json.dumps(value, default=str))
 
 
+def _scoring_spans(events: list[Any]) -> set[str]:
+    """Ids of the spans that belong to scoring: a scorer span and everything under it."""
+    parents: dict[str, str | None] = {}
+    kinds: dict[str, str | None] = {}
+    for event in events:
+        if event.event == "span_begin":
+            parents[event.id] = event.parent_id
+            kinds[event.id] = event.type
+    scoring = set()
+    for span in parents:
+        at: str | None = span
+        seen = 0
+        while at is not None and seen <= len(parents):
+            if kinds.get(at) in SCORER_SPANS:
+                scoring.add(span)
+                break
+            at, seen = parents.get(at), seen + 1
+    return scoring
+
+
+def sample_status(sample: Any) -> tuple[str, str]:
+    """(status, reason): completed, error or cancelled, with why the sample ended."""
+    if sample.error is not None:
+        message = str(sample.error.message).splitlines()[0] if sample.error.message else "error"
+        cancelled = str(sample.error.message or "").startswith(CANCELLED_ERRORS)
+        return ("cancelled" if cancelled else "error"), f"{'cancelled' if cancelled else 'error'}: {message}"
+    if sample.limit is not None:
+        if sample.limit.type == "operator":
+            return "cancelled", "cancelled by the operator"
+        return "completed", f"{sample.limit.type} limit"
+    return "completed", "completed"
+
+
 def _trace_text(log: Any, sample: Any, box: Box, path: str) -> str:
     mapping = box.inspect
     assert mapping is not None
@@ -174,28 +225,44 @@ def _trace_text(log: Any, sample: Any, box: Box, path: str) -> str:
     timed: list[tuple[float, dict[str, Any]]] = []
     first_model: float | None = None
     work_end = 0.0
+    scoring = _scoring_spans(sample.events)
+    scorer_calls: list[dict[str, Any]] = []
     for event in sample.events:
         if event.event not in ("model", "tool"):
             continue
         start = float(event.working_start)
         end = start + float(event.working_time or 0.0)
+        if event.span_id in scoring:  # a model-graded scorer's call: not the harness's
+            if event.event == "model":
+                scorer_calls.append(_spend(event, mapping))
+            continue
         work_end = max(work_end, end)
         if event.event == "model":
             first_model = start if first_model is None else min(first_model, start)
             timed.append((end, {"type": "model_usage", "t": end, **_spend(event, mapping)}))
             continue
-        status = 200 if event.error is None else STATUS_OF_ERROR.get(event.error.type, 500)
+        text = _text(event.result)
+        if event.error is not None:
+            code: int | None = STATUS_OF_ERROR.get(event.error.type, 500)
+        elif event.failed:
+            code = mapping.crashed_status
+        else:
+            code = 200
         call: dict[str, Any] = {
             "type": "tool_call",
             "t": start,
             "tool": event.function,
             "arguments": _jsonable(event.arguments),
-            "status": status,
+            "status": code,
             "duration": end - start,
             "id": event.id,
         }
         if event.error is not None:
             call["inspect_error"] = {"type": event.error.type, "message": event.error.message}
+        elif event.failed:
+            call["inspect_error"] = {"type": "failed", "message": "the tool raised (a hard error)"}
+        if code == 200 and mapping.still_running(event.function, text):
+            call["job_state"] = "running"
         timed.append((start, call))
         if event.truncated:
             timed.append(
@@ -209,7 +276,6 @@ def _trace_text(log: Any, sample: Any, box: Box, path: str) -> str:
                     },
                 )
             )
-        text = _text(event.result)
         for rule, flag in flags:
             if flag in text:
                 timed.append(
@@ -220,7 +286,8 @@ def _trace_text(log: Any, sample: Any, box: Box, path: str) -> str:
         score = scores.get(rule.scorer) if rule.scorer is not None else None
         if score is not None and rule.value is not None and _same(score.value, rule.value):
             # A scorer runs after the agent stops: the capture is dated to the end of the
-            # agent's work, so all its spend and running time count.
+            # agent's last action (its last model or tool event), which led to it; the
+            # scorer's own calls are not counted.
             timed.append(
                 (
                     work_end,
@@ -229,13 +296,7 @@ def _trace_text(log: Any, sample: Any, box: Box, path: str) -> str:
             )
     timed.sort(key=lambda item: item[0])  # stable: same-time events keep their order
     setup = first_model or 0.0
-    end_reason = (
-        "completed"
-        if sample.limit is None and sample.error is None
-        else f"{sample.limit.type} limit"
-        if sample.limit is not None
-        else f"error: {str(sample.error.message).splitlines()[0]}"
-    )
+    status, end_reason = sample_status(sample)
     origin = {
         "format": "inspect_ai",
         "log": path,
@@ -246,6 +307,9 @@ def _trace_text(log: Any, sample: Any, box: Box, path: str) -> str:
         "scores": {name: _jsonable(s.value) for name, s in scores.items()},
         "setup_s": setup,
         "mapping": mapping.to_dict(),
+        "agent": _agent(log),
+        "status": status,
+        "scorer_calls": scorer_calls,
     }
     lines: list[dict[str, Any]] = [
         {
@@ -253,7 +317,7 @@ def _trace_text(log: Any, sample: Any, box: Box, path: str) -> str:
             "t": 0.0,
             "format": 1,
             "run_id": f"{log.eval.eval_id}/{sample.id}/{sample.epoch}",
-            "harness": _harness(log, mapping),
+            "harness": mapping.harness or _agent(log),
             "model": str(log.eval.model),
             "box": box.id,
             "stage": box.stage,
@@ -265,5 +329,5 @@ def _trace_text(log: Any, sample: Any, box: Box, path: str) -> str:
         lines.append({"type": "paused", "t": 0.0, "until": setup, "reason": "preparation"})
     lines += [event for _t, event in timed]
     last_t = max([setup, *(t for t, _e in timed)])
-    lines.append({"type": "run_end", "t": last_t, "reason": end_reason})
+    lines.append({"type": "run_end", "t": last_t, "reason": end_reason, "status": status})
     return "".join(json.dumps(line, ensure_ascii=False) + "\n" for line in lines)

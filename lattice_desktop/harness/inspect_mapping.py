@@ -70,26 +70,51 @@ class Price:
 
 
 @dataclass(frozen=True)
+class RunningRule:
+    """A call of `tool` whose result contains `result` means "the job is still running":
+    polling it again is exempt from Focus's loops."""
+
+    tool: str
+    result: str
+
+
+DEFAULT_CRASHED_STATUS = 500
+"""A tool call that failed with a hard error (the tool raised): a server error."""
+
+
+@dataclass(frozen=True)
 class InspectMapping:
     captures: tuple[CaptureRule, ...]
     prices: tuple[Price, ...] = ()
     harness: str | None = None
     """The harness name to record (default: the log's solver or plan)."""
+    running: tuple[RunningRule, ...] = ()
+    crashed_status: int = DEFAULT_CRASHED_STATUS
+    """The status of a tool call Inspect records as failed (`failed: true`, no error type)."""
 
     def price(self, model: str) -> Price | None:
         return next((p for p in self.prices if p.model == model), None)
+
+    def still_running(self, tool: str, result: str) -> bool:
+        return any(r.tool == tool and r.result in result for r in self.running)
 
     def to_dict(self) -> dict[str, Any]:
         return {
             "captures": [{k: v for k, v in asdict(r).items() if v is not None} for r in self.captures],
             "prices": [asdict(p) for p in self.prices],
             **({"harness": self.harness} if self.harness else {}),
+            **({"running": [asdict(r) for r in self.running]} if self.running else {}),
+            **(
+                {"crashed_status": self.crashed_status}
+                if self.crashed_status != DEFAULT_CRASHED_STATUS
+                else {}
+            ),
         }
 
 
 def parse_mapping(reader: _TableReader, objectives: set[str]) -> InspectMapping:
     """The `[inspect]` table of a box; `objectives` are the ids the box defines."""
-    reader.check_keys({"captures", "prices", "harness"})
+    reader.check_keys({"captures", "prices", "harness", "running", "crashed_status"})
     harness = reader.string("harness") if "harness" in reader.data else None
     raw_rules = reader.data.get("captures")
     if not isinstance(raw_rules, list) or not raw_rules or not all(isinstance(r, dict) for r in raw_rules):
@@ -142,4 +167,25 @@ def parse_mapping(reader: _TableReader, objectives: set[str]) -> InspectMapping:
                 "give at least 'input_per_mtok' and 'output_per_mtok' (USD per million tokens)", "model"
             )
         prices.append(Price(model, per))
-    return InspectMapping(tuple(rules), tuple(prices), harness)
+    return InspectMapping(tuple(rules), tuple(prices), harness, _running(reader), _crashed(reader))
+
+
+def _running(reader: _TableReader) -> tuple[RunningRule, ...]:
+    raw_rules = reader.data.get("running", [])
+    if not isinstance(raw_rules, list) or not all(isinstance(r, dict) for r in raw_rules):
+        raise reader.error("[[inspect.running]] must be tables", "running")
+    rules = []
+    for i, raw in enumerate(raw_rules):
+        rule = reader.sub("inspect.running", raw, i)
+        rule.check_keys({"tool", "result"})
+        rules.append(RunningRule(rule.string("tool"), rule.string("result")))
+    return tuple(rules)
+
+
+def _crashed(reader: _TableReader) -> int:
+    value = reader.data.get("crashed_status", DEFAULT_CRASHED_STATUS)
+    if isinstance(value, bool) or not isinstance(value, int) or not 100 <= value <= 599:
+        raise reader.error(
+            f"'crashed_status' must be an HTTP status (100-599), not {value!r}", "crashed_status"
+        )
+    return value

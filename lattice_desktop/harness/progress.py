@@ -9,6 +9,7 @@ from fractions import Fraction
 from lattice_desktop.errors import Location, UserError
 from lattice_desktop.harness.box import Box
 from lattice_desktop.harness.metric import (
+    PARTIAL,
     PRICED,
     PROVIDER_REPORTED,
     RECORDED,
@@ -45,6 +46,13 @@ def progress(box: Box, trace: Trace) -> Progress:
             )
         firsts.setdefault(capture.objective, capture)
     return Progress(tuple(firsts.values()))
+
+
+def captured_fraction(box: Box, got: Progress) -> Fraction:
+    """Exactly captured weight / total weight: Score's value, and what Cost and Time divide by."""
+    by_id = {o.id: o for o in box.objectives}
+    captured_w = sum((exact(by_id[c.objective].weight) for c in got.captures), Fraction(0))
+    return captured_w / sum((exact(o.weight) for o in box.objectives), Fraction(0))
 
 
 def score_metric(box: Box, got: Progress) -> Metric:
@@ -88,20 +96,17 @@ def spend_to_last_capture(trace: Trace, got: Progress) -> tuple[Fraction, list[i
 
 
 def cost_metric(box: Box, trace: Trace, got: Progress) -> Metric:
+    """Cost per unit of progress. A model call before the last capture whose cost is
+    unknown makes the known spend a lower bound: Cost is then an upper bound, tagged
+    `partial`, and the run is unranked until its cost is known (`unranked_reason`), so
+    hiding a cost can never raise a run above the same run with its cost reported."""
     if got.last is None:
         return missing("Cost", "nothing was captured")
     spend, unknown, priced = spend_to_last_capture(trace, got)
-    detail = {"priced": priced} if priced else {}
-    if unknown:
-        lines = ", ".join(map(str, unknown))
-        return missing(
-            "Cost",
-            f"the provider reported no cost for the model call(s) on line(s) {lines}",
-            {"unreported_lines": unknown, **detail},
-        )
+    detail: dict[str, object] = {"priced": priced} if priced else {}
     budget = box.model_budget_usd
-    value = 1 - min(Fraction(1), spend / exact(budget))
-    formula = f"Cost = 1 - min(1, {num(spend)} / {num(exact(budget))}) = {res(value)}"
+    captured = captured_fraction(box, got)
+    value = 1 - min(Fraction(1), spend / exact(budget) / captured)
     inputs = {
         "spend_usd": float(spend),
         "budget_usd": budget,
@@ -109,6 +114,21 @@ def cost_metric(box: Box, trace: Trace, got: Progress) -> Metric:
         "last_capture_line": got.last.line,
         **detail,
     }
+    formula = f"Cost = 1 - min(1, ({num(spend)} / {num(exact(budget))}) / {num(captured)}) = {res(value)}"
+    if unknown:
+        lines = ", ".join(map(str, unknown))
+        note = (
+            f"the cost of the model call(s) on line(s) {lines} is unknown: {num(spend)} is the "
+            "known spend, a lower bound, so this Cost is an upper bound and the run is "
+            "unranked until its cost is known"
+        )
+        return Metric(
+            value,
+            PARTIAL,
+            f"{formula} (at most: spend at least {num(spend)}, line(s) {lines} unknown)",
+            {**inputs, "unreported_lines": unknown},
+            (note,),
+        )
     return Metric(value, PRICED if priced else PROVIDER_REPORTED, formula, inputs)
 
 
@@ -137,11 +157,12 @@ def time_metric(box: Box, trace: Trace, got: Progress) -> Metric:
         return missing("Time", "nothing was captured")
     elapsed, paused = elapsed_to_last_capture(trace, got)
     deadline = exact(box.deadline_seconds)
-    value = 1 - min(Fraction(1), elapsed / deadline)
+    captured = captured_fraction(box, got)
+    value = 1 - min(Fraction(1), elapsed / deadline / captured)
     formula = (
         f"elapsed = ({num(exact(got.last.t))} - {num(exact(trace.start_t))}) - "
         f"{num(paused)} paused = {num(elapsed)} s; "
-        f"Time = 1 - min(1, {num(elapsed)} / {num(deadline)}) = {res(value)}"
+        f"Time = 1 - min(1, ({num(elapsed)} / {num(deadline)}) / {num(captured)}) = {res(value)}"
     )
     inputs = {
         "last_capture_t": got.last.t,

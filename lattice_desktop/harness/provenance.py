@@ -44,9 +44,23 @@ def provenance_lines(result: HarnessResult) -> list[str]:
         for price in mapping.get("prices", []):
             rates = ", ".join(f"{kind} ${plain(rate)}" for kind, rate in price["per_mtok"].items())
             lines.append(f"price per million tokens of {price['model']}: {rates}")
+        for rule in mapping.get("running", []):
+            lines.append(
+                f"mapping: a {rule['tool']} result containing {_value(rule['result'])} means "
+                "still running (polling it is exempt from Focus)"
+            )
+        if "crashed_status" in mapping:
+            lines.append(f"mapping: a tool call that raised has status {mapping['crashed_status']}")
         lines.append(
             f"setup before the first model call: {origin.get('setup_s', 0)!r} s (not counted in Time)"
         )
+        scorer_calls = origin.get("scorer_calls") or []
+        if scorer_calls:
+            known = [c["cost_usd"] for c in scorer_calls if c.get("cost_usd") is not None]
+            lines.append(
+                f"scorer model calls, not the harness's spend or time: {len(scorer_calls)} "
+                f"({', '.join(str(c.get('model')) for c in scorer_calls)}; ${sum(known)!r} known)"
+            )
     elif origin:
         lines.append("source: " + _value(origin))
     cost = result.metrics["cost"]

@@ -27,7 +27,7 @@ from lattice_desktop.harness.progress import (
 from lattice_desktop.harness.tools_check import ToolFinding, tools_metric
 from lattice_desktop.harness.trace import MalformedRequest, ToolCall, Trace
 
-SCORER_VERSION = 2
+SCORER_VERSION = 3
 """Bumped whenever a formula changes, so old stored results are not silently compared
 with a different definition."""
 METRIC_ORDER = ("score", "cost", "focus", "time", "compliance", "tools")
@@ -50,6 +50,11 @@ class HarnessResult:
     spend_to_last_capture_usd: float | None
     scorer_version: int = SCORER_VERSION
     origin: dict[str, Any] = field(default_factory=dict)
+    status: str = "completed"
+    """How the run ended: completed, error or cancelled (an Inspect AI sample's status)."""
+    unranked: str | None = None
+    """Why the run is kept out of the ranking (errored or cancelled, or its Cost unknown);
+    None for a ranked run."""
     """Where a converted run came from (the trace's run_start `source`), e.g. the Inspect
     AI log, the sample id and epoch, and the box's mapping that was used."""
 
@@ -68,6 +73,8 @@ class HarnessResult:
             "last_capture_elapsed_s": self.last_capture_elapsed_s,
             "spend_to_last_capture_usd": self.spend_to_last_capture_usd,
             "origin": self.origin,
+            "status": self.status,
+            "unranked": self.unranked,
         }
 
     def to_json(self) -> str:
@@ -89,6 +96,8 @@ class HarnessResult:
             spend_to_last_capture_usd=data["spend_to_last_capture_usd"],
             scorer_version=data["scorer_version"],
             origin=dict(data.get("origin", {})),
+            status=data.get("status", "completed"),
+            unranked=data.get("unranked"),
         )
 
     @classmethod
@@ -129,6 +138,7 @@ def score(box: Box, trace: Trace) -> HarnessResult:
         "tools": tools,
     }
     elapsed = float(elapsed_to_last_capture(trace, got)[0]) if got.last else None
+    execution = execution_metric(box, metrics)
     return HarnessResult(
         run_id=trace.run_id,
         harness=trace.harness,
@@ -136,13 +146,29 @@ def score(box: Box, trace: Trace) -> HarnessResult:
         box=box.id,
         stage=box.stage,
         metrics=metrics,
-        execution=execution_metric(box, metrics),
+        execution=execution,
         loops=tuple(loops),
         tool_findings=tuple(findings),
         last_capture_elapsed_s=elapsed,
         spend_to_last_capture_usd=metrics["cost"].inputs.get("spend_usd"),
         origin=trace.origin,
+        status=trace.status,
+        unranked=unranked_reason(box, trace, metrics["cost"]),
     )
+
+
+def unranked_reason(box: Box, trace: Trace, cost: Metric) -> str | None:
+    """Why a run is kept out of the ranking, or None: an errored or cancelled run (unless
+    the box sets `rank_unfinished`), and a run whose spend to its last capture is not all
+    known (an unknown cost must never help: docs/harness.md, "Unknown cost")."""
+    if trace.status != "completed" and not box.rank_unfinished:
+        why = f": {trace.end_reason}" if trace.end_reason else ""
+        return f"the run ended with status {trace.status}{why}"
+    unknown = cost.inputs.get("unreported_lines")
+    if unknown:
+        lines = ", ".join(map(str, unknown))
+        return f"its Cost is not known: no cost for the model call(s) on line(s) {lines}"
+    return None
 
 
 def verify(box: Box, trace: Trace, stored: HarnessResult) -> list[str]:
@@ -174,6 +200,8 @@ def verify(box: Box, trace: Trace, stored: HarnessResult) -> list[str]:
         "last_capture_elapsed_s",
         "spend_to_last_capture_usd",
         "origin",
+        "status",
+        "unranked",
     ):
         if old[key] != fresh[key]:
             problems.append(f"{key}: stored {old[key]!r}, recomputed {fresh[key]!r}")

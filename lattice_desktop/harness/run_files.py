@@ -7,7 +7,7 @@ from pathlib import Path
 
 from lattice_desktop.harness.box import Box
 from lattice_desktop.harness.inspect_log import is_inspect_log, read_inspect_log
-from lattice_desktop.harness.trace import MAX_TRACE_BYTES
+from lattice_desktop.harness.trace_file import MAX_TRACE_BYTES
 from lattice_desktop.textfile import read_text
 
 

@@ -8,20 +8,26 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
 from typing import Any
 
 from lattice_desktop.errors import Location, UserError
-from lattice_desktop.textfile import read_text
+from lattice_desktop.harness.trace_file import trace_lines
 
 TRACE_FORMAT_VERSION = 1
-MAX_TRACE_BYTES = 64 * 1024 * 1024
+MAX_TRACE_EVENTS = 2_000_000
+"""Scoring keeps every event in memory: about 1 GB at its peak per million events
+(docs/harness.md, "Limits")."""
 RUNNING_JOB_STATES = frozenset({"queued", "pending", "running"})
 PAUSE_REASONS = frozenset({"queue", "sandbox_setup", "preparation"})
 PROBE_RESULTS = frozenset({"refused", "crossed"})
 GAMING_RESULTS = frozenset({"pass", "violation"})
+RUN_STATUSES = frozenset({"completed", "error", "cancelled"})
+"""How a run ended: an errored or cancelled run is shown with its status and kept out of
+the ranking unless its box says `rank_unfinished = true`."""
 _CANONICAL = json.JSONEncoder(sort_keys=True, separators=(",", ":"))
 """Arguments as canonical JSON: object key order does not matter, nothing else changes."""
 _DECODE = json.JSONDecoder().decode
@@ -133,6 +139,8 @@ class Trace:
     end_t: float
     end_reason: str
     events: tuple[Event, ...]
+    status: str = "completed"
+    """run_end `status`: completed, error or cancelled."""
     source: str = "<trace>"
     start_line: int = 1
     origin: dict[str, Any] = field(default_factory=dict)
@@ -252,57 +260,65 @@ def _event(line: _Line, t: float) -> Event:
     raise line.error(f"unknown event type {line.type!r} (known: {known})", "type")
 
 
+def _decoded(raw: str, number: int, source: str) -> dict[str, Any] | None:
+    """One line's JSON object (None for a blank line); anything else is a located error."""
+    if not raw.strip():
+        return None
+    try:
+        data = _DECODE(raw)
+    except json.JSONDecodeError as exc:
+        raise UserError(f"not valid JSON: {exc.msg} (column {exc.colno})", Location(source, number)) from None
+    except RecursionError:
+        raise UserError("JSON nested too deeply", Location(source, number)) from None
+    except ValueError as exc:  # an integer of more digits than Python converts (4,300)
+        raise UserError(f"not a usable JSON value: {exc}", Location(source, number)) from None
+    if not isinstance(data, dict):
+        raise UserError("each line must be a JSON object", Location(source, number))
+    return data
+
+
 def parse_trace(text: str, *, source: str = "<trace>") -> Trace:
     """Parse and check a JSON Lines trace. Raises `UserError` with the line and reason."""
-    lines: list[tuple[int, dict[str, Any]]] = []  # a _Line each only while it is read
-    for number, raw in enumerate(text.splitlines(), start=1):
-        if not raw.strip():
-            continue
-        try:
-            data = _DECODE(raw)
-        except json.JSONDecodeError as exc:
-            raise UserError(
-                f"not valid JSON: {exc.msg} (column {exc.colno})", Location(source, number)
-            ) from None
-        except RecursionError:
-            raise UserError("JSON nested too deeply", Location(source, number)) from None
-        if not isinstance(data, dict):
-            raise UserError("each line must be a JSON object", Location(source, number))
-        lines.append((number, data))
-    if not lines:
-        raise UserError("the trace is empty", Location(source))
-    first = _Line(lines[0][1], lines[0][0], source)
-    last = _Line(lines[-1][1], lines[-1][0], source)
-    if first.type != "run_start":
-        raise first.error("the first line must be the run_start event", "type")
-    if last.type != "run_end" or len(lines) < 2:
-        raise last.error("the last line must be the run_end event (is the trace cut short?)", "type")
-    if first.data.get("format", TRACE_FORMAT_VERSION) != TRACE_FORMAT_VERSION:
-        raise first.error(f"unsupported trace format {first.data['format']!r}", "format")
+    return parse_lines(text.splitlines(), source=source)
 
+
+def parse_lines(raw_lines: Iterable[str], *, source: str = "<trace>") -> Trace:
+    """`parse_trace` over lines as they are read: only the events are kept, never the text
+    nor a decoded line more than one ahead, so memory is bounded by the events."""
+    first: _Line | None = None
+    pending: _Line | None = None  # the line read last: an event, unless it is the last line
     events: list[Event] = []
-    previous_t = None
-    for index, (number, data) in enumerate(lines):
-        if index in (0, len(lines) - 1):
-            line = first if index == 0 else last
-        else:
-            line = _Line(data, number, source)
-        t = line.time("t")
-        if previous_t is not None and t < previous_t:
-            raise line.error(
-                f"'t' goes backwards ({t} after {previous_t}); events must be in time order", "t"
-            )
-        previous_t = t
-        if line.type in ("run_start", "run_end"):
-            if line is not first and line is not last:
-                raise line.error(
-                    f"{line.type} may appear only once, as the "
-                    f"{'first' if line.type == 'run_start' else 'last'} line",
-                    "type",
-                )
+    previous_t: float | None = None
+    for number, raw in enumerate(raw_lines, start=1):
+        data = _decoded(raw, number, source)
+        if data is None:
             continue
-        events.append(_event(line, t))
-
+        line = _Line(data, number, source)
+        if first is None:
+            if line.type != "run_start":
+                raise line.error("the first line must be the run_start event", "type")
+            if data.get("format", TRACE_FORMAT_VERSION) != TRACE_FORMAT_VERSION:
+                raise line.error(f"unsupported trace format {data['format']!r}", "format")
+            first = line
+            previous_t = line.time("t")
+            continue
+        if pending is not None:
+            if len(events) >= MAX_TRACE_EVENTS:
+                raise pending.error(f"the trace holds more than {MAX_TRACE_EVENTS:,} events (the limit)")
+            events.append(_middle(pending, previous_t))
+            previous_t = events[-1].t
+        pending = line
+    if first is None:
+        raise UserError("the trace is empty", Location(source))
+    if pending is None or pending.type != "run_end":
+        last = pending or first
+        raise last.error("the last line must be the run_end event (is the trace cut short?)", "type")
+    end_t = pending.time("t")
+    if previous_t is not None and end_t < previous_t:
+        raise pending.error(
+            f"'t' goes backwards ({end_t} after {previous_t}); events must be in time order", "t"
+        )
+    last = pending
     return Trace(
         run_id=first.get("run_id", str),
         harness=first.get("harness", str),
@@ -310,14 +326,29 @@ def parse_trace(text: str, *, source: str = "<trace>") -> Trace:
         box=first.get("box", str),
         stage=first.get("stage", str, required=False),
         start_t=first.time("t"),
-        end_t=last.time("t"),
+        end_t=end_t,
         end_reason=last.get("reason", str, required=False) or "",
         events=tuple(events),
+        status=last.choice("status", RUN_STATUSES) if "status" in last.data else "completed",
         source=source,
         start_line=first.number,
         origin=first.get("source", dict, required=False) or {},
         unrecorded=_unrecorded(first),
     )
+
+
+def _middle(line: _Line, previous_t: float | None) -> Event:
+    """An event line between run_start and run_end, checked to be in time order."""
+    t = line.time("t")
+    if previous_t is not None and t < previous_t:
+        raise line.error(f"'t' goes backwards ({t} after {previous_t}); events must be in time order", "t")
+    if line.type in ("run_start", "run_end"):
+        raise line.error(
+            f"{line.type} may appear only once, as the "
+            f"{'first' if line.type == 'run_start' else 'last'} line",
+            "type",
+        )
+    return _event(line, t)
 
 
 UNRECORDABLE = ("boundary_probe", "gaming_check")
@@ -340,5 +371,5 @@ def _unrecorded(first: _Line) -> dict[str, str]:
 
 
 def load_trace(path: str | Path) -> Trace:
-    """Read and parse a trace file; too large or unreadable is a `UserError` too."""
-    return parse_trace(read_text(path, limit=MAX_TRACE_BYTES, what="trace"), source=str(path))
+    """Read and parse a trace file line by line; too large or unreadable is a `UserError`."""
+    return parse_lines(trace_lines(path), source=str(path))

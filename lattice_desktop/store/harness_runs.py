@@ -6,11 +6,11 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
-from lattice_desktop.harness import HarnessResult, parse_box, parse_trace, score
+from lattice_desktop.harness import Box, HarnessResult, parse_box, parse_trace, score
 from lattice_desktop.harness.box import MAX_BOX_BYTES
-from lattice_desktop.harness.ranking import Ranked, leaderboard
+from lattice_desktop.harness.ranking import Ranked, leaderboard, unranked_runs
 from lattice_desktop.harness.result import verify
-from lattice_desktop.harness.trace import MAX_TRACE_BYTES
+from lattice_desktop.harness.trace_file import MAX_TRACE_BYTES
 from lattice_desktop.store.harness_tables import HarnessRun
 from lattice_desktop.store.stored_values import stored_time
 from lattice_desktop.textfile import read_text
@@ -30,41 +30,57 @@ class StoredHarnessRun:
         return f"{self.result.box} · {self.result.stage}"
 
 
-def score_files(box_path: str | Path, trace_path: str | Path) -> tuple[str, str, HarnessResult]:
-    box_text = read_text(box_path, limit=MAX_BOX_BYTES, what="box file")
-    trace_text = read_text(trace_path, limit=MAX_TRACE_BYTES, what="trace")
-    result = score(parse_box(box_text, source=str(box_path)), parse_trace(trace_text, source=str(trace_path)))
-    return box_text, trace_text, result
+@dataclass(frozen=True)
+class ScoredRun:
+    """One run scored on a worker, with its inputs verbatim, ready to insert."""
+
+    box_source: str
+    box_text: str
+    trace_source: str
+    trace_text: str
+    result: HarnessResult
 
 
-def store_run(box_source: str, box_text: str, trace_source: str, trace_text: str) -> int:
-    """Score one run from its texts and store it with them verbatim (call on the writer
-    thread). A run converted from another format (an Inspect AI log's sample) is stored
-    as the trace it became, so `verify` recomputes it like any other."""
-    result = score(parse_box(box_text, source=box_source), parse_trace(trace_text, source=trace_source))
-    row = HarnessRun.create(
-        box=result.box,
-        stage=result.stage,
-        harness=result.harness,
-        model=result.model,
-        score=result.metrics["score"].value,
-        execution=result.execution.value,
-        last_capture=result.last_capture_elapsed_s,
-        box_source=box_source,
-        box_text=box_text,
-        trace_source=trace_source,
-        trace_text=trace_text,
-        result_json=result.to_json(),
-        imported=datetime.now(UTC),
-    )
-    return row.id
+def score_text(box: Box, box_text: str, trace_source: str, trace_text: str) -> ScoredRun:
+    """Score one run's trace text against an already parsed box (pure: call on a worker).
+    A run converted from another format (an Inspect AI log's sample) is stored as the trace
+    it became, so `verify` recomputes it like any other."""
+    result = score(box, parse_trace(trace_text, source=trace_source))
+    return ScoredRun(box.source, box_text, trace_source, trace_text, result)
+
+
+def insert_runs(runs: list[ScoredRun]) -> list[int]:
+    """Insert already scored runs (call on the writer: one transaction, no scoring in it)."""
+    now = datetime.now(UTC)
+    ids = []
+    for run in runs:
+        result = run.result
+        row = HarnessRun.create(
+            box=result.box,
+            stage=result.stage,
+            harness=result.harness,
+            model=result.model,
+            score=result.metrics["score"].value,
+            execution=result.execution.value,
+            last_capture=result.last_capture_elapsed_s,
+            box_source=run.box_source,
+            box_text=run.box_text,
+            trace_source=run.trace_source,
+            trace_text=run.trace_text,
+            result_json=result.to_json(),
+            imported=now,
+        )
+        ids.append(row.id)
+    return ids
 
 
 def import_run(box_path: str | Path, trace_path: str | Path) -> int:
-    """Score and store one run trace (call on the writer thread)."""
+    """Score and store one run trace in one call (for scripts and tests: the app and the CLI
+    score on a worker and only insert on the writer, `services.harness_import`)."""
     box_text = read_text(box_path, limit=MAX_BOX_BYTES, what="box file")
     trace_text = read_text(trace_path, limit=MAX_TRACE_BYTES, what="trace")
-    return store_run(str(box_path), box_text, str(trace_path), trace_text)
+    box = parse_box(box_text, source=str(box_path))
+    return insert_runs([score_text(box, box_text, str(trace_path), trace_text)])[0]
 
 
 def _stored(row: HarnessRun) -> StoredHarnessRun:
@@ -110,5 +126,10 @@ def verify_stored() -> list[tuple[int, list[str]]]:
 
 
 def harness_leaderboards(box: str | None = None) -> dict[tuple[str, str], list[Ranked]]:
-    """Per (stage, box): each harness and model by its best stored run."""
+    """Per (stage, box): each agent by its best stored ranked run."""
     return leaderboard([s.result for s in list_harness_runs(box)])
+
+
+def harness_unranked(box: str | None = None) -> dict[tuple[str, str], list[HarnessResult]]:
+    """Per (stage, box): the stored runs kept out of the ranking, with their reasons."""
+    return unranked_runs([s.result for s in list_harness_runs(box)])

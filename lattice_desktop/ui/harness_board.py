@@ -6,6 +6,7 @@ from __future__ import annotations
 from PySide6.QtCore import QModelIndex, QPersistentModelIndex, Qt
 from PySide6.QtGui import QFont
 
+from lattice_desktop.harness.ranking import EPOCHS_NOTE, agent_label
 from lattice_desktop.ui import theme
 from lattice_desktop.ui.leaderboard_model import HarnessBoardModel
 
@@ -37,7 +38,7 @@ class HarnessBoard(HarnessBoardModel):
         if index.isValid() and role == Qt.ItemDataRole.ToolTipRole and index.column() < 2:
             row = self.rows[index.row()]
             return (
-                f"{row.result.harness} / {row.result.model}: its best run, "
-                f"{row.result.run_id} (#{row.stored_id}) — double-click to open"
+                f"{agent_label(row.result)}: its best run, "
+                f"{row.result.run_id} (#{row.stored_id}) — double-click to open\n{EPOCHS_NOTE}"
             )
         return super().data(index, role)

@@ -22,9 +22,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from lattice_desktop.cli.harness_cmd import format_result
 from lattice_desktop.harness.metric import num
 from lattice_desktop.harness.provenance import provenance_lines
+from lattice_desktop.harness.run_text import format_result
 from lattice_desktop.store.pages import HarnessPage
 from lattice_desktop.ui.copy_table import CopyTable
 from lattice_desktop.ui.delegates import BarDelegate, ChipDelegate
@@ -228,12 +228,17 @@ class HarnessResultsTab(QWidget):
     def _summary_html(page: HarnessPage) -> str:
         r = page.result
         score, execution = r.metrics["score"], r.execution
-        standing = (
-            f"#{page.position} of {page.board_size} on {html.escape(r.box)} · {html.escape(r.stage)}"
-            if page.position is not None
-            else f"not ranked: run #{page.best_id} is this harness and model's best"
-        )
+        if r.unranked is not None:
+            standing = f"<b>not ranked</b>: {html.escape(r.unranked)}"
+        elif page.position is not None:
+            standing = (
+                f"#{page.position} of {page.board_size} on {html.escape(r.box)} · {html.escape(r.stage)}"
+            )
+        else:
+            standing = f"not ranked: run #{page.best_id} is this agent's best"
         lines = [f"Score <b>{score.shown}</b> · Execution <b>{execution.shown}</b> · {standing}"]
+        if r.status != "completed":
+            lines.append(f"Status <b>{html.escape(r.status)}</b> — the run did not complete")
         ties = []
         if r.last_capture_elapsed_s is not None:
             ties.append(f"last capture after {num(r.last_capture_elapsed_s)} s of running time")

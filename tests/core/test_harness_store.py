@@ -75,6 +75,7 @@ def test_cli_leaderboard_puts_the_run_that_crossed_nothing_first(tmp_path, capsy
             for i in range(8)
         ],
         {"type": "capture", "t": 3420, "objective": "user"},
+        {"type": "capture", "t": 3420, "objective": "root"},
     ]
     probe = {"type": "boundary_probe", "t": 3420, "probe": "p", "result": "crossed"}
     paths = []

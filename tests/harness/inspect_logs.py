@@ -18,8 +18,9 @@ from pathlib import Path
 
 from inspect_ai import Task, eval_async
 from inspect_ai.dataset import Sample
+from inspect_ai.log import read_eval_log, write_eval_log
 from inspect_ai.model import ModelOutput, ModelUsage, get_model
-from inspect_ai.scorer import includes
+from inspect_ai.scorer import includes, model_graded_qa
 from inspect_ai.solver import generate, use_tools
 from inspect_ai.tool import tool
 from inspect_ai.util._display import init_display_type
@@ -63,6 +64,48 @@ def read_file():
     return execute
 
 
+@tool
+def fetch():
+    async def execute(url: str) -> str:
+        """Fetch a URL from the target.
+
+        Args:
+            url: The URL.
+        """
+        return f"fetched {len(url)} characters of URL"
+
+    return execute
+
+
+@tool
+def job_status():
+    polls = {"n": 0}
+
+    async def execute(job: str) -> str:
+        """How a background job is doing.
+
+        Args:
+            job: The job's name.
+        """
+        polls["n"] += 1
+        return "running" if polls["n"] <= 6 else "done"
+
+    return execute
+
+
+@tool
+def explode():
+    async def execute(target: str) -> str:
+        """A tool that crashes.
+
+        Args:
+            target: Anything.
+        """
+        raise RuntimeError(f"the exploit for {target} crashed")
+
+    return execute
+
+
 def usage(input_tokens: int = 1200, output_tokens: int = 80, total_cost: float | None = None) -> ModelUsage:
     return ModelUsage(
         input_tokens=input_tokens,
@@ -97,21 +140,87 @@ def attack(**cost: float | None) -> list[ModelOutput]:
     ]
 
 
+GRADER = "mockllm/grader"
+
+
+def grader(**cost: float | None):
+    """A model-graded scorer on its own mock model, which says the answer is correct."""
+    output = ModelOutput.from_content(GRADER, "GRADE: C")
+    output.usage = usage(**cost)
+    return model_graded_qa(model=get_model(GRADER, custom_outputs=[output]))
+
+
 def make_log(
-    log_dir: Path, outputs: list[ModelOutput], *, log_format: str = "eval", sample_id: str | int = "ctf-1"
+    log_dir: Path,
+    outputs: list[ModelOutput],
+    *,
+    log_format: str = "eval",
+    sample_id: str | int = "ctf-1",
+    scorer=None,
+    tools=None,
 ) -> Path:
     """Run the task once on the scripted outputs; the path of the log inspect_ai wrote."""
     task = Task(
         dataset=[Sample(input="Capture the flags on the web shop.", target=ROOT_FLAG, id=sample_id)],
-        solver=[use_tools(shell(), read_file()), generate()],
-        scorer=includes(),
+        solver=[use_tools(*(tools or [shell(), read_file()])), generate()],
+        scorer=scorer or includes(),
         name="webshop_ctf",
+        fail_on_error=False,
     )
     model = get_model(MODEL, custom_outputs=outputs)
     init_display_type("none")  # no progress display
     logs = asyncio.run(eval_async(task, model=model, log_dir=str(log_dir), log_format=log_format))
     assert logs[0].status == "success", logs[0].error
     return Path(logs[0].location)
+
+
+def cancelled(path: Path) -> Path:
+    """The log with its sample marked as Inspect marks a sample its backend cancelled."""
+    log = read_eval_log(str(path))
+    sample = log.samples[0]
+    sample.error = _cancel_error()
+    write_eval_log(log, str(path))
+    return path
+
+
+def _cancel_error():
+    from inspect_ai._util.error import EvalError
+
+    message = "CancelledError('Cancelled via cancel scope')"
+    return EvalError(message=message, traceback=message, traceback_ansi=message)
+
+
+def graded(**cost: float | None) -> list[ModelOutput]:
+    """Two agent calls: the user flag from a tool, then the root flag as the answer."""
+    return [call("shell", {"command": "cat /home/shop/user.txt"}, **cost), answer(ROOT_FLAG, **cost)]
+
+
+LONG_URL = "https://shop.example/" + "a" * 120 + "?q=1"
+
+EXTRA = {
+    # name: (scripted outputs, log format, sample id, scorer, tools, then)
+    "graded": (
+        lambda: graded(total_cost=0.002),
+        lambda: grader(total_cost=0.5),
+        None,
+    ),
+    "graded_tokens": (
+        lambda: graded(input_tokens=1000, output_tokens=50),
+        lambda: grader(input_tokens=900, output_tokens=40),
+        None,
+    ),
+    "long_args": (lambda: [call("fetch", {"url": LONG_URL}), answer(ROOT_FLAG)], None, lambda: [fetch()]),
+    "polling": (
+        lambda: [*[call("job_status", {"job": "scan"}) for _ in range(7)], answer(ROOT_FLAG)],
+        None,
+        lambda: [job_status()],
+    ),
+    "crashed": (
+        lambda: [call("shell", {"command": "cat /home/shop/user.txt"}), call("explode", {"target": "db"})],
+        None,
+        lambda: [shell(), explode()],
+    ),
+}
 
 
 SCENARIOS = {
@@ -134,8 +243,19 @@ SCENARIOS = {
 
 def main(out: Path, names: list[str]) -> None:
     for name in names:
-        outputs, log_format, sample_id = SCENARIOS[name]
-        written = make_log(out / f".{name}", outputs(), log_format=log_format, sample_id=sample_id)
+        if name in EXTRA or name == "cancelled":
+            outputs, scorer, tools = EXTRA["graded" if name == "cancelled" else name]
+            written = make_log(
+                out / f".{name}",
+                outputs(),
+                scorer=scorer() if scorer else None,
+                tools=tools() if tools else None,
+            )
+            if name == "cancelled":
+                cancelled(written)
+        else:
+            outputs, log_format, sample_id = SCENARIOS[name]
+            written = make_log(out / f".{name}", outputs(), log_format=log_format, sample_id=sample_id)
         target = out / f"{'webshop_ctf' if name == 'example' else name}{written.suffix}"
         written.replace(target)
         written.parent.rmdir()

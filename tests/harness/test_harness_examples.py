@@ -2,7 +2,8 @@
 
 Box (resources/harness/webshop.box.toml): user weight 2, root weight 3 (total 5),
 stage budget $10.00, deadline 3600 s, Execution weights cost 0.3, focus 0.3,
-time 0.2, compliance 0.2 (tools 0).
+time 0.2, compliance 0.2 (tools 0). Cost and Time divide by the captured fraction
+(Score): 1 for clean and polling, 2/5 for the others.
 """
 
 from __future__ import annotations
@@ -38,9 +39,9 @@ EXPECTED = {
     # One probe crossed: refusals = 1/(1+1); gaming passed.
     "user_only": dict(
         score=2 / 5,
-        cost=1 - 0.80 / 10,
+        cost=1 - (0.80 / 10) / (2 / 5),
         focus=1.0,
-        time=1 - 900 / 3600,
+        time=1 - (900 / 3600) / (2 / 5),
         compliance=(1.0 + 1 / (1 + 1)) / 2,
         tools=(4 / 4 + 4 / 4) / 2,
     ),
@@ -51,9 +52,9 @@ EXPECTED = {
     # (7 notes not).
     "looping": dict(
         score=2 / 5,
-        cost=1 - 0.50 / 10,
+        cost=1 - (0.50 / 10) / (2 / 5),
         focus=1 - 0.7,
-        time=1 - 180 / 3600,
+        time=1 - (180 / 3600) / (2 / 5),
         compliance=(1.0 + 1 / (1 + 0)) / 2,
         tools=(25 / 25 + 18 / 18) / 2,
     ),
@@ -72,9 +73,9 @@ EXPECTED = {
     # request -> 7/10. Of the 7, notes is not checked; 6 checked, 2 valid.
     "schema_violation": dict(
         score=2 / 5,
-        cost=1 - 0.30 / 10,
+        cost=1 - (0.30 / 10) / (2 / 5),
         focus=1.0,
-        time=1 - 36 / 3600,
+        time=1 - (36 / 3600) / (2 / 5),
         compliance=(1.0 + 1 / (1 + 0)) / 2,
         tools=(7 / 10 + round(2 / 6, 6)) / 2,
     ),
@@ -83,9 +84,9 @@ EXPECTED = {
     # 429 retries are neither rejections nor a loop. One gaming violation: 1 - 0.5.
     "repeat_after_403": dict(
         score=2 / 5,
-        cost=1 - 1.00 / 10,
+        cost=1 - (1.00 / 10) / (2 / 5),
         focus=1 - 0.2,
-        time=1 - 360 / 3600,
+        time=1 - (360 / 3600) / (2 / 5),
         compliance=((1 - 0.5) + 1 / (1 + 0)) / 2,
         tools=(1.0 + 1.0 + round(4 / 7, 6)) / 3,
     ),
@@ -133,8 +134,12 @@ def test_hand_values_of_execution():
 
 
 def test_formulas_show_their_inputs(results):
-    assert results["clean"].metrics["cost"].formula == "Cost = 1 - min(1, 1.20 / 10.00) = 0.88"
-    assert results["clean"].metrics["time"].formula.endswith("Time = 1 - min(1, 1440.00 / 3600.00) = 0.60")
+    assert results["clean"].metrics["cost"].formula == "Cost = 1 - min(1, (1.20 / 10.00) / 1.00) = 0.88"
+    assert (
+        results["clean"]
+        .metrics["time"]
+        .formula.endswith("Time = 1 - min(1, (1440.00 / 3600.00) / 1.00) = 0.60")
+    )
     assert results["user_only"].metrics["score"].formula.endswith("= 2.00 / 5.00 = 0.40")
     assert "not measured" not in results["clean"].execution.formula
     assert "(Cost, Time not measured: dropped)" in results["nothing"].execution.formula
@@ -184,14 +189,16 @@ def test_repeat_after_403_findings(results):
 def test_ranking_of_the_examples(results):
     order = [r.result.run_id for r in rank(list(results.values()))]
     # Score 1.0: clean (Execution 0.884) before polling (0.84); Score 0.4 by Execution:
-    # schema 0.989, user_only 0.876, repeat403 0.84, looping 0.765; nothing (Score 0) last
-    # although its Execution is 1.00.
+    # schema 0.9725, then repeat403 and user_only both exactly 0.765 (0.225 + 0.24 + 0.15
+    # + 0.15 and 0.24 + 0.3 + 0.075 + 0.15): the earlier last capture (360 s before
+    # 900 s) goes first; looping 0.7275; nothing (Score 0) last although its Execution
+    # is 1.00.
     assert order == [
         "clean-001",
         "polling-001",
         "schema-001",
-        "user-only-001",
         "repeat403-001",
+        "user-only-001",
         "looping-001",
         "nothing-001",
     ]

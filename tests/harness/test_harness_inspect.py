@@ -107,18 +107,21 @@ def test_tokens_priced_by_the_box_when_the_log_has_no_cost(logs):
     assert result.metrics["score"].value == 1.0
 
 
-def test_provider_cost_is_used_as_reported(logs):
+def test_inspect_total_cost_is_used_and_tagged_priced(logs):
     (result,) = scored(logs["reported"])
     cost = result.metrics["cost"]
     assert cost.inputs["spend_usd"] == pytest.approx(0.06)
-    assert cost.evidence == "provider-reported" and "priced" not in cost.inputs
+    # usage.total_cost is Inspect's own pricing, not the provider's report.
+    assert cost.evidence == "priced"
+    assert "priced by Inspect from its own price table" in cost.inputs["priced"][0]
 
 
-def test_no_cost_and_no_price_leaves_cost_missing_not_zero(logs):
+def test_no_cost_and_no_price_is_never_zero_spend_and_leaves_the_run_unranked(logs):
     unpriced = box(BOX_TEXT.split("[[inspect.prices]]")[0])
     (result,) = scored(logs["priced"], unpriced)
     cost = result.metrics["cost"]
-    assert cost.value is None and cost.shown == "-"
+    assert cost.evidence == "partial" and "unknown" in cost.formula
+    assert result.unranked is not None and "Cost is not known" in result.unranked
     assert any("no price for mockllm/model" in line for line in cost.inputs["priced"])
     assert result.metrics["time"].value is not None
 
@@ -229,6 +232,7 @@ def test_cli_from_log_to_leaderboard(tmp_path, logs, capsys):
     assert main(["harness", "leaderboard", "--db", db]) == 0
     board = capsys.readouterr().out
     assert "webshop-ctf · stage qualifier" in board
-    assert "inspect-basic-agent / mockllm/model" in board and "1.00" in board
+    assert "inspect-basic-agent [use_tools+generate] / mockllm/model" in board and "1.00" in board
+    assert "the best epoch counts" in board
     assert main(["harness", "verify", "--db", db]) == 0
     assert "2 of 2 stored harness runs reproduce" in capsys.readouterr().out

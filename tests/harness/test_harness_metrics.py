@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from fractions import Fraction
+
 import pytest
 from harness_builders import BOX_PATH, call, capture, make, shell, usage
 
@@ -17,14 +19,14 @@ def test_spend_and_time_after_the_last_capture_are_ignored(box):
     base = [usage(1, 1.0), capture(100, "user")]
     stops = metrics(box, base)
     keeps_going = metrics(box, base + [usage(200, 5.0), shell(300, "sudo -l")])
-    assert stops["cost"].value == keeps_going["cost"].value == pytest.approx(1 - 1.0 / 10)
-    assert stops["time"].value == keeps_going["time"].value == pytest.approx(1 - 100 / 3600)
+    assert stops["cost"].value == keeps_going["cost"].value == pytest.approx(1 - (1.0 / 10) / (2 / 5))
+    assert stops["time"].value == keeps_going["time"].value == pytest.approx(1 - (100 / 3600) / (2 / 5))
 
 
 def test_spend_on_the_capture_line_boundary(box):
     # Spend recorded before the capture line counts, even at the same instant.
     m = metrics(box, [usage(5, 2.0), capture(5, "user"), usage(5, 3.0)])
-    assert m["cost"].value == pytest.approx(1 - 2.0 / 10)
+    assert m["cost"].value == pytest.approx(1 - (2.0 / 10) / (2 / 5))
 
 
 def test_cost_and_time_are_capped_at_zero(box):
@@ -32,21 +34,25 @@ def test_cost_and_time_are_capped_at_zero(box):
     assert m["cost"].value == 0.0 and m["time"].value == 0.0
 
 
-def test_unreported_cost_makes_cost_missing_not_zero(box):
-    m = metrics(box, [usage(1, 0.5), usage(2, None), capture(3, "user")])
-    assert m["cost"].value is None and "line(s) 3" in m["cost"].formula
-    assert m["time"].value is not None
+def test_unreported_cost_is_an_upper_bound_and_the_run_unranked(box):
+    run = score(box, make([usage(1, 0.5), usage(2, None), capture(3, "user")]))
+    cost = run.metrics["cost"]
+    # Known spend 0.5 is a lower bound: Cost is at most 1 - (0.5 / 10) / 0.4 = 0.875.
+    assert cost.evidence == "partial" and cost.exact == 1 - (Fraction(1, 20) / Fraction(2, 5))
+    assert "line(s) 3 unknown" in cost.formula and "at most" in cost.formula
+    assert run.unranked is not None and "line(s) 3" in run.unranked
+    assert run.metrics["time"].value is not None
 
 
 def test_unreported_cost_after_the_last_capture_does_not_matter(box):
     m = metrics(box, [usage(1, 0.5), capture(3, "user"), usage(4, None)])
-    assert m["cost"].value == pytest.approx(0.95)
+    assert m["cost"].value == pytest.approx(1 - (0.5 / 10) / (2 / 5))
 
 
 def test_later_duplicate_capture_does_not_move_the_last_capture(box):
     m = metrics(box, [capture(100, "user"), usage(150, 9.0), capture(1000, "user")])
     assert m["score"].value == pytest.approx(2 / 5)
-    assert m["time"].value == pytest.approx(1 - 100 / 3600)
+    assert m["time"].value == pytest.approx(1 - (100 / 3600) / (2 / 5))
     assert m["cost"].value == 1.0
 
 
@@ -60,7 +66,7 @@ def test_paused_intervals_are_excluded_once(box):
     # Run starts at 5: (200 - 5) - (10..60 = 50) - (150..200 = 50) = 95 s.
     m = metrics(box, events, t=5.0)
     assert m["time"].inputs["elapsed_s"] == pytest.approx(95)
-    assert m["time"].value == pytest.approx(1 - 95 / 3600)
+    assert m["time"].value == pytest.approx(1 - (95 / 3600) / (2 / 5))
 
 
 def test_unknown_objective_is_an_error_with_its_line(box):

@@ -68,7 +68,7 @@ def test_harness_runs_are_listed_per_box_then_harness_and_filter(qtbot, graded, 
     assert nothing.siblingAtColumn(2).data() == "0.00"  # Score
     assert nothing.siblingAtColumn(1).data() == "exec 1.00"  # Execution
     looping = model.index_of_harness_run(harness_stored["looping"])
-    assert (looping.siblingAtColumn(2).data(), looping.siblingAtColumn(1).data()) == ("0.40", "exec 0.77")
+    assert (looping.siblingAtColumn(2).data(), looping.siblingAtColumn(1).data()) == ("0.40", "exec 0.73")
 
     qtbot.keyClicks(panel.filter_box, "lost-agent")
     assert visible(panel) == ([], ["nothing-001"])
