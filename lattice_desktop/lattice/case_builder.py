@@ -41,6 +41,7 @@ SMOKE_ORDER = (
     "assembler_priority",
     "crafting_timing",
     "grid_edge",
+    "assembler_refuses_unneeded_type",
 )
 CASE_VERSION = 2
 HEADROOM = 1.5  # the ceiling over the slowest stress case of `lines`

@@ -20,6 +20,7 @@ MAX_SIDE = 4096
 # Recipes per pool before new ones reuse old ones: 3 pools stay within the 255 recipe ids
 # (the chains' second stage may add one more per intermediate product, 21 at most).
 POOL_SIZE = 70
+STRAY = 0.4  # crafting chains whose spare feeder carries a type the recipe does not use
 
 
 def _left(d: int) -> int:
@@ -202,7 +203,8 @@ def _merge(lay: Layout) -> None:
 def _ring(lay: Layout, *, jammed: bool) -> None:
     """A rectangular ring fed by sources. Fed from the outside of straight edges by two
     item types, it fills and then rotates (visibly: the types take turns); fed into a
-    corner from behind, the feeder outranks the ring's own side-load and jams it."""
+    corner from behind, the feeder outranks the ring's own side-load and jams it, and a
+    second type fed from a straight edge makes the jam visible (a rotation would move it)."""
     rw, rh = lay.rng.randint(2 if jammed else 3, 5), lay.rng.randint(3, 5)
     origin = lay.random_free()
     if origin is None:
@@ -223,17 +225,21 @@ def _ring(lay: Layout, *, jammed: bool) -> None:
         d = _DELTA.index((nx - x, ny - y))
         dirs.append(d)
         lay.belt(x, y, d)
-    if jammed:
+    straight = [i for i in range(len(ring)) if dirs[i] == dirs[i - 1]]
+    items = lay.rng.sample(range(1, 9), 2)
+    if jammed:  # the corner feeder jams the ring; a second type from a straight edge shows it
         i = lay.rng.randrange(len(ring))
         while dirs[i] == dirs[i - 1]:
             i = (i + 1) % len(ring)
         x, y = ring[i]
         d = dirs[i]
         dx, dy = _DELTA[d]
-        lay.feeder(x - dx, y - dy, d, lay.rng.randint(1, 4), turns=0.0, item=lay.rng.randint(1, 8))
-        return
-    straight = [i for i in range(len(ring)) if dirs[i] == dirs[i - 1]]
-    for i, item in zip(lay.rng.sample(straight, 2), lay.rng.sample(range(1, 9), 2), strict=True):
+        lay.feeder(x - dx, y - dy, d, lay.rng.randint(1, 4), turns=0.0, item=items[0], period=1)
+        straight = lay.rng.sample(straight, 1)
+        items = items[1:]
+    else:
+        straight = lay.rng.sample(straight, 2)
+    for i, item in zip(straight, items, strict=True):
         x, y = ring[i]
         outer = _left(dirs[i]) if clockwise else _right(dirs[i])
         dx, dy = _DELTA[outer]
@@ -247,6 +253,14 @@ def _feed(lay: Layout, x: int, y: int, sides: list[int], items: list[int]) -> No
         lay.feeder(
             x + dx, y + dy, (side + 2) % 4, lay.rng.randint(1, 6), turns=0.2, item=items[n % len(items)]
         )
+
+
+def _with_stray(lay: Layout, inputs: list[int], sides: int) -> list[int]:
+    """The types to feed from `sides` sides: the inputs in turn, and now and then, when a
+    side is spare, a type the recipe does not use (offered, refused, waiting for good)."""
+    if sides > len(inputs) and lay.rng.random() < STRAY:
+        return inputs + [lay.rng.choice([k for k in range(1, 9) if k not in inputs])]
+    return inputs
 
 
 def _factory(lay: Layout) -> None:
@@ -288,7 +302,7 @@ def _factory(lay: Layout) -> None:
     sx, sy, _ = lay.path(ex + dx, ey + dy, d2, lay.rng.randint(0, 6), turns=0.2)
     if lay.free(sx, sy):
         lay.grid[sy][sx] = ord("K")
-    _feed(lay, x1, y1, sides, [k for k, _ in inputs1])
+    _feed(lay, x1, y1, sides, _with_stray(lay, [k for k, _ in inputs1], len(sides)))
     free_sides = [s for s in range(4) if s not in (d2, (ed + 2) % 4)]
     _feed(lay, ex, ey, lay.rng.sample(free_sides, len(inputs2)), inputs2)
 
