@@ -323,5 +323,7 @@ def write_case_census(
         if progress is not None:
             progress(name)
     path = case_dir / CENSUS_FILE
-    path.write_text(json.dumps({"format": _FORMAT, "scenarios": out}, indent=1) + "\n")
+    text = json.dumps({"format": _FORMAT, "scenarios": out}, indent=1) + "\n"
+    if not path.is_file() or path.read_text() != text:  # a rebuild of the same case touches nothing
+        path.write_text(text)
     return path
