@@ -144,12 +144,8 @@ def build(case_dir: Path) -> Path:
             )
         )
         print(f"stress {stress.name:<14} lines {lf:>14,}  reference {rf:>16,}  ×{rf / lf:6.1f}")
-    stress_built = [b for b in built if b.kind == "stress"]
-    ceiling = _round_up(max(b.lines_fuel for b in stress_built) * HEADROOM)
-    runways = runways_for([b.reference_fuel for b in stress_built], ceiling)
     manifest = case_dir / "case.toml"
-    write_if_changed(manifest, _manifest(built, ceiling, runways).encode())
-    print(f"ceiling {ceiling:,} fuel; runways {', '.join(f'{r:g}' for r in runways)}")
+    write_if_changed(manifest, manifest_text(built).encode())
     write_census(case_dir)
     return manifest
 
@@ -175,6 +171,15 @@ def runways_for(reference_fuel: list[int], ceiling: int) -> list[float]:
     largest = max(1, math.ceil(need))
     count = len(reference_fuel)
     return [float(math.ceil(largest * (1 + RUNWAY_STEP * (count - 1 - i)))) for i in range(count)]
+
+
+def manifest_text(built: list[Built]) -> str:
+    """case.toml for the built scenarios: the ceiling and runways follow from their fuel."""
+    stress_built = [b for b in built if b.kind == "stress"]
+    ceiling = _round_up(max(b.lines_fuel for b in stress_built) * HEADROOM)
+    runways = runways_for([b.reference_fuel for b in stress_built], ceiling)
+    print(f"ceiling {ceiling:,} fuel; runways {', '.join(f'{r:g}' for r in runways)}")
+    return _manifest(built, ceiling, runways)
 
 
 def _manifest(built: list[Built], ceiling: int, runways: list[float]) -> str:
@@ -250,7 +255,10 @@ def main() -> None:
     args = parser.parse_args()
     if args.check:
         differ = check(args.case_dir)
-        print("\n".join(f"differs: {name}" for name in differ) or "the committed case is what the builder produces")
+        print(
+            "\n".join(f"differs: {name}" for name in differ)
+            or "the committed case is what the builder produces"
+        )
         sys.exit(1 if differ else 0)
     print(write_census(args.case_dir) if args.census_only else build(args.case_dir))
 

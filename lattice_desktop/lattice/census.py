@@ -85,7 +85,8 @@ class Census:
         ]
 
 
-# What makes each rule observable, each wanted in at least three stress cases of the case.
+# What makes each rule observable, each wanted in at least OBSERVABLE_IN stress cases of a case.
+OBSERVABLE_IN = 3
 OBSERVABLE = (
     "contested",
     "head_on_refusals",
@@ -175,7 +176,9 @@ class _CountingFactory(Factory):
         full = [i for i, ring in enumerate(self.ring_positions) if all(hold[p] for p in ring)]
         holding = [p for p in self.source_exits if hold[p]]
         handing = [p for p in self.handing_exits if hold[p]]
-        head_on = [(p, b) for p, b in self.head_on if hold[p] and not any(hold[c] for c in self._contenders[b])]
+        head_on = [
+            (p, b) for p, b in self.head_on if hold[p] and not any(hold[c] for c in self._contenders[b])
+        ]
         closed = {b for _, b in head_on if hold[b * 4]}
         self.edge_exits += sum(1 for p in self.off_grid if hold[p])
         self.unneeded_offers += sum(1 for p, caps in self.offers if hold[p] and hold[p] not in caps)

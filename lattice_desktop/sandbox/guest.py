@@ -202,7 +202,9 @@ def read_packed(
             f"output 0x{out_ptr:x}+{out_len:,} lies outside memory ({size:,} bytes)",
         )
     if keep is None or out_len <= keep:
-        return PackedOutput.of(bytes(memory.read(store, out_ptr, out_ptr + out_len)) if out_len else b"", size)
+        return PackedOutput.of(
+            bytes(memory.read(store, out_ptr, out_ptr + out_len)) if out_len else b"", size
+        )
     digest = hashlib.sha256()
     for start in range(out_ptr, out_ptr + out_len, _CHUNK):
         digest.update(memory.read(store, start, min(start + _CHUNK, out_ptr + out_len)))

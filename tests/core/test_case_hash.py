@@ -14,9 +14,13 @@ def test_comments_do_not_change_the_content_hash_but_values_and_strings_do(tmp_p
     path = write_case(tmp_path / "case", ECHO_CASES)
     plain = load_case(path).manifest_hash
     text = path.read_text()
-    path.write_text("# a note on top\n" + text.replace("[[case]]", "[[case]]  # fuel: 1,234", 1) + "   # end\n")
+    path.write_text(
+        "# a note on top\n" + text.replace("[[case]]", "[[case]]  # fuel: 1,234", 1) + "   # end\n"
+    )
     assert load_case(path).manifest_hash == plain
-    path.write_text(text.replace('behaviour = "echoes a short input"', 'behaviour = "echoes # a short input"'))
+    path.write_text(
+        text.replace('behaviour = "echoes a short input"', 'behaviour = "echoes # a short input"')
+    )
     assert load_case(path).manifest_hash != plain  # a '#' inside a string is content
     path.write_text(text.replace("fuel_limit = 100000", "fuel_limit = 100001"))
     assert load_case(path).manifest_hash != plain

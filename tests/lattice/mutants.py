@@ -50,7 +50,8 @@ class Mutant(Factory):
         n = len(self._cells)
         self._exit_kind, self._exit_dest = [_NEVER] * n, [-1] * n
         for hi, c in enumerate(self._cells):
-            d, t = self._direction(hi), self.neighbour(self._cells[hi], self._direction(hi))
+            d = self._direction(hi)
+            t = self.neighbour(c, d)
             if t < 0:
                 continue
             if grid[t] in BELT_DIRS:
@@ -71,10 +72,18 @@ class Mutant(Factory):
             ranked = []
             for side in sides:
                 o = self.neighbour(c, side)
-                if o in holder_of and self._exit_kind[holder_of[o]] == _BELT and self._exit_dest[holder_of[o]] == hi:
+                if (
+                    o in holder_of
+                    and self._exit_kind[holder_of[o]] == _BELT
+                    and self._exit_dest[holder_of[o]] == hi
+                ):
                     ranked.append(holder_of[o] * 4 + 3)
             for o_hi in range(n):  # exits that reach this belt some other way are refused
-                if self._exit_kind[o_hi] == _BELT and self._exit_dest[o_hi] == hi and o_hi * 4 + 3 not in ranked:
+                if (
+                    self._exit_kind[o_hi] == _BELT
+                    and self._exit_dest[o_hi] == hi
+                    and o_hi * 4 + 3 not in ranked
+                ):
                     self._exit_kind[o_hi] = _NEVER
             self._contenders[hi] = tuple(ranked)
         self._asm_contenders = []
@@ -82,7 +91,11 @@ class Mutant(Factory):
             ranked = []
             for side in self.assembler_order:
                 o = self.neighbour(c, side)
-                if o in holder_of and self._exit_kind[holder_of[o]] == _ASSEMBLER and self._exit_dest[holder_of[o]] == a:
+                if (
+                    o in holder_of
+                    and self._exit_kind[holder_of[o]] == _ASSEMBLER
+                    and self._exit_dest[holder_of[o]] == a
+                ):
                     ranked.append(holder_of[o] * 4 + 3)
             self._asm_contenders.append(tuple(ranked))
 
@@ -193,7 +206,7 @@ class FullRingsAlwaysRotate(Mutant):
     def __init__(self, scenario: Scenario) -> None:
         super().__init__(scenario)
         loops = []
-        for start, kind in enumerate(self._exit_kind):
+        for start in range(len(self._exit_kind)):
             seen, h = [], start
             while self._belt[h] and self._exit_kind[h] == _BELT and h not in seen:
                 seen.append(h)
@@ -249,7 +262,11 @@ class CapacityIgnoresThisTick(Mutant):
 
     def _accepted(self, a: int) -> set[int]:
         caps, buffer = self._asm_caps[a], self._buffer[a]
-        return {p for p in self._asm_contenders[a] if self._hold[p] in caps and buffer[self._hold[p]] < caps[self._hold[p]]}
+        return {
+            p
+            for p in self._asm_contenders[a]
+            if self._hold[p] in caps and buffer[self._hold[p]] < caps[self._hold[p]]
+        }
 
 
 class AssemblerWestFirst(Mutant):
