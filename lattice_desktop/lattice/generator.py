@@ -2,7 +2,8 @@
 
 `generate` lays out factory features on a free grid — belt lines with turns from
 sources to sinks or dead ends, side-loading merges, rings (one that fills and then
-rotates, one a feeder jams), chains of assemblers with multi-input recipes, walls —
+rotates, one a feeder jams), chains of assemblers with multi-input recipes, lines that end
+head-on, sinks fed from several sides, walls —
 plus optional noise (single random cells, which exercise the odd corners of the rules).
 The stress cases of the bundled case are laid out by `stress`, from these features.
 """
@@ -307,6 +308,38 @@ def _factory(lay: Layout) -> None:
     _feed(lay, ex, ey, lay.rng.sample(free_sides, len(inputs2)), inputs2)
 
 
+def _head_on(lay: Layout) -> None:
+    """A source and a short straight line that ends in a belt facing back at it: the
+    head-on belt refuses every item the line offers (spec §3), so the line fills and waits."""
+    start = lay.random_free()
+    if start is None:
+        return
+    x, y = start
+    d = lay.rng.randrange(4)
+    dx, dy = _DELTA[d]
+    length = lay.rng.randint(1, 6)
+    cells = [(x + i * dx, y + i * dy) for i in range(length + 2)]
+    if not all(lay.free(cx, cy) for cx, cy in cells):
+        return
+    lay.source(x, y, d, period=lay.rng.choice((1, 1, 2)))
+    for cx, cy in cells[1:-1]:
+        lay.belt(cx, cy, d)
+    lay.belt(*cells[-1], (d + 2) % 4)
+
+
+def _hub(lay: Layout) -> None:
+    """A sink fed by lines from two to four sides at once (it takes every item, §4a)."""
+    cell = lay.random_free()
+    if cell is None:
+        return
+    x, y = cell
+    lay.grid[y][x] = ord("K")
+    sides = lay.rng.sample(range(4), lay.rng.randint(2, 4))
+    for side in sides:
+        dx, dy = _DELTA[side]
+        lay.feeder(x + dx, y + dy, (side + 2) % 4, lay.rng.randint(1, 5), turns=0.2, item=None, period=1)
+
+
 def _walls(lay: Layout) -> None:
     start = lay.random_free()
     if start is None:
@@ -353,8 +386,13 @@ _FEATURES = {
     "jammed_rings": lambda lay: _ring(lay, jammed=True),
     "factories": _factory,
     "walls": _walls,
+    "head_on": _head_on,
+    "hubs": _hub,
 }
 FEATURES = tuple(_FEATURES)
+# The features the bundled case's stress factories use (version 3): their lane stripes
+# already end in head-on belts and shared sinks, and these keep its files as they are.
+STRESS_FEATURES = ("lines", "merges", "rings", "jammed_rings", "factories", "walls")
 
 
 def add_features(lay: Layout, attempts: int, features: tuple[str, ...] = FEATURES) -> None:

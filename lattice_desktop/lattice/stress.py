@@ -16,7 +16,7 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 
-from lattice_desktop.lattice.generator import FEATURES, Layout, add_features
+from lattice_desktop.lattice.generator import STRESS_FEATURES, Layout, add_features
 
 STRIPE = 16  # rows per stripe
 FEATURE_EVERY = 4  # every fourth stripe (the second of each four) holds features
@@ -65,7 +65,7 @@ def stress(seed: int, *, size: int, ticks: int, snapshot: int) -> str:
             area = (bottom - top) * size
             for kind in ("rings", "jammed_rings", "factories"):  # the rarer machines first
                 add_features(lay, area // CELLS_PER_MACHINE, (kind,))
-            add_features(lay, area // CELLS_PER_FEATURE, FEATURES)
+            add_features(lay, area // CELLS_PER_FEATURE, STRESS_FEATURES)
             lay.rows = (0, size)
         else:
             _lane_stripe(lay, top, bottom, ticks=ticks)
