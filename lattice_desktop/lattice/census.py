@@ -101,7 +101,7 @@ OBSERVABLE = (
 
 
 class _CountingFactory(Factory):
-    """The reference rules, counting around phases 2 and 3."""
+    """The reference rules, counting around phases 1, 2 and 3."""
 
     def __init__(self, scenario: Scenario) -> None:
         super().__init__(scenario)
@@ -139,6 +139,8 @@ class _CountingFactory(Factory):
         self.sink_exits = [h * 4 + 3 for h in range(len(self._cells)) if self._exit_kind[h] == _SINK]
 
     def step(self) -> None:
+        """Before phase 1: a due production is skipped when the buffer is full; count it
+        when the buffer then empties before the next due tick."""
         t, hold = self.tick + 1, self._hold
         for i, (pos, _, period) in enumerate(self._sources):
             due = (t - 1) % period == 0

@@ -16,7 +16,8 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 
-from lattice_desktop.lattice.generator import STRESS_FEATURES, Layout, add_features
+from lattice_desktop.lattice.generator import STRESS_FEATURES, add_features
+from lattice_desktop.lattice.layout import Layout
 
 STRIPE = 16  # rows per stripe
 FEATURE_EVERY = 4  # every fourth stripe (the second of each four) holds features

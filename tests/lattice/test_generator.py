@@ -103,7 +103,6 @@ def test_every_generated_source_feeds_a_belt_or_an_assembler():
             assert _feeds(scenario, cell, source), (seed, cell % scenario.width, cell // scenario.width)
     assert sources > 1000
 
-
     from lattice_desktop.lattice.census import census
     from lattice_desktop.lattice.stress import stress_scenarios
 
