@@ -34,6 +34,7 @@ class Outcome(StrEnum):
     TRAP = "trap"
     OUT_OF_FUEL = "out_of_fuel"  # exhausted the runway: no answer, which is not a wrong one
     MEMORY_LIMIT = "memory_limit"
+    CONTRACT_VIOLATION = "contract_violation"  # broke the calling convention (alloc, output pointer)
     TIMEOUT = "timeout"  # the wall-clock backstop stopped it
     MISSING_EXPORT = "missing_export"
     LINK_ERROR = "link_error"
@@ -80,6 +81,7 @@ _OUTCOME_LOOKS = {
     Outcome.TRAP: Look("✗", "trap", RED),
     Outcome.OUT_OF_FUEL: Look("✗", "runway exhausted", RED),
     Outcome.MEMORY_LIMIT: Look("✗", "memory limit", RED),
+    Outcome.CONTRACT_VIOLATION: Look("✗", "contract violation", RED),
     Outcome.TIMEOUT: Look("✗", "wall-clock limit", RED),
     Outcome.MISSING_EXPORT: Look("✗", "missing export", RED),
     Outcome.LINK_ERROR: Look("✗", "link error", RED),

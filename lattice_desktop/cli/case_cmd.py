@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from lattice_desktop.cli.census_text import print_census
+from lattice_desktop.cli.census_text import print_census, print_coverage
 from lattice_desktop.cli.common import err, positive_int
 from lattice_desktop.cli.terminal import shown
 from lattice_desktop.errors import UserError
@@ -106,11 +106,16 @@ def _stats(args: argparse.Namespace) -> int:
         if unknown:
             raise UserError(f"{case.path}: no case named {', '.join(unknown)}")
         entries = tuple(e for e in entries if e.name in args.only)
+    stress = {}
     for entry in entries:
-        print_census(
+        counted = print_census(
             f"{entry.name} ({entry.kind})",
             entry.input_bytes(),
             case_dir=case.path.parent,
             recount=args.recount,
         )
+        if not entry.is_smoke:
+            stress[entry.name] = counted
+    if len(stress) > 1:
+        print_coverage(stress)
     return 0

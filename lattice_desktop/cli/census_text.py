@@ -5,7 +5,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from lattice_desktop.lattice.census import Census, census, census_of
+from lattice_desktop.lattice.census import OBSERVABLE, OBSERVABLE_IN, Census, census, census_of
 from lattice_desktop.lattice.scenario import parse_scenario
 from lattice_desktop.work import Step, Work
 
@@ -30,3 +30,13 @@ def print_census(name: str, data: bytes, *, case_dir: Path | None = None, recoun
     for what, value in result.rows():
         print(f"  {what:<24} {value}")
     return result
+
+
+def print_coverage(stress: dict[str, Census]) -> None:
+    """Print in how many of the stress cases each rule is observable, marking the rules
+    that show in fewer than OBSERVABLE_IN of them (the bar the bundled case meets)."""
+    print(f"observable in the {len(stress)} stress cases (each rule wanted in at least {OBSERVABLE_IN}):")
+    for what in OBSERVABLE:
+        showing = sum(1 for c in stress.values() if getattr(c, what) > 0)
+        mark = "ok  " if showing >= OBSERVABLE_IN else "FEW "
+        print(f"  {mark}{what:<24} {showing} of {len(stress)}")

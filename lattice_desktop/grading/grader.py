@@ -18,7 +18,7 @@ from datetime import UTC, datetime
 import wasmtime
 
 from lattice_desktop.errors import Cancelled
-from lattice_desktop.grading.compare import Mismatch, compare, snapshot_interval
+from lattice_desktop.grading.compare import Mismatch, compare, memory_limit_note, snapshot_interval
 from lattice_desktop.manifest.case import CaseEntry, CaseManifest
 from lattice_desktop.manifest.submission import Submission
 from lattice_desktop.outcomes import Outcome, Verdict
@@ -301,10 +301,11 @@ def _judge(
         # Keep what Results and Diff show (every expected snapshot and one past), not the
         # whole answer: a 16 MiB wrong answer per case must not grow the database by as much.
         kept = None if checksums is None else checksums[: len(expected) + 8]
+        limit_hit = memory_limit_note(run.memory_in_use, case.sandbox.memory_limit)
         return replace(
             measured,
-            outcome=Outcome.WRONG_ANSWER,
-            detail=reason,
+            outcome=Outcome.WRONG_ANSWER if limit_hit is None else Outcome.MEMORY_LIMIT,
+            detail=reason if limit_hit is None else f"{limit_hit}; {reason}",
             output_digest=digest,
             checksums=kept,
             mismatch=mismatch,

@@ -1,6 +1,6 @@
 """Rebuild the bundled Lattice case: stress scenarios, expected answers, the fuel ceiling.
 
-    python -m lattice_desktop.lattice.case_builder [--case-dir resources/cases/lattice]
+    python -m lattice_desktop.lattice.case_builder [--case-dir resources/cases/lattice] [--check]
 
 Expected answers come from the wasm `reference` engine (checked against the Python
 reference engine on the smoke tests, and against `lines` on the stress cases). The
@@ -8,13 +8,21 @@ ceiling is set from the `lines` engine's fuel with headroom; the runways follow 
 in docs/manifests.md: the largest stress case's runway lets an engine needing
 RUNWAY_REFERENCE_FACTOR × the reference's fuel finish on every stress case, and each
 smaller case gets a longer one, so the multiplier shrinks as the inputs grow.
+
+Everything it writes is a function of the smoke files, the stress generator and the two
+engines' fuel, so a rebuild of an unchanged case rewrites nothing (files whose bytes would
+not change are left alone). `--check` builds into a temporary folder and lists the files
+that differ from the committed case.
 """
 
 from __future__ import annotations
 
 import argparse
 import math
+import shutil
 import struct
+import sys
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -41,8 +49,9 @@ SMOKE_ORDER = (
     "assembler_priority",
     "crafting_timing",
     "grid_edge",
+    "assembler_refuses_unneeded_type",
 )
-CASE_VERSION = 2
+CASE_VERSION = 3
 HEADROOM = 1.5  # the ceiling over the slowest stress case of `lines`
 RUNWAY_REFERENCE_FACTOR = 4.0  # a correct engine this many times slower than reference still gets a reading
 RUNWAY_SLACK = 1.01  # for the calls around `lattice_run` (alloc, copying the input) the grader also meters
@@ -73,6 +82,14 @@ def _behaviour(text: str) -> str:
     return first.lstrip("# ").strip()
 
 
+def write_if_changed(path: Path, data: bytes) -> bool:
+    """Write `data` unless the file already holds exactly it (so a rebuild touches nothing)."""
+    if path.is_file() and path.read_bytes() == data:
+        return False
+    path.write_bytes(data)
+    return True
+
+
 def build(case_dir: Path) -> Path:
     samples = case_dir / "submissions"
     reference = WasmEngine(samples / "reference" / "engine.wasm")
@@ -90,7 +107,7 @@ def build(case_dir: Path) -> Path:
         checksums = reference.run(data)
         if checksums != simulate(parse_scenario(data, source=str(path))):
             raise RuntimeError(f"{path.name}: the wasm and Python references disagree")
-        (expected_dir / f"{path.stem}.u64").write_bytes(_pack(checksums))
+        write_if_changed(expected_dir / f"{path.stem}.u64", _pack(checksums))
         built.append(
             Built(
                 path.stem,
@@ -108,11 +125,11 @@ def build(case_dir: Path) -> Path:
         text = stress.text()
         data = text.encode()
         scenario = parse_scenario(data, source=stress.name)
-        (stress_dir / f"{stress.name}.lat").write_text(text)
+        write_if_changed(stress_dir / f"{stress.name}.lat", data)
         checksums = reference.run(data)
         if lines.run(data) != checksums:
             raise RuntimeError(f"{stress.name}: lines and reference disagree")
-        (expected_dir / f"{stress.name}.u64").write_bytes(_pack(checksums))
+        write_if_changed(expected_dir / f"{stress.name}.u64", _pack(checksums))
         lf, rf = lines.fuel_of(data), reference.fuel_of(data)
         built.append(
             Built(
@@ -127,12 +144,8 @@ def build(case_dir: Path) -> Path:
             )
         )
         print(f"stress {stress.name:<14} lines {lf:>14,}  reference {rf:>16,}  ×{rf / lf:6.1f}")
-    stress_built = [b for b in built if b.kind == "stress"]
-    ceiling = _round_up(max(b.lines_fuel for b in stress_built) * HEADROOM)
-    runways = runways_for([b.reference_fuel for b in stress_built], ceiling)
     manifest = case_dir / "case.toml"
-    manifest.write_text(_manifest(built, ceiling, runways))
-    print(f"ceiling {ceiling:,} fuel; runways {', '.join(f'{r:g}' for r in runways)}")
+    write_if_changed(manifest, manifest_text(built).encode())
     write_census(case_dir)
     return manifest
 
@@ -158,6 +171,15 @@ def runways_for(reference_fuel: list[int], ceiling: int) -> list[float]:
     largest = max(1, math.ceil(need))
     count = len(reference_fuel)
     return [float(math.ceil(largest * (1 + RUNWAY_STEP * (count - 1 - i)))) for i in range(count)]
+
+
+def manifest_text(built: list[Built]) -> str:
+    """case.toml for the built scenarios: the ceiling and runways follow from their fuel."""
+    stress_built = [b for b in built if b.kind == "stress"]
+    ceiling = _round_up(max(b.lines_fuel for b in stress_built) * HEADROOM)
+    runways = runways_for([b.reference_fuel for b in stress_built], ceiling)
+    print(f"ceiling {ceiling:,} fuel; runways {', '.join(f'{r:g}' for r in runways)}")
+    return _manifest(built, ceiling, runways)
 
 
 def _manifest(built: list[Built], ceiling: int, runways: list[float]) -> str:
@@ -198,6 +220,25 @@ def _manifest(built: list[Built], ceiling: int, runways: list[float]) -> str:
     return "\n".join(out)
 
 
+def check(case_dir: Path) -> list[str]:
+    """Build a copy of the case (its smoke files and samples) in a temporary folder and
+    return the files of the committed case that differ from what the builder produces."""
+    built_files = ("case.toml", "census.json", "expected", "stress")
+    with tempfile.TemporaryDirectory(prefix="lattice-case-") as tmp:
+        copy = Path(tmp) / case_dir.name
+        shutil.copytree(case_dir, copy, ignore=shutil.ignore_patterns(*built_files))
+        build(copy)
+        produced = {p.relative_to(copy) for p in copy.rglob("*") if p.is_file()}
+        committed = {p.relative_to(case_dir) for p in case_dir.rglob("*") if p.is_file()}
+        return sorted(
+            str(rel)
+            for rel in produced | committed
+            if rel not in produced
+            or rel not in committed
+            or (copy / rel).read_bytes() != (case_dir / rel).read_bytes()
+        )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--case-dir", type=Path, default=CASES / "lattice")
@@ -206,7 +247,19 @@ def main() -> None:
         action="store_true",
         help="only recount the census of the case's scenarios (census.json)",
     )
+    parser.add_argument(
+        "--check",
+        action="store_true",
+        help="build into a temporary folder and list the committed files that differ (exit 1 if any)",
+    )
     args = parser.parse_args()
+    if args.check:
+        differ = check(args.case_dir)
+        print(
+            "\n".join(f"differs: {name}" for name in differ)
+            or "the committed case is what the builder produces"
+        )
+        sys.exit(1 if differ else 0)
     print(write_census(args.case_dir) if args.census_only else build(args.case_dir))
 
 

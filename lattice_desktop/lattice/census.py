@@ -5,6 +5,14 @@ side-load junctions and how often two or more of their contenders held an item a
 rings that rotated and rings left jammed, sources whose items left, items absorbed by
 sinks, crafts completed, items handed straight from one assembler to another, and item
 moves per tick. A case author reads it to see that a stress case tests what it claims.
+
+A rule is only tested where breaking it would change the state, so the census also counts
+what makes each rule *observable*: head-on refusals where the refused item would otherwise
+have moved, ticks a full ring of two or more item types stood still (a rotation would have
+moved the types round), ticks a sink took items from two or more sides, items waiting at an
+exit off the grid, offers of a type an assembler's recipe does not use, and productions
+skipped while a source's buffer was full that a queue would have made before the next due
+tick. `OBSERVABLE` names them; the bundled case shows each in at least three stress cases.
 """
 
 from __future__ import annotations
@@ -18,7 +26,7 @@ from pathlib import Path
 
 import platformdirs
 
-from lattice_desktop.lattice.rules import _ASSEMBLER, _BELT, Factory
+from lattice_desktop.lattice.rules import _ASSEMBLER, _BELT, _SINK, Factory
 from lattice_desktop.lattice.scenario import parse_scenario
 from lattice_desktop.lattice.world import BELT_DIRS, Entity, Scenario
 from lattice_desktop.work import Work
@@ -46,6 +54,12 @@ class Census:
     crafts: int  # crafts completed (product made)
     handed_on: int  # items moved straight from an assembler's output into an assembler
     moves: int  # item moves of every kind
+    head_on_refusals: int  # items refused by a head-on belt that would otherwise have moved
+    jam_ticks: int  # ring-ticks on which a full ring of two or more types stood still
+    multi_side_sink_ticks: int  # sink-ticks with items from two or more sides at once
+    edge_exits: int  # item-ticks waiting at an exit that points off the grid
+    unneeded_offers: int  # item-ticks offering an assembler a type its recipe does not use
+    skipped_productions: int  # skipped productions a queue would have made before the next due tick
 
     @property
     def moves_per_tick(self) -> float:
@@ -62,11 +76,32 @@ class Census:
             ("assemblers", f"{self.assemblers:,}, {self.crafts:,} crafts completed"),
             ("assembler to assembler", f"{self.handed_on:,} items passed"),
             ("items moved per tick", f"{self.moves_per_tick:,.0f}"),
+            ("head-on refusals", f"{self.head_on_refusals:,} items held back"),
+            ("jams", f"{self.jam_ticks:,} ring-ticks a full two-type ring stood still"),
+            ("sinks fed from two sides", f"{self.multi_side_sink_ticks:,} sink-ticks"),
+            ("exits off the grid", f"{self.edge_exits:,} item-ticks held"),
+            ("unneeded types offered", f"{self.unneeded_offers:,} offers refused"),
+            ("skipped productions", f"{self.skipped_productions:,} that a queue would have made"),
         ]
 
 
+# What makes each rule observable, each wanted in at least OBSERVABLE_IN stress cases of a case.
+OBSERVABLE_IN = 3
+OBSERVABLE = (
+    "contested",
+    "head_on_refusals",
+    "jam_ticks",
+    "rotating_rings",
+    "multi_side_sink_ticks",
+    "edge_exits",
+    "unneeded_offers",
+    "skipped_productions",
+    "handed_on",
+)
+
+
 class _CountingFactory(Factory):
-    """The reference rules, counting around phases 2 and 3."""
+    """The reference rules, counting around phases 1, 2 and 3."""
 
     def __init__(self, scenario: Scenario) -> None:
         super().__init__(scenario)
@@ -78,6 +113,43 @@ class _CountingFactory(Factory):
         self.rotated: set[int] = set()
         self.jammed: set[int] = set()
         self.active: set[int] = set()
+        self._wire_observers()
+        self.head_on_refusals = self.jam_ticks = self.multi_side_sink_ticks = 0
+        self.edge_exits = self.unneeded_offers = self.skipped_productions = 0
+        self.owed = [False] * len(self._sources)  # a production was skipped while full
+
+    def _wire_observers(self) -> None:
+        """The exits whose waiting items make a rule observable."""
+        s, w, h = self.scenario, self.scenario.width, self.scenario.height
+        self.head_on: list[tuple[int, int]] = []  # (exit position, the head-on belt)
+        self.off_grid: list[int] = []
+        for hi, c in enumerate(self._cells):
+            char = s.grid[c]
+            d = BELT_DIRS[char] if char in BELT_DIRS else (s.sources.get(c) or s.assemblers[c]).dir
+            x, y = c % w + d.dx, c // w + d.dy
+            if not (0 <= x < w and 0 <= y < h):
+                self.off_grid.append(hi * 4 + 3)
+            elif s.grid[y * w + x] in BELT_DIRS and BELT_DIRS[s.grid[y * w + x]] == d.opposite():
+                self.head_on.append((hi * 4 + 3, self._holder_of[y * w + x]))
+        self.offers = [
+            (h * 4 + 3, self._asm_caps[self._exit_dest[h]])
+            for h in range(len(self._cells))
+            if self._exit_kind[h] == _ASSEMBLER
+        ]
+        self.sink_exits = [h * 4 + 3 for h in range(len(self._cells)) if self._exit_kind[h] == _SINK]
+
+    def step(self) -> None:
+        """Before phase 1: a due production is skipped when the buffer is full; count it
+        when the buffer then empties before the next due tick."""
+        t, hold = self.tick + 1, self._hold
+        for i, (pos, _, period) in enumerate(self._sources):
+            due = (t - 1) % period == 0
+            if due:
+                self.owed[i] = bool(hold[pos])
+            elif self.owed[i] and not hold[pos]:  # empty before the next due tick
+                self.skipped_productions += 1
+                self.owed[i] = False
+        super().step()
 
     def _rings(self) -> list[list[int]]:
         """Cycles of belts, each handing its items to the next."""
@@ -106,13 +178,29 @@ class _CountingFactory(Factory):
         full = [i for i, ring in enumerate(self.ring_positions) if all(hold[p] for p in ring)]
         holding = [p for p in self.source_exits if hold[p]]
         handing = [p for p in self.handing_exits if hold[p]]
+        head_on = [
+            (p, b) for p, b in self.head_on if hold[p] and not any(hold[c] for c in self._contenders[b])
+        ]
+        closed = {b for _, b in head_on if hold[b * 4]}
+        self.edge_exits += sum(1 for p in self.off_grid if hold[p])
+        self.unneeded_offers += sum(1 for p, caps in self.offers if hold[p] and hold[p] not in caps)
+        sinking = [p for p in self.sink_exits if hold[p]]
+        types = [{hold[p] for p in self.ring_positions[i]} for i in full]
         fate = super()._move()
+        self.head_on_refusals += sum(1 for _, b in head_on if b not in closed or fate.get(b * 4) == 1)
+        fed: dict[int, int] = {}
+        for p in sinking:
+            dest = self._exit_dest[p >> 2]
+            fed[dest] = fed.get(dest, 0) + 1
+        self.multi_side_sink_ticks += sum(1 for n in fed.values() if n >= 2)
         self.moves += sum(fate.values())
         self.active.update(p for p in holding if not hold[p])
         self.handed_on += sum(1 for p in handing if not hold[p])
         self.jammed = set()
-        for i in full:
-            (self.rotated if fate[self.ring_positions[i][3]] else self.jammed).add(i)
+        for i, kinds in zip(full, types, strict=True):
+            moved = fate[self.ring_positions[i][3]]
+            (self.rotated if moved else self.jammed).add(i)
+            self.jam_ticks += not moved and len(kinds) >= 2
         return fate
 
     def _craft(self) -> None:
@@ -160,13 +248,19 @@ def census(scenario: Scenario, *, work: Work | None = None) -> Census:
         crafts=factory.crafts,
         handed_on=factory.handed_on,
         moves=factory.moves,
+        head_on_refusals=factory.head_on_refusals,
+        jam_ticks=factory.jam_ticks,
+        multi_side_sink_ticks=factory.multi_side_sink_ticks,
+        edge_exits=factory.edge_exits,
+        unneeded_offers=factory.unneeded_offers,
+        skipped_productions=factory.skipped_productions,
     )
 
 
 # --- kept on disk: a 512² census takes the Python rules a minute or two -------------------
 
 CENSUS_FILE = "census.json"  # beside a case's case.toml: the census of each of its scenarios
-_FORMAT = 1
+_FORMAT = 2  # 2: the observability counts
 
 
 def scenario_digest(data: bytes) -> str:
@@ -234,5 +328,7 @@ def write_case_census(
         if progress is not None:
             progress(name)
     path = case_dir / CENSUS_FILE
-    path.write_text(json.dumps({"format": _FORMAT, "scenarios": out}, indent=1) + "\n")
+    text = json.dumps({"format": _FORMAT, "scenarios": out}, indent=1) + "\n"
+    if not path.is_file() or path.read_text() != text:  # a rebuild of the same case touches nothing
+        path.write_text(text)
     return path

@@ -2,7 +2,8 @@
 
 `generate` lays out factory features on a free grid — belt lines with turns from
 sources to sinks or dead ends, side-loading merges, rings (one that fills and then
-rotates, one a feeder jams), chains of assemblers with multi-input recipes, walls —
+rotates, one a feeder jams), chains of assemblers with multi-input recipes, lines that end
+head-on, sinks fed from several sides, walls —
 plus optional noise (single random cells, which exercise the odd corners of the rules).
 The stress cases of the bundled case are laid out by `stress`, from these features.
 """
@@ -10,140 +11,10 @@ The stress cases of the bundled case are laid out by `stress`, from these featur
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass, field
 
-DIRS = "NESW"
-ARROWS = "^>v<"
-_DELTA = ((0, -1), (1, 0), (0, 1), (-1, 0))
-_PERIODS = (1, 1, 1, 2, 2, 3, 4, 5, 7, 11)
-MAX_SIDE = 4096
-# Recipes per pool before new ones reuse old ones: 3 pools stay within the 255 recipe ids
-# (the chains' second stage may add one more per intermediate product, 21 at most).
-POOL_SIZE = 70
+from lattice_desktop.lattice.layout import _DELTA, MAX_SIDE, Layout, _left, _right
 
-
-def _left(d: int) -> int:
-    return (d + 3) % 4
-
-
-def _right(d: int) -> int:
-    return (d + 1) % 4
-
-
-@dataclass
-class Layout:
-    """A scenario being built: the grid plus the source, assembler and recipe lines."""
-
-    width: int
-    height: int
-    rng: random.Random
-    grid: list[bytearray] = field(init=False)
-    sources: dict[tuple[int, int], tuple[int, int, int]] = field(default_factory=dict)
-    assemblers: dict[tuple[int, int], tuple[int, int]] = field(default_factory=dict)
-    recipes: dict[int, tuple[int, int, list[tuple[int, int]]]] = field(default_factory=dict)
-    # the rows features may use (stress scenarios keep them to their feature stripes)
-    rows: tuple[int, int] = (0, 0)
-    pools: dict[str, list[int]] = field(default_factory=dict)
-
-    def __post_init__(self) -> None:
-        self.grid = [bytearray(b"." * self.width) for _ in range(self.height)]
-        self.rows = (0, self.height)
-
-    def free(self, x: int, y: int) -> bool:
-        return 0 <= x < self.width and self.rows[0] <= y < self.rows[1] and self.grid[y][x] == ord(".")
-
-    def random_free(self) -> tuple[int, int] | None:
-        for _ in range(8):
-            x, y = self.rng.randrange(self.width), self.rng.randrange(*self.rows)
-            if self.free(x, y):
-                return x, y
-        return None
-
-    def belt(self, x: int, y: int, d: int) -> None:
-        self.grid[y][x] = ord(ARROWS[d])
-
-    def source(self, x: int, y: int, d: int, *, item: int | None = None, period: int | None = None) -> None:
-        self.grid[y][x] = ord("S")
-        item = item if item is not None else self.rng.randint(1, 8)
-        self.sources[(x, y)] = (d, item, period if period is not None else self.rng.choice(_PERIODS))
-
-    def assembler(self, x: int, y: int, d: int, recipe: int) -> None:
-        self.grid[y][x] = ord("A")
-        self.assemblers[(x, y)] = (d, recipe)
-
-    def recipe(self, inputs: list[tuple[int, int]], product: int, *, pool: str, consumes: int = 0) -> int:
-        """A new recipe id, or, once `pool` holds POOL_SIZE recipes, an existing one of the
-        pool (that takes `consumes`, when given): ids are 1..255, so big factories share
-        recipes. Callers read the inputs and product back from `recipes`."""
-        ids = self.pools.setdefault(pool, [])
-        fitting = [r for r in ids if not consumes or consumes in dict(self.recipes[r][2])]
-        if fitting and (len(ids) >= POOL_SIZE or len(self.recipes) >= 255):
-            return self.rng.choice(fitting)
-        rid = len(self.recipes) + 1
-        self.recipes[rid] = (product, self.rng.randint(1, 6), inputs)
-        ids.append(rid)
-        return rid
-
-    def text(self, *, ticks: int, snapshot: int, comment: str) -> str:
-        lines = [f"# {comment}", "lattice 1", f"size {self.width} {self.height}"]
-        lines += [f"ticks {ticks}", f"snapshot {snapshot}"]
-        for rid, (product, time, inputs) in sorted(self.recipes.items()):
-            ins = " ".join(f"{k}:{n}" for k, n in inputs)
-            lines.append(f"recipe {rid} {product} {time} {ins}")
-        for (x, y), (d, item, period) in sorted(self.sources.items(), key=lambda s: s[0][::-1]):
-            lines.append(f"source {x} {y} {DIRS[d]} {item} {period}")
-        for (x, y), (d, rid) in sorted(self.assemblers.items(), key=lambda a: a[0][::-1]):
-            lines.append(f"assembler {x} {y} {DIRS[d]} {rid}")
-        lines.append("grid")
-        lines += [row.decode() for row in self.grid]
-        return "\n".join(lines) + "\n"
-
-    # ---- building blocks ----
-
-    def path(self, x: int, y: int, d: int, length: int, *, turns: float) -> tuple[int, int, int]:
-        """Lay belts forward from (x, y) heading d; return the cell after the last belt."""
-        for _ in range(length):
-            if not self.free(x, y):
-                break
-            if self.rng.random() < turns:
-                nd = self.rng.choice((_left(d), _right(d)))
-                dx, dy = _DELTA[nd]
-                if self.free(x + dx, y + dy):
-                    d = nd
-            self.belt(x, y, d)
-            dx, dy = _DELTA[d]
-            x, y = x + dx, y + dy
-        return x, y, d
-
-    def feeder(
-        self,
-        x: int,
-        y: int,
-        d: int,
-        length: int,
-        *,
-        turns: float,
-        item: int | None,
-        period: int | None = None,
-    ) -> bool:
-        """Lay up to `length` belts backwards from (x, y), the last one pointing d, and put a
-        source in the free cell behind the first. False when not even one belt fits."""
-        if not self.free(x, y):
-            return False
-        for _ in range(length):
-            self.belt(x, y, d)
-            back = d
-            if self.rng.random() < turns:
-                back = self.rng.choice((_left(d), _right(d)))
-            for way in dict.fromkeys((back, d)):  # a turn that does not fit goes straight
-                dx, dy = _DELTA[way]
-                if self.free(x - dx, y - dy):
-                    x, y, d = x - dx, y - dy, way
-                    break
-            else:
-                return True  # boxed in: the belts stay, fed by whatever reaches them
-        self.source(x, y, d, item=item, period=period)
-        return True
+STRAY = 0.4  # crafting chains whose spare feeder carries a type the recipe does not use
 
 
 def _line(lay: Layout) -> None:
@@ -202,7 +73,8 @@ def _merge(lay: Layout) -> None:
 def _ring(lay: Layout, *, jammed: bool) -> None:
     """A rectangular ring fed by sources. Fed from the outside of straight edges by two
     item types, it fills and then rotates (visibly: the types take turns); fed into a
-    corner from behind, the feeder outranks the ring's own side-load and jams it."""
+    corner from behind, the feeder outranks the ring's own side-load and jams it, and a
+    second type fed from a straight edge makes the jam visible (a rotation would move it)."""
     rw, rh = lay.rng.randint(2 if jammed else 3, 5), lay.rng.randint(3, 5)
     origin = lay.random_free()
     if origin is None:
@@ -223,17 +95,21 @@ def _ring(lay: Layout, *, jammed: bool) -> None:
         d = _DELTA.index((nx - x, ny - y))
         dirs.append(d)
         lay.belt(x, y, d)
-    if jammed:
+    straight = [i for i in range(len(ring)) if dirs[i] == dirs[i - 1]]
+    items = lay.rng.sample(range(1, 9), 2)
+    if jammed:  # the corner feeder jams the ring; a second type from a straight edge shows it
         i = lay.rng.randrange(len(ring))
         while dirs[i] == dirs[i - 1]:
             i = (i + 1) % len(ring)
         x, y = ring[i]
         d = dirs[i]
         dx, dy = _DELTA[d]
-        lay.feeder(x - dx, y - dy, d, lay.rng.randint(1, 4), turns=0.0, item=lay.rng.randint(1, 8))
-        return
-    straight = [i for i in range(len(ring)) if dirs[i] == dirs[i - 1]]
-    for i, item in zip(lay.rng.sample(straight, 2), lay.rng.sample(range(1, 9), 2), strict=True):
+        lay.feeder(x - dx, y - dy, d, lay.rng.randint(1, 4), turns=0.0, item=items[0], period=1)
+        straight = lay.rng.sample(straight, 1)
+        items = items[1:]
+    else:
+        straight = lay.rng.sample(straight, 2)
+    for i, item in zip(straight, items, strict=True):
         x, y = ring[i]
         outer = _left(dirs[i]) if clockwise else _right(dirs[i])
         dx, dy = _DELTA[outer]
@@ -247,6 +123,14 @@ def _feed(lay: Layout, x: int, y: int, sides: list[int], items: list[int]) -> No
         lay.feeder(
             x + dx, y + dy, (side + 2) % 4, lay.rng.randint(1, 6), turns=0.2, item=items[n % len(items)]
         )
+
+
+def _with_stray(lay: Layout, inputs: list[int], sides: int) -> list[int]:
+    """The types to feed from `sides` sides: the inputs in turn, and now and then, when a
+    side is spare, a type the recipe does not use (offered, refused, waiting for good)."""
+    if sides > len(inputs) and lay.rng.random() < STRAY:
+        return inputs + [lay.rng.choice([k for k in range(1, 9) if k not in inputs])]
+    return inputs
 
 
 def _factory(lay: Layout) -> None:
@@ -288,9 +172,41 @@ def _factory(lay: Layout) -> None:
     sx, sy, _ = lay.path(ex + dx, ey + dy, d2, lay.rng.randint(0, 6), turns=0.2)
     if lay.free(sx, sy):
         lay.grid[sy][sx] = ord("K")
-    _feed(lay, x1, y1, sides, [k for k, _ in inputs1])
+    _feed(lay, x1, y1, sides, _with_stray(lay, [k for k, _ in inputs1], len(sides)))
     free_sides = [s for s in range(4) if s not in (d2, (ed + 2) % 4)]
     _feed(lay, ex, ey, lay.rng.sample(free_sides, len(inputs2)), inputs2)
+
+
+def _head_on(lay: Layout) -> None:
+    """A source and a short straight line that ends in a belt facing back at it: the
+    head-on belt refuses every item the line offers (spec §3), so the line fills and waits."""
+    start = lay.random_free()
+    if start is None:
+        return
+    x, y = start
+    d = lay.rng.randrange(4)
+    dx, dy = _DELTA[d]
+    length = lay.rng.randint(1, 6)
+    cells = [(x + i * dx, y + i * dy) for i in range(length + 2)]
+    if not all(lay.free(cx, cy) for cx, cy in cells):
+        return
+    lay.source(x, y, d, period=lay.rng.choice((1, 1, 2)))
+    for cx, cy in cells[1:-1]:
+        lay.belt(cx, cy, d)
+    lay.belt(*cells[-1], (d + 2) % 4)
+
+
+def _hub(lay: Layout) -> None:
+    """A sink fed by lines from two to four sides at once (it takes every item, §4a)."""
+    cell = lay.random_free()
+    if cell is None:
+        return
+    x, y = cell
+    lay.grid[y][x] = ord("K")
+    sides = lay.rng.sample(range(4), lay.rng.randint(2, 4))
+    for side in sides:
+        dx, dy = _DELTA[side]
+        lay.feeder(x + dx, y + dy, (side + 2) % 4, lay.rng.randint(1, 5), turns=0.2, item=None, period=1)
 
 
 def _walls(lay: Layout) -> None:
@@ -339,8 +255,13 @@ _FEATURES = {
     "jammed_rings": lambda lay: _ring(lay, jammed=True),
     "factories": _factory,
     "walls": _walls,
+    "head_on": _head_on,
+    "hubs": _hub,
 }
 FEATURES = tuple(_FEATURES)
+# The features the bundled case's stress factories use (version 3): their lane stripes
+# already end in head-on belts and shared sinks, and these keep its files as they are.
+STRESS_FEATURES = ("lines", "merges", "rings", "jammed_rings", "factories", "walls")
 
 
 def add_features(lay: Layout, attempts: int, features: tuple[str, ...] = FEATURES) -> None:

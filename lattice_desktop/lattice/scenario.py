@@ -121,7 +121,8 @@ class _Parser:
             self.expect_tokens(tokens, line, "lattice 1")
             self.once(header, keyword, line)
             if tokens[1] != b"1":
-                raise self.error(line, f"unsupported version {_show(tokens[1])}, expected 1")
+                literal = " (the version is the literal tag 1, not a number)" if tokens[1].isdigit() else ""
+                raise self.error(line, f"unsupported version {_show(tokens[1])}, expected 1{literal}")
         elif keyword == "size":
             self.expect_tokens(tokens, line, "size W H")
             self.once(header, keyword, line)
@@ -162,6 +163,8 @@ class _Parser:
                 self.direction(tokens[3], line),
                 self.number(tokens[4], line, "recipe id", 1, 255),
             )
+        elif tokens[0].startswith(b"#"):
+            raise self.error(line, "a comment's `#` must be the line's first byte (this one is indented)")
         else:
             raise self.error(
                 line,
@@ -291,10 +294,10 @@ class _Parser:
                 "grid",
             )
         if len(body) > height:
+            what = "an empty line" if not body[height].strip(b" \t") else "unexpected content"
             raise self.error(
                 first_row_line + height,
-                f"unexpected content after the {height} grid lines "
-                "(only a single final newline may follow the grid)",
+                f"{what} after the {height} grid lines (only a single final newline may follow the grid)",
                 "grid",
             )
         rows = body

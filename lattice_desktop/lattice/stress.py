@@ -1,9 +1,11 @@
-"""The stress scenarios of the bundled Lattice case (version 2), deterministic from a seed.
+"""The stress scenarios of the bundled Lattice case (version 3), deterministic from a seed.
 
 A stress factory is cut into stripes of 16 rows. Most stripes are packed with belt lanes
 in bands of three: the outer two lanes turn into the first belt of the middle one from
 both sides, so side-loads are contended on every tick (and a wrong ranking shows), and
-lanes end in sinks (they flow) or walls (they fill, compress and sit idle). Every fourth
+lanes end in sinks (they flow), walls (they fill, compress and sit idle), a sink shared by
+a band's three lanes (fed from three sides at once), a head-on belt (which refuses them) or,
+at the east edge, a belt pointing off the grid. Every fourth
 stripe holds the generator's features: rotating rings fed two item types, jammed rings,
 two-stage crafting chains, merges, lines with turns and walls. So every rule of the spec
 works at every size, and the largest factories hold well over 100,000 belts.
@@ -14,13 +16,17 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 
-from lattice_desktop.lattice.generator import FEATURES, Layout, add_features
+from lattice_desktop.lattice.generator import STRESS_FEATURES, add_features
+from lattice_desktop.lattice.layout import Layout
 
 STRIPE = 16  # rows per stripe
 FEATURE_EVERY = 4  # every fourth stripe (the second of each four) holds features
 CELLS_PER_MACHINE = 200  # rings, jammed rings and crafting chains, each
 CELLS_PER_FEATURE = 40  # then features of every kind
-_E, _N, _S = 1, 0, 2
+EDGE_EXIT = 0.3  # lanes reaching the east edge that end in a belt pointing off the grid
+HEAD_ON = 0.06  # other lanes that end in a head-on belt
+HUB = 0.3  # units of three lanes that end in one sink fed from three sides
+_N, _E, _S, _W = 0, 1, 2, 3
 
 
 @dataclass(frozen=True)
@@ -40,7 +46,7 @@ class StressCase:
 def stress_scenarios() -> list[StressCase]:
     """The stress cases, smallest first; the two largest hold more than 100,000 belts."""
     return [
-        StressCase("stress-64", 64, 120, 60),
+        StressCase("stress-64", 64, 120, 60, seed=9),
         StressCase("stress-128", 128, 160, 80),
         StressCase("stress-192", 192, 200, 100),
         StressCase("stress-256", 256, 240, 120),
@@ -60,11 +66,11 @@ def stress(seed: int, *, size: int, ticks: int, snapshot: int) -> str:
             area = (bottom - top) * size
             for kind in ("rings", "jammed_rings", "factories"):  # the rarer machines first
                 add_features(lay, area // CELLS_PER_MACHINE, (kind,))
-            add_features(lay, area // CELLS_PER_FEATURE, FEATURES)
+            add_features(lay, area // CELLS_PER_FEATURE, STRESS_FEATURES)
             lay.rows = (0, size)
         else:
             _lane_stripe(lay, top, bottom, ticks=ticks)
-    return lay.text(ticks=ticks, snapshot=snapshot, comment=f"stress v2: seed {seed}, {size}x{size}")
+    return lay.text(ticks=ticks, snapshot=snapshot, comment=f"stress v3: seed {seed}, {size}x{size}")
 
 
 def _lane_stripe(lay: Layout, top: int, bottom: int, *, ticks: int) -> None:
@@ -97,7 +103,16 @@ def _lane(lay: Layout, y: int, x: int, b: int, *, period: int) -> None:
 
 
 def _end(lay: Layout, x: int, y: int) -> None:
-    lay.grid[y][x] = ord("K" if lay.rng.random() < 0.65 else "#")
+    """A lane's last cell: mostly a sink or a wall; at the east edge now and then a belt whose
+    exit points off the grid; elsewhere now and then a belt facing back at the lane (a head-on
+    belt, which refuses every item the lane offers it)."""
+    roll = lay.rng.random()
+    if x == lay.width - 1 and roll < EDGE_EXIT:
+        lay.belt(x, y, _E)
+    elif roll < HEAD_ON:
+        lay.belt(x, y, _W)
+    else:
+        lay.grid[y][x] = ord("K" if lay.rng.random() < 0.65 else "#")
 
 
 def _merge_band(lay: Layout, y: int, *, ticks: int) -> None:
@@ -132,4 +147,8 @@ def _merge_band(lay: Layout, y: int, *, ticks: int) -> None:
                 lay.belt(bx, row, _E)
             lay.belt(m, row, turn)
             _lane(lay, row, m + 1, b, period=rng.choice((1, 1, 2)))
+        if rng.random() < HUB:  # the three lanes end in one sink: it takes from W, N and S at once
+            lay.grid[y][b - 1] = ord("K")
+            lay.belt(b - 1, y - 1, _S)
+            lay.belt(b - 1, y + 1, _N)
         x = b

@@ -323,12 +323,51 @@ def _bytes_source(
 
 
 def _hash_manifest(path: Path, cases: tuple[CaseEntry, ...]) -> str:
-    digest = hashlib.sha256(path.read_bytes())
+    """The case's content hash: the manifest without its comments, then every input and
+    expected file. Comments (the builder's fuel notes, say) never change what is graded, so
+    they never split a field; a manifest without comments hashes as its bytes."""
+    digest = hashlib.sha256(without_comments(path.read_bytes()))
     for case in cases:
         for file in (case.input_path, case.expected_path):
             if file is not None:
                 digest.update(file_digest(file))
     return digest.hexdigest()
+
+
+def without_comments(toml: bytes) -> bytes:
+    """TOML text with its comments removed: a line holding only a comment goes whole, a
+    comment after a value goes with the spaces before it; a `#` inside a string is kept."""
+    out, line = bytearray(), bytearray()
+    quote = b""  # the delimiter of the string being read, if any
+    commented = False
+    i, n = 0, len(toml)
+    while i < n:
+        c = toml[i : i + 1]
+        if quote:
+            step = 2 if c == b"\\" and quote[:1] == b'"' else 1
+            if step == 1 and toml.startswith(quote, i):
+                step, quote = len(quote), b""
+        elif c in (b'"', b"'"):
+            quote = c * 3 if toml.startswith(c * 3, i) else c
+            step = len(quote)
+        elif c == b"#":
+            end = toml.find(b"\n", i)
+            i = n if end < 0 else end
+            line, commented = bytearray(line.rstrip(b" \t")), True
+            continue
+        else:
+            step = 1
+        chunk = toml[i : i + step]
+        i += step
+        if chunk != b"\n":
+            line += chunk
+            continue
+        if not (commented and not line.strip()):
+            out += line + chunk
+        line, commented = bytearray(), False
+    if not (commented and not line.strip()):
+        out += line
+    return bytes(out)
 
 
 # Opening a run's page reads its case again; hashing every input each time cost seconds on

@@ -63,10 +63,11 @@ class PackedOutput:
     data: bytes
     size: int
     digest: str
+    memory_in_use: int | None = None  # linear memory's size when the call returned
 
     @classmethod
-    def of(cls, data: bytes) -> PackedOutput:
-        return cls(data, len(data), hashlib.sha256(data).hexdigest())
+    def of(cls, data: bytes, memory_in_use: int | None = None) -> PackedOutput:
+        return cls(data, len(data), hashlib.sha256(data).hexdigest(), memory_in_use)
 
 
 class Refused(Exception):
@@ -174,7 +175,8 @@ def call_packed(
                 f"{limits.memory_bytes // 2**20} MiB memory limit",
             )
         raise Refused(
-            Outcome.WRONG_ANSWER, f"alloc({len(data):,}) returned 0x{ptr:x}, outside memory ({size:,} bytes)"
+            Outcome.CONTRACT_VIOLATION,
+            f"alloc({len(data):,}) returned 0x{ptr:x}, outside memory ({size:,} bytes)",
         )
     if data:
         memory.write(store, data, ptr)
@@ -196,11 +198,14 @@ def read_packed(
         )
     if out_ptr + out_len > size:
         raise Refused(
-            Outcome.WRONG_ANSWER, f"output 0x{out_ptr:x}+{out_len:,} lies outside memory ({size:,} bytes)"
+            Outcome.CONTRACT_VIOLATION,
+            f"output 0x{out_ptr:x}+{out_len:,} lies outside memory ({size:,} bytes)",
         )
     if keep is None or out_len <= keep:
-        return PackedOutput.of(bytes(memory.read(store, out_ptr, out_ptr + out_len)) if out_len else b"")
+        return PackedOutput.of(
+            bytes(memory.read(store, out_ptr, out_ptr + out_len)) if out_len else b"", size
+        )
     digest = hashlib.sha256()
     for start in range(out_ptr, out_ptr + out_len, _CHUNK):
         digest.update(memory.read(store, start, min(start + _CHUNK, out_ptr + out_len)))
-    return PackedOutput(bytes(memory.read(store, out_ptr, out_ptr + keep)), out_len, digest.hexdigest())
+    return PackedOutput(bytes(memory.read(store, out_ptr, out_ptr + keep)), out_len, digest.hexdigest(), size)

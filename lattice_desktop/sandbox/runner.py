@@ -52,6 +52,7 @@ class Execution:
     wall_time: float = 0.0
     output_size: int | None = None  # the whole output's length, even when `output` is cut
     output_digest: str | None = None  # SHA-256 of the whole output
+    memory_in_use: int | None = None  # linear memory's size when the entry returned
 
 
 def check_linkage(module: wasmtime.Module, contract: Contract) -> tuple[Outcome, str] | None:
@@ -181,6 +182,7 @@ def _with_time(result: Execution, elapsed: float) -> Execution:
         elapsed,
         result.output_size,
         result.output_digest,
+        result.memory_in_use,
     )
 
 
@@ -251,7 +253,12 @@ def _once(
         except Refused as refused:
             return Execution(refused.outcome, fuel=used(), detail=refused.detail)
         return Execution(
-            None, output=output.data, fuel=used(), output_size=output.size, output_digest=output.digest
+            None,
+            output=output.data,
+            fuel=used(),
+            output_size=output.size,
+            output_digest=output.digest,
+            memory_in_use=output.memory_in_use,
         )
     except wasmtime.Trap as trap:
         return _classify_trap(trap, store, memory, limits)

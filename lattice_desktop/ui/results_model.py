@@ -168,6 +168,9 @@ _OUTCOME_HELP = {
     Outcome.OVER_CEILING: "Correct, but only on the runway past the ceiling: does not pass",
     Outcome.SKIPPED: "Not run because a smoke test failed: counted failed",
     Outcome.WRONG_ANSWER: "The output differs from the expected answer",
+    Outcome.CONTRACT_VIOLATION: "The module broke the calling convention: alloc gave no room "
+    "for the input inside memory, or the output it returned lies outside memory",
+    Outcome.MEMORY_LIMIT: "The module hit the memory limit (a memory.grow was refused)",
     Outcome.OUT_OF_FUEL: "Exhausted the runway: still running at the end of its fuel, so there is "
     "no answer to judge (not a wrong answer); a faster engine may pass",
     Outcome.INTERNAL_ERROR: "A bug in Lattice Desktop, not in the submission",

@@ -34,12 +34,13 @@ SMOKE_RULES = {
     "assembler_priority",
     "crafting_timing",
     "grid_edge",
+    "assembler_refuses_unneeded_type",
 }
 
 
 def test_case_shape():
     case = load_case(demo_case())
-    assert case.version == 2
+    assert case.version == 3
     assert {c.name for c in case.smoke} == SMOKE_RULES
     assert all(c.behaviour for c in case.smoke)
     stress = case.stress
@@ -117,26 +118,32 @@ def test_buggy_fails_exactly_its_rule_and_reference_lands_on_the_runway():
     assert len(expected) // 8 == len(struct.unpack(f"<{len(expected) // 8}Q", expected))
 
 
-def test_version_1_runs_stay_readable_and_are_never_ranked_with_version_2(tmp_path):
-    # The field key holds the case version: a v1 run, even a faster one, never ranks with v2.
+def test_older_runs_stay_readable_and_are_never_ranked_with_version_3(tmp_path):
+    # The field key holds the case version: a v1 or v2 run, even a faster one, never ranks
+    # with v3, and each older version keeps its own leaderboard.
     writer = Writer(open_database(tmp_path / "runs.db"))
-    v2 = load_case(demo_case())
-    old = tmp_path / "lattice-v1"
-    shutil.copytree(v2.path.parent, old)
-    manifest = old / "case.toml"
-    manifest.write_text(manifest.read_text().replace("version = 2", "version = 1"))
-    fast = old / "submissions" / "lines"
-    toml = fast / "submission.toml"
-    toml.write_text(toml.read_text().replace('model = "sample-lines"', 'model = "old-fast"'))
-    v1 = load_case(manifest)
-    assert v1.version == 1
-    old_run = grade_and_store(v1, load_submission(fast), writer=writer).run_id
-    new_run = grade_and_store(v2, load_submission(v2.samples_dir / "lines"), writer=writer).run_id
+    v3 = load_case(demo_case())
+    older = {}
+    for version in (1, 2):
+        old = tmp_path / f"lattice-v{version}"
+        shutil.copytree(v3.path.parent, old)
+        manifest = old / "case.toml"
+        manifest.write_text(manifest.read_text().replace("version = 3", f"version = {version}"))
+        fast = old / "submissions" / "lines"
+        toml = fast / "submission.toml"
+        toml.write_text(toml.read_text().replace('model = "sample-lines"', f'model = "old-fast-v{version}"'))
+        case = load_case(manifest)
+        assert case.version == version
+        older[version] = (case, grade_and_store(case, load_submission(fast), writer=writer).run_id)
+    new_run = grade_and_store(v3, load_submission(v3.samples_dir / "lines"), writer=writer).run_id
     writer.close()
-    assert standing(new_run).of == 1 and standing(old_run).of == 1
+    assert standing(new_run).of == 1 and all(standing(run).of == 1 for _, run in older.values())
     board = leaderboard("lattice")
-    assert board.version == 2 and [e.model for e in board.entries] == ["sample-lines"]
-    assert [e.model for e in leaderboard("lattice", version=1).entries] == ["old-fast"]
-    stored = load_run(old_run)
-    assert stored.summary.case_label == "lattice 1/standard"
-    assert len(stored.results) == len(v1.cases) and all(r.outcome is Outcome.PASS for r in stored.results)
+    assert board.version == 3 and [e.model for e in board.entries] == ["sample-lines"]
+    for version, (case, run) in older.items():
+        assert [e.model for e in leaderboard("lattice", version=version).entries] == [f"old-fast-v{version}"]
+        stored = load_run(run)
+        assert stored.summary.case_label == f"lattice {version}/standard"
+        assert len(stored.results) == len(case.cases) and all(
+            r.outcome is Outcome.PASS for r in stored.results
+        )

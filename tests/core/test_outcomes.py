@@ -239,10 +239,10 @@ def test_start_function_fuel_is_counted(tmp_path):
     assert started - plain >= 1000
 
 
-def test_out_of_bounds_output_is_a_wrong_answer_not_a_crash(tmp_path):
+def test_out_of_bounds_output_is_a_contract_violation_not_a_crash(tmp_path):
     wat = module_with_run_body("(i64.const 0x7fff000000000010)")  # ptr 0x7fff0000, len 16
     result = run(tmp_path, wat).results[0]
-    assert result.outcome is Outcome.WRONG_ANSWER
+    assert result.outcome is Outcome.CONTRACT_VIOLATION
     assert "outside memory" in result.detail
     huge = module_with_run_body("(i64.const 0x00000000ffffffff)")  # a 4 GiB output
     result = run(tmp_path / "huge", huge).results[0]

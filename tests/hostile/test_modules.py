@@ -238,9 +238,10 @@ def test_every_trap_kind_is_a_trap_with_its_code(tmp_path, code):
         ("0xfffffff000000020", "outside memory"),  # ptr + len past 4 GiB
     ],
 )
-def test_out_of_bounds_and_huge_outputs_are_wrong_answers(tmp_path, packed, why):
+def test_out_of_bounds_and_huge_outputs_are_refused(tmp_path, packed, why):
     result = smoke(grade_wat(tmp_path, module_with_run_body(f"(i64.const {packed})")))
-    assert result.outcome is Outcome.WRONG_ANSWER and why in result.detail
+    breach = Outcome.CONTRACT_VIOLATION if why == "outside memory" else Outcome.WRONG_ANSWER
+    assert result.outcome is breach and why in result.detail
 
 
 @pytest.mark.parametrize(

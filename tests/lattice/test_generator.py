@@ -6,6 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from lattice_desktop.lattice.census import OBSERVABLE, census
 from lattice_desktop.lattice.generator import FEATURES, generate
 from lattice_desktop.lattice.scenario import parse_scenario
 from lattice_desktop.lattice.world import BELT_DIRS
@@ -102,8 +103,6 @@ def test_every_generated_source_feeds_a_belt_or_an_assembler():
             assert _feeds(scenario, cell, source), (seed, cell % scenario.width, cell // scenario.width)
     assert sources > 1000
 
-
-def test_every_stress_source_feeds_and_crafts_complete():
     from lattice_desktop.lattice.census import census
     from lattice_desktop.lattice.stress import stress_scenarios
 
@@ -121,3 +120,9 @@ def test_every_stress_source_feeds_and_crafts_complete():
 def test_densities_outside_0_1_are_refused(bad):
     with pytest.raises(ValueError, match=r"must be in \[0, 1\]"):
         generate(1, **bad)
+
+
+def test_a_generated_factory_makes_every_rule_observable():
+    # the guide's held-out factory: every rule shows, as in each stress case
+    counts = census(parse_scenario(generate(100, width=96, height=96, ticks=300, snapshot=30)))
+    assert all(getattr(counts, what) > 0 for what in OBSERVABLE), counts

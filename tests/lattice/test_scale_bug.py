@@ -17,7 +17,7 @@ SUBMISSIONS = build_engines.SUBMISSIONS_DIR
 SCALE_BUG = WasmEngine(SUBMISSIONS / "scale_bug" / "engine.wasm")
 LINES = WasmEngine(SUBMISSIONS / "lines" / "engine.wasm")
 CASE = load_case(demo_case())
-BELT_ITEM = 1  # the record kind (key >> 56) of an item on a belt slot (spec §8)
+BELT_ITEM, SINK_COUNT = 1, 3  # record kinds (key >> 56) of spec §8: a belt item, a sink count
 
 
 def _checksums(entry) -> list[int]:
@@ -48,3 +48,14 @@ def test_scale_bug_is_the_lines_engine_until_a_line_takes_its_256th_item():
     assert lost and not set(got) - set(expected)
     assert {k >> 56 for k in lost} == {BELT_ITEM} and not lost & set(got)
     assert len(lost) % 256 == 0
+
+
+def test_the_two_largest_stress_cases_count_past_255_in_a_sink_and_index_cells_past_65535():
+    # Two more scale slips they must expose: a sink's count kept in a byte, and a cell index
+    # kept in 16 bits (both are part of every record's key or value, so of the checksum).
+    for entry in sorted(CASE.stress, key=lambda e: e.size)[-2:]:
+        data = entry.input_bytes()
+        records = LINES.records(data, parse_scenario(data).ticks)
+        sink_counts = [v for k, v in records.items() if k >> 56 == SINK_COUNT]
+        assert max(sink_counts) > 255, entry.name
+        assert max((k >> 16) & 0xFF_FFFF for k in records) > 65_535, entry.name

@@ -88,6 +88,9 @@ def test_lenient_where_the_spec_says_so() -> None:
         ({2: "latice 1"}, 2, "unknown keyword `latice`"),
         ({2: "Lattice 1"}, 2, "unknown keyword"),
         ({2: "lattice 2"}, 2, "unsupported version `2`"),
+        # decided in docs/lattice-notes.md: the version is a literal tag, numbers take zeros
+        ({2: "lattice 01"}, 2, "unsupported version `01`, expected 1 (the version is the literal tag 1"),
+        ({4: "ticks 010"}, None, None),
         ({2: "lattice 1 extra"}, 2, "expected `lattice 1`"),
         ({6: "lattice 1"}, 6, "duplicate `lattice` line (first on line 2)"),
         ({6: "size 4 2"}, 6, "duplicate `size` line (first on line 3)"),
@@ -151,7 +154,8 @@ def test_lenient_where_the_spec_says_so() -> None:
         ({13: "S>.K"}, 11, "assembler line names cell (2, 0), which is `.`"),
         ({14: ".SvK"}, 14, "S cell (1, 1) has no `source` line"),
         ({14: ".AvK"}, 14, "A cell (1, 1) has no `assembler` line"),
-        ({6: "# fine", 7: " # not a comment"}, 7, "unknown keyword `#`"),
+        ({6: "# fine", 7: " # not a comment"}, 7, "a comment's `#` must be the line's first byte"),
+        ({7: "\t# tabbed"}, 7, "(this one is indented)"),
         ({6: "frobnicate"}, 6, "unknown keyword `frobnicate`"),
         ({3: "size 4\x0c2"}, 3, "expected `size W H`"),
         ({3: "size 4 2\r "}, 3, "height H must be a decimal integer, got '2\\r'"),
@@ -187,7 +191,8 @@ def test_missing_line(drop: int, line: int, reason: str) -> None:
 @pytest.mark.parametrize(
     ("text", "line", "reason"),
     [
-        (GOOD + "\n", 15, "unexpected content after the 2 grid lines"),
+        (GOOD + "\n", 15, "an empty line after the 2 grid lines (only a single final newline"),
+        (GOOD + " \n", 15, "an empty line after the 2 grid lines"),
         (GOOD + "# late comment\n", 15, "unexpected content after the 2 grid lines"),
         (GOOD + "....\n", 15, "unexpected content after the 2 grid lines"),
         (GOOD.removesuffix(".#vK\n"), 13, "expected H = 2 grid lines after `grid`, found 1"),

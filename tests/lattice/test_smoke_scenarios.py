@@ -27,6 +27,7 @@ NAMES = [
     "assembler_priority",
     "crafting_timing",
     "grid_edge",
+    "assembler_refuses_unneeded_type",
 ]
 
 
@@ -105,13 +106,17 @@ def test_side_load_priority() -> None:
 
 
 def test_opposite_belt_refused() -> None:
-    f = factory("opposite_belt_refused")  # S><S
+    f = factory("opposite_belt_refused")  # S><S: belts at cells 1, 2 (east) and 3 (west)
     for t in ticks(f):
-        assert 2 not in f.belt(1) and 1 not in f.belt(2), t
-        if t >= 4:
-            assert f.belt(1) == (1, 1, 1, 1) and f.belt(2) == (2, 2, 2, 2), t
-        full = t >= 5
-        assert (f.source_buffer(0), f.source_buffer(3)) == ((1, 2) if full else (0, 0)), t
+        assert 2 not in line(f, [1, 2]) and 1 not in f.belt(3), t
+        ore = min(t, 8)  # one ore a tick until (2, 0) is full: slot 3 of (2, 0) is never left
+        assert line(f, [1, 2]) == [1] * ore + [0] * (8 - ore), t
+        coal = sum(1 for made in (1, 6, 11, 16) if made <= t)  # period 5, never blocked
+        assert sum(1 for item in f.belt(3) if item) == coal, t
+        assert f.belt(3)[3] == (2 if t >= 4 else 0), t
+        # the west belt is often empty while the ore waits head-on beside it
+        if 9 <= t <= 10:
+            assert f.belt(3)[0] == 0 and f.belt(2)[3] == 1, t
 
 
 def test_ring_rotation() -> None:
@@ -130,20 +135,24 @@ def test_ring_rotation() -> None:
 
 def test_jammed_ring() -> None:
     f = factory("jammed_ring")
-    ring = [1, 2, 5, 4]  # (1, 0) first: the belt the source feeds from behind
+    ring = [5, 6, 7, 11, 10, 9]  # (1, 1) first: the belt the ore source feeds from behind
+    jammed = [1] * 20 + [2] * 4  # coal entered the ring only at (2, 1), and reached (1, 2)
     for t in ticks(f):
-        n = min(t, 16)  # one item per tick until slot 3 of (1, 1) is reached
-        assert line(f, ring) == [1] * n + [0] * (16 - n), t
-        assert f.source_buffer(0) == (1 if t >= 17 else 0), t
+        assert f.belt(9)[3] == (2 if t >= 20 else 0), t  # this item never moves on
+        if t >= 20:
+            assert line(f, ring) == jammed, t
+            assert f.source_buffer(4) == (1 if t >= 21 else 0) and f.source_buffer(2) == 2, t
 
 
 def test_source_period_and_full_buffer() -> None:
     f = factory("source_period_and_full_buffer")
-    # worked out tick by tick (period 2, assembler capacity 2, craft time 5)
-    held = [0, 0, 0, 0, 0, 0, 1, 0, 1, 1, 1, 1, 1, 0, 1, 1, 1, 1, 1, 0, 1, 1, 1, 1]
+    # worked out tick by tick (period 2, assembler capacity 2, craft time 6): made at 7, the
+    # item waits for room until 9; at 9 the due production is skipped, so the buffer is empty
+    # at 9 and 10 and full again at 11 (the next due tick)
+    held = [0, 0, 0, 0, 0, 0, 1, 1, 0, 0, 1, 1, 1, 1, 1, 0, 1, 1, 1, 1]
     for t in ticks(f):
         assert f.source_buffer(0) == held[t - 1], t
-        made = sum(t >= d for d in (7, 13, 19))
+        made = sum(t >= d for d in (8, 15))
         assert f.sink_counts(2) == ({9: made} if made else {}), t
 
 
@@ -214,9 +223,20 @@ def test_crafting_timing() -> None:
 def test_grid_edge() -> None:
     f = factory("grid_edge")
     for t in ticks(f):
-        n = min(t, 8)
-        assert line(f, [1, 2]) == [1] * n + [0] * (8 - n), t
-        assert f.source_buffer(0) == (1 if t >= 9 else 0), t
-        assert f.belt(3) == tuple(2 if i < t else 0 for i in range(4)), t
-        assert f.source_buffer(4) == (2 if t >= 5 else 0), t
-        assert f.source_buffer(5) == 3, t
+        n = min(t, 12)  # row 0: three east belts, cells 1, 2, 3
+        assert line(f, [1, 2, 3]) == [1] * n + [0] * (12 - n), t
+        n = min(t, 8)  # row 2: two west belts, cells 9 then 8
+        assert line(f, [9, 8]) == [2] * n + [0] * (8 - n), t
+        assert f.source_buffer(10) == (2 if t >= 9 else 0), t
+        assert f.source_buffer(11) == 3, t
+        assert f.sink_counts(4) == f.sink_counts(7) == {}, t  # nothing wrapped round
+
+
+def test_assembler_refuses_unneeded_type() -> None:
+    f = factory("assembler_refuses_unneeded_type")  # coal at cell 1, ore at 5, A at 4, K at 3
+    for t in ticks(f):
+        assert f.source_buffer(1) == 2, t  # refused every tick, so never made again
+        remaining, _, buffer = f.assembler(4)
+        assert set(buffer) == {1} and remaining == 2 - (t - 1) % 3, t
+        plates = sum(t >= d for d in (4, 7, 10))  # made at 3, 6, 9: each leaves a tick later
+        assert f.sink_counts(3) == ({5: plates} if plates else {}), t

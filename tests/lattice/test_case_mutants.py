@@ -1,0 +1,45 @@
+"""A mutation test of the bundled case itself: every smoke test fails the engine that gets
+its own rule wrong (`mutants.py`), so a wrong engine is stopped by the smoke test that
+names its mistake, not late on a large stress case."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from lattice_desktop.lattice.rules import simulate
+from lattice_desktop.lattice.scenario import parse_scenario
+from lattice_desktop.manifest import load_case
+from lattice_desktop.resources import demo_case
+from tests.lattice.mutants import CAUGHT_BY, Mutant
+
+CASE = load_case(demo_case())
+SMOKE = {entry.name: entry for entry in CASE.smoke}
+PAIRS = [(name, mutant) for name, mutants in CAUGHT_BY.items() for mutant in mutants]
+
+
+def run(engine: type, name: str) -> list[int]:
+    scenario = parse_scenario(SMOKE[name].input_bytes(), source=name)
+    factory = engine(scenario)
+    out = []
+    for _ in range(scenario.snapshots):
+        factory.run_to(factory.tick + scenario.snapshot)
+        out.append(factory.checksum())
+    return out
+
+
+def test_every_smoke_test_names_the_slips_it_must_catch():
+    assert sorted(CAUGHT_BY) == sorted(SMOKE)
+
+
+@pytest.mark.parametrize("name", sorted(SMOKE))
+def test_the_mutants_harness_is_the_reference_engine_without_a_slip(name):
+    expected = np.frombuffer(SMOKE[name].expected_bytes(), "<u8").tolist()
+    assert run(Mutant, name) == expected == simulate(parse_scenario(SMOKE[name].input_bytes()))
+
+
+@pytest.mark.parametrize(("name", "mutant"), PAIRS, ids=[f"{n}-{m.__name__}" for n, m in PAIRS])
+def test_a_smoke_test_fails_the_engine_that_breaks_its_rule(name, mutant):
+    expected = np.frombuffer(SMOKE[name].expected_bytes(), "<u8").tolist()
+    assert mutant.slip
+    assert run(mutant, name) != expected, f"{name} is blind to: {mutant.slip}"
