@@ -55,8 +55,12 @@ def remote_security(address: str, tls: TlsFiles) -> Security | None:
     if not tls.given:
         return None  # dask's configuration (distributed.comm.tls.*) applies, as for any client
     if not address.startswith("tls://"):
-        raise UserError(f"--tls-ca-file, --tls-cert and --tls-key need a tls:// scheduler address, not {address}")
-    missing = [name for name, value in (("--tls-ca-file", tls.ca_file), ("--tls-cert", tls.cert)) if not value]
+        raise UserError(
+            f"--tls-ca-file, --tls-cert and --tls-key need a tls:// scheduler address, not {address}"
+        )
+    missing = [
+        name for name, value in (("--tls-ca-file", tls.ca_file), ("--tls-cert", tls.cert)) if not value
+    ]
     if missing:
         raise UserError(f"a TLS scheduler needs {' and '.join(missing)} as well")
     for option, value in (("--tls-ca-file", tls.ca_file), ("--tls-cert", tls.cert), ("--tls-key", tls.key)):

@@ -18,7 +18,7 @@ from lattice_desktop.cli.common import (
     open_storage,
     positive_int,
 )
-from lattice_desktop.cli.terminal import SafeStream
+from lattice_desktop.cli.terminal import ReaderSafeStream, SafeStream
 from lattice_desktop.errors import UserError
 from lattice_desktop.grading.report_json import report_to_dict
 from lattice_desktop.manifest import load_case
@@ -51,7 +51,9 @@ def register(commands: argparse._SubParsersAction) -> None:
         help="an existing dask scheduler (default: start a local cluster, TLS with fresh credentials)",
     )
     p.add_argument("--tls-ca-file", metavar="PEM", help="CA certificate of the --scheduler's TLS cluster")
-    p.add_argument("--tls-cert", metavar="PEM", help="this client's certificate for the --scheduler's TLS cluster")
+    p.add_argument(
+        "--tls-cert", metavar="PEM", help="this client's certificate for the --scheduler's TLS cluster"
+    )
     p.add_argument("--tls-key", metavar="PEM", help="this client's private key (when not in --tls-cert)")
     p.add_argument(
         "--workers", type=positive_int, default=2, help="worker processes of the local cluster (default 2)"
@@ -72,7 +74,9 @@ def run(args: argparse.Namespace) -> int:
         raise UserError("grade-batch needs dask.distributed: pip install 'lattice-desktop[batch]'") from None
     tls = TlsFiles(args.tls_ca_file, args.tls_cert, args.tls_key)
     if args.scheduler is None and tls.given:
-        raise UserError("--tls-ca-file, --tls-cert and --tls-key are for an existing cluster: give --scheduler")
+        raise UserError(
+            "--tls-ca-file, --tls-cert and --tls-key are for an existing cluster: give --scheduler"
+        )
     warning = exposure_warning(args.scheduler) if args.scheduler else None
     if warning:
         err(warning)
@@ -80,7 +84,7 @@ def run(args: argparse.Namespace) -> int:
     writer = open_storage(args)
     # The bar redraws itself with a carriage return, which the escaping stream would spell
     # out; the printer escapes the submissions' own text itself.
-    stderr = sys.stderr.target if isinstance(sys.stderr, SafeStream) else sys.stderr
+    stderr = sys.stderr.unescaped if isinstance(sys.stderr, SafeStream) else ReaderSafeStream(sys.stderr)
     printer = ProgressPrinter(stderr)
     for problem in problems:
         printer.problem(problem)

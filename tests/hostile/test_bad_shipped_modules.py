@@ -69,22 +69,26 @@ def test_a_batch_grades_the_good_submissions_around_the_bad_ones(tmp_path, capsy
     runs = list_runs()
     verdicts = {r.model: r.verdict for r in runs}
     assert len(runs) == 15
-    assert sorted(m for m, v in verdicts.items() if v is Verdict.CORRECT) == [f"model-{i:02}" for i in range(13)]
+    assert sorted(m for m, v in verdicts.items() if v is Verdict.CORRECT) == [
+        f"model-{i:02}" for i in range(13)
+    ]
     for shape in BAD:
         assert verdicts[f"bad-{shape}"] is Verdict.INCORRECT
         bad = next(r for r in runs if r.model == f"bad-{shape}")
         assert "module.wasm" in load_run(bad.id).build_detail
 
 
-def test_a_closed_stderr_pipe_changes_neither_verdict_nor_exit_code(tmp_path):
+@pytest.mark.parametrize("command", ["grade", "grade-batch"])
+def test_a_closed_stderr_pipe_changes_neither_verdict_nor_exit_code(tmp_path, command):
     case = write_case(tmp_path / "case", ECHO_CASES)
     submission = write_submission(tmp_path / "good", ECHO)
     db = tmp_path / "runs.db"
     read, write = os.pipe()
     os.close(read)  # the reader is gone before the first line: every write finds the pipe closed
+    argv = [sys.executable, "-m", "lattice_desktop", command, str(submission), "--case", str(case)]
     try:
         done = subprocess.run(
-            [sys.executable, "-m", "lattice_desktop", "grade", str(submission), "--case", str(case), "--db", str(db)],
+            [*argv, "--db", str(db)],
             stdout=write,
             stderr=write,
             env={**os.environ, "PYTHONPATH": str(ROOT)},
