@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from typing import TextIO, cast
 
 from lattice_desktop.batch.driver import BatchResult
 from lattice_desktop.batch.field import find_submissions
@@ -85,7 +86,7 @@ def run(args: argparse.Namespace) -> int:
     # The bar redraws itself with a carriage return, which the escaping stream would spell
     # out; the printer escapes the submissions' own text itself.
     stderr = sys.stderr.unescaped if isinstance(sys.stderr, SafeStream) else ReaderSafeStream(sys.stderr)
-    printer = ProgressPrinter(stderr)
+    printer = ProgressPrinter(cast(TextIO, stderr))  # a stream by its duck type
     for problem in problems:
         printer.problem(problem)
     try:
