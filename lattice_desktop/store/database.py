@@ -15,6 +15,7 @@ from playhouse.db_url import connect
 from lattice_desktop.errors import Location, StorageError
 from lattice_desktop.store.base import db_proxy
 from lattice_desktop.store.migrations import migrate
+from lattice_desktop.store.stored_values import stored_text
 
 ENV_VAR = "LATTICE_DESKTOP_DB"
 
@@ -31,6 +32,15 @@ def describe(target: str) -> str:
     return target
 
 
+class LenientSqliteDatabase(SqliteDatabase):
+    """SQLite whose connections read text that is not UTF-8 (written by another program)
+    with replacement characters, so such a row is shown damaged instead of failing a query."""
+
+    def _add_conn_hooks(self, conn: sqlite3.Connection) -> None:
+        super()._add_conn_hooks(conn)
+        conn.text_factory = stored_text
+
+
 def open_database(
     target: str | Path | None = None, *, recover: bool = True, busy_timeout: float = 10.0
 ) -> Database:
@@ -42,7 +52,7 @@ def open_database(
         if "://" in target:
             db = connect(target)
         elif target.startswith("file:"):  # an SQLite URI, e.g. file:runs.db?mode=ro
-            db = SqliteDatabase(target, uri=True, timeout=busy_timeout, pragmas={"foreign_keys": 1})
+            db = LenientSqliteDatabase(target, uri=True, timeout=busy_timeout, pragmas={"foreign_keys": 1})
         else:
             path = Path(target)
             if path.exists() and path.is_dir():
@@ -59,7 +69,7 @@ def open_database(
                     Location(target),
                 )
             path.parent.mkdir(parents=True, exist_ok=True)
-            db = SqliteDatabase(
+            db = LenientSqliteDatabase(
                 str(path),
                 timeout=busy_timeout,
                 pragmas={"journal_mode": "wal", "foreign_keys": 1, "synchronous": "normal"},

@@ -1,5 +1,6 @@
-"""Stored values read back without trusting them: a time or a figure this version cannot read
-becomes None (shown as unknown or "-"), so one damaged row never makes the runs list unusable."""
+"""Stored values read back without trusting them: a time, a figure or bytes this version cannot
+read become None (shown as unknown or "-"), and text that is not UTF-8 keeps its readable part
+with U+FFFD for the rest, so one damaged row never makes the runs list unusable."""
 
 from __future__ import annotations
 
@@ -32,3 +33,16 @@ def stored_fuel(value: object) -> int | None:
     if isinstance(number, float):
         return int(number) if number.is_integer() else None
     return number
+
+
+def stored_bytes(value: object) -> bytes | None:
+    """A stored blob (checksums), or None when the row holds text or a number instead."""
+    if isinstance(value, bytes | bytearray | memoryview):
+        return bytes(value) or None
+    return None
+
+
+def stored_text(data: bytes) -> str:
+    """SQLite's text as str: bytes that are not UTF-8 (another program wrote them) read as
+    U+FFFD, the replacement character, instead of failing the whole query."""
+    return data.decode("utf-8", "replace")
