@@ -19,9 +19,7 @@ from lattice_desktop.lattice.scenario_file import open_scenario_file, read_scena
 from lattice_desktop.work import Work
 
 ROOT = Path(__file__).resolve().parents[2]
-BILLION_TICKS = (
-    b"lattice 1\nsize 3 3\nticks 1000000000\nsnapshot 1000000\nsource 0 2 N 18 15\ngrid\n^..\n^..\nS..\n"
-)  # 89 bytes
+BILLION_TICKS = b"lattice 1\nsize 3 3\nticks 1000000000\nsnapshot 1000000\nsource 0 2 N 18 15\ngrid\n^..\n^..\nS..\n"  # 89 bytes
 
 
 def cli(*args: str) -> subprocess.CompletedProcess:
