@@ -7,7 +7,7 @@ and only on the same case content (manifest, inputs, expected answers): a case t
 shares a name but not its content is another field.
 
 A case name's default board is its registered content: the bundled case of that name, else
-the content first graded under it. A submission may ship a case of its own under any name
+the content of its first run. A submission may ship a case of its own under any name
 and version; graded last, it must not become what `leaderboard NAME` shows, and wherever
 its board is shown it says that its content is not the registered one.
 """
@@ -24,7 +24,7 @@ from lattice_desktop.manifest import load_case
 from lattice_desktop.outcomes import Verdict
 from lattice_desktop.resources import CASES
 from lattice_desktop.store.base import tuples
-from lattice_desktop.store.schema import CaseRecord, Run
+from lattice_desktop.store.schema import Run
 from lattice_desktop.store.stored_values import stored_number, stored_time
 
 
@@ -223,25 +223,23 @@ def leaderboard(
 
 def registered_content(
     case_name: str, version: int | None = None, variant: str | None = None
-) -> tuple[int, str, str] | None:
+) -> tuple[int, str, str | None] | None:
     """(version, variant, content) a case name means by default: the bundled case of that
-    name (when `version` and `variant` are its own or not given), else the first content
-    registered under the name (and `version`/`variant` when given); None when none is."""
+    name (when `version` and `variant` are its own or not given), else the content of the
+    first run graded under the name (and `version`/`variant` when given; None for a run
+    stored before content was recorded); None when there is neither."""
     bundled = _bundled_case(case_name)
     if bundled is not None and version in (None, bundled[0]) and variant in (None, "", bundled[1]):
         return bundled
-    named = CaseRecord.name == case_name
+    named = Run.case_name == case_name
     if version is not None:
-        named &= CaseRecord.version == version
+        named &= Run.case_version == version
     if variant:
-        named &= CaseRecord.variant == variant
+        named &= Run.case_variant == variant
     first = (
-        CaseRecord.select(CaseRecord.version, CaseRecord.variant, CaseRecord.manifest_hash)
-        .where(named)
-        .order_by(CaseRecord.id)
-        .first()
+        Run.select(Run.case_version, Run.case_variant, Run.case_hash).where(named).order_by(Run.id).first()
     )
-    return None if first is None else (first.version, first.variant, first.manifest_hash)
+    return None if first is None else (first.case_version, first.case_variant, first.case_hash)
 
 
 def _registered_hash(case_name: str, version: int, variant: str) -> str | None:
