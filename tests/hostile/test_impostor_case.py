@@ -31,7 +31,8 @@ def test_an_impostor_case_graded_last_is_not_the_default_board(tmp_path, capsys)
     assert main(["grade", str(LINES), "--case", "lattice", *db]) == 0
     fake = impostor(tmp_path / "impostor")
     assert main(["grade", str(fake), *db]) == 0  # ✓ correct on its own case, graded last
-    capsys.readouterr()
+    said = capsys.readouterr().out
+    assert f"NOT the registered lattice 2 (content {real.manifest_hash[:12]})" in said
 
     assert main(["leaderboard", "lattice", *db]) == 0
     heading, *rows = capsys.readouterr().out.splitlines()
