@@ -4,6 +4,7 @@ with U+FFFD for the rest, so one damaged row never makes the runs list unusable.
 
 from __future__ import annotations
 
+import functools
 from datetime import datetime
 
 
@@ -42,7 +43,7 @@ def stored_bytes(value: object) -> bytes | None:
     return None
 
 
-def stored_text(data: bytes) -> str:
-    """SQLite's text as str: bytes that are not UTF-8 (another program wrote them) read as
-    U+FFFD, the replacement character, instead of failing the whole query."""
-    return data.decode("utf-8", "replace")
+# SQLite's text as str: bytes that are not UTF-8 (another program wrote them) read as U+FFFD,
+# the replacement character, instead of failing the whole query. A partial of `str` stays in
+# C: 10 ms per 25,000 values against 4 ms for sqlite3's default and 24 ms for a Python function.
+stored_text = functools.partial(str, encoding="utf-8", errors="replace")
