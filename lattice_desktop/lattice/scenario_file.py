@@ -46,10 +46,13 @@ def read_scenario_file(path: Path, *, limit: int = MAX_SCENARIO_BYTES) -> bytes:
         raise UserError(f"{path}: no such scenario file") from None
     except OSError as exc:
         raise UserError(f"{path}: cannot read it ({exc.strerror})") from None
+    info = os.fstat(fd)
+    if not stat.S_ISREG(info.st_mode):
+        os.close(fd)
+        if stat.S_ISDIR(info.st_mode):
+            raise UserError(f"{path}: no such scenario file (it is a folder)")
+        raise UserError(f"{path}: not a scenario file (a FIFO, device or other special file)")
     with os.fdopen(fd, "rb") as file:
-        info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode):
-            raise UserError(f"{path}: not a scenario file (a folder or a special file)")
         if info.st_size > limit:
             raise UserError(_too_large(path, info.st_size, limit))
         try:
