@@ -1,8 +1,12 @@
 """The batch on a `distributed` cluster: a local cluster of worker processes, or an existing
-one (`dask scheduler` and `dask worker`). The only module of the batch that imports dask.
+one (`dask scheduler` and `dask worker`). The only module of the batch that imports dask
+(`cluster_security` does too, when it makes credentials).
 
 Module bytes and case entries go to the cluster once each, under their content hash, and
 each worker fetches a value once and keeps it while the batch needs it.
+
+The local cluster speaks TLS with credentials made for it (`cluster_security`): no other
+process can join it or submit to it.
 
 The scheduler reruns a job whose worker died on another worker (up to its
 `allowed-failures`); a job that returns — whatever the submission did — is never rerun.
@@ -21,6 +25,7 @@ import dask
 from distributed import Client, Future, LocalCluster, as_completed
 
 from lattice_desktop.batch.backend import Done
+from lattice_desktop.batch.cluster_security import TlsFiles, local_security, remote_security
 from lattice_desktop.batch.driver import BatchResult, grade_batch
 from lattice_desktop.batch.worker import cancel_batch, hold, run_jobs
 from lattice_desktop.errors import UserError
@@ -31,16 +36,21 @@ CONNECT_TIMEOUT = "20s"
 
 
 @contextmanager
-def open_cluster(scheduler: str | None = None, *, workers: int = 2) -> Iterator[Client]:
-    """A client of the cluster at `scheduler`, or of a new local one with `workers` processes."""
+def open_cluster(
+    scheduler: str | None = None, *, workers: int = 2, tls: TlsFiles | None = None
+) -> Iterator[Client]:
+    """A client of the cluster at `scheduler` (with `tls` files for a tls:// one), or of a new
+    local one with `workers` processes that only holders of its fresh credentials can reach."""
     if scheduler:
+        security = remote_security(scheduler, tls or TlsFiles())
         try:
-            client = Client(scheduler, timeout=CONNECT_TIMEOUT)
-        except (OSError, ValueError) as exc:  # unreachable, refused, or not an address
+            client = Client(scheduler, timeout=CONNECT_TIMEOUT, security=security)
+        except (OSError, ValueError, TypeError) as exc:  # unreachable, refused, no TLS, not an address
             raise UserError(f"cannot reach the dask scheduler at {scheduler}: {exc}") from None
         with client:
             yield client
         return
+    security = local_security()
     global _local_clusters
     with _local_lock:
         _local_clusters += 1
@@ -54,8 +64,10 @@ def open_cluster(scheduler: str | None = None, *, workers: int = 2) -> Iterator[
                 host="127.0.0.1",
                 dashboard_address="127.0.0.1:0",
                 silence_logs=logging.ERROR,
+                security=security,
+                protocol="tls://",
             ) as cluster,
-            Client(cluster) as client,
+            Client(cluster, security=security) as client,
         ):
             yield client
     finally:
@@ -85,12 +97,13 @@ def grade_on_cluster(
     *,
     scheduler: str | None = None,
     workers: int = 2,
+    tls: TlsFiles | None = None,
     **options: Any,
 ) -> BatchResult:
     """`grade_batch` on the cluster at `scheduler`, or on a local one for the batch's length."""
     if not submissions:  # nothing to grade: no cluster to start or reach
         return BatchResult()
-    with open_cluster(scheduler, workers=workers) as client:
+    with open_cluster(scheduler, workers=workers, tls=tls) as client:
         return grade_batch(case, submissions, backend=DaskBackend(client), **options)
 
 

@@ -159,6 +159,9 @@ class _Batch:
             except UserError as exc:
                 self._problem(Problem(str(submission.folder), str(exc)))
                 continue
+            except OSError as exc:  # its files cannot be read: that submission's problem alone
+                self._problem(Problem(str(submission.folder), f"cannot read the submission: {exc}"))
+                continue
             now = datetime.now(UTC)
             if not build.ok or build.module is None:
                 failed = all_failed(self.case, Outcome.BUILD_FAILURE, build.detail)

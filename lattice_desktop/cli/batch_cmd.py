@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from typing import TextIO, cast
 
 from lattice_desktop.batch.driver import BatchResult
 from lattice_desktop.batch.field import find_submissions
@@ -14,10 +15,11 @@ from lattice_desktop.cli.common import (
     EXIT_INTERNAL,
     add_build_options,
     add_db_option,
+    err,
     open_storage,
     positive_int,
 )
-from lattice_desktop.cli.terminal import SafeStream
+from lattice_desktop.cli.terminal import ReaderSafeStream, SafeStream
 from lattice_desktop.errors import UserError
 from lattice_desktop.grading.report_json import report_to_dict
 from lattice_desktop.manifest import load_case
@@ -46,9 +48,14 @@ def register(commands: argparse._SubParsersAction) -> None:
     p.add_argument("--case", required=True, help="case manifest, its folder, or a bundled case name")
     p.add_argument(
         "--scheduler",
-        metavar="tcp://HOST:PORT",
-        help="an existing dask scheduler (default: start a local cluster)",
+        metavar="tls://HOST:PORT",
+        help="an existing dask scheduler (default: start a local cluster, TLS with fresh credentials)",
     )
+    p.add_argument("--tls-ca-file", metavar="PEM", help="CA certificate of the --scheduler's TLS cluster")
+    p.add_argument(
+        "--tls-cert", metavar="PEM", help="this client's certificate for the --scheduler's TLS cluster"
+    )
+    p.add_argument("--tls-key", metavar="PEM", help="this client's private key (when not in --tls-cert)")
     p.add_argument(
         "--workers", type=positive_int, default=2, help="worker processes of the local cluster (default 2)"
     )
@@ -61,24 +68,34 @@ def register(commands: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     case = load_case(resolve_case_path(args.case))
+    try:
+        from lattice_desktop.batch.cluster_security import TlsFiles, exposure_warning
+        from lattice_desktop.batch.dask_backend import grade_on_cluster
+    except ImportError:
+        raise UserError("grade-batch needs dask.distributed: pip install 'lattice-desktop[batch]'") from None
+    tls = TlsFiles(args.tls_ca_file, args.tls_cert, args.tls_key)
+    if args.scheduler is None and tls.given:
+        raise UserError(
+            "--tls-ca-file, --tls-cert and --tls-key are for an existing cluster: give --scheduler"
+        )
+    warning = exposure_warning(args.scheduler) if args.scheduler else None
+    if warning:
+        err(warning)
     submissions, problems = find_submissions(args.submissions)
     writer = open_storage(args)
     # The bar redraws itself with a carriage return, which the escaping stream would spell
     # out; the printer escapes the submissions' own text itself.
-    stderr = sys.stderr.target if isinstance(sys.stderr, SafeStream) else sys.stderr
-    printer = ProgressPrinter(stderr)
+    stderr = sys.stderr.unescaped if isinstance(sys.stderr, SafeStream) else ReaderSafeStream(sys.stderr)
+    printer = ProgressPrinter(cast(TextIO, stderr))  # a stream by its duck type
     for problem in problems:
         printer.problem(problem)
-    try:
-        from lattice_desktop.batch.dask_backend import grade_on_cluster
-    except ImportError:
-        raise UserError("grade-batch needs dask.distributed: pip install 'lattice-desktop[batch]'") from None
     try:
         result = grade_on_cluster(
             case,
             submissions,
             scheduler=args.scheduler,
             workers=args.workers,
+            tls=tls,
             writer=writer,
             allow_build=args.build,
             regrade=args.regrade,

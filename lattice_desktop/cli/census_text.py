@@ -7,19 +7,31 @@ from pathlib import Path
 
 from lattice_desktop.lattice.census import OBSERVABLE, OBSERVABLE_IN, Census, census, census_of
 from lattice_desktop.lattice.scenario import parse_scenario
-from lattice_desktop.work import Step, Work
+from lattice_desktop.work import Listener, Step, Work
 
 
-def print_census(name: str, data: bytes, *, case_dir: Path | None = None, recount: bool = False) -> Census:
-    """Print the census of the scenario `data`: the case's shipped one or a cached one unless
-    `recount`, else counted now (progress on a terminal's stderr)."""
-    scenario = parse_scenario(data, source=name)
+def census_progress(name: str) -> Listener:
+    """Shows how far a census got on a terminal's stderr (nothing when it is not one)."""
 
     def show(step: Step) -> None:
         if sys.stderr.isatty():
             print(f"\r{name}: {step.message}", end="", file=sys.stderr, flush=True)
 
-    work = Work(show)
+    return show
+
+
+def print_census(
+    name: str,
+    data: bytes,
+    *,
+    case_dir: Path | None = None,
+    recount: bool = False,
+    work: Work | None = None,
+) -> Census:
+    """Print the census of the scenario `data`: the case's shipped one or a cached one unless
+    `recount`, else counted now (progress on a terminal's stderr; cancelling `work` stops it)."""
+    scenario = parse_scenario(data, source=name)
+    work = work if work is not None else Work(census_progress(name))
     if recount:
         result = census(scenario, work=work)
     else:

@@ -7,16 +7,21 @@ import dataclasses
 import math
 import struct
 import sys
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
-from lattice_desktop.cli.census_text import print_census
+from lattice_desktop.cli.census_text import census_progress, print_census
 from lattice_desktop.cli.common import positive_int, unit_interval
 from lattice_desktop.cli.terminal import shown
-from lattice_desktop.errors import UserError
+from lattice_desktop.errors import Cancelled, UserError
 from lattice_desktop.lattice.generator import FEATURES, generate
 from lattice_desktop.lattice.scenario import parse_scenario
+from lattice_desktop.lattice.scenario_file import read_scenario_file
 from lattice_desktop.lattice.wasm_engine import DEFAULT_LIMITS, WasmEngine
 from lattice_desktop.resources import CASES
+from lattice_desktop.work import Listener, Work
 
 REFERENCE = CASES / "lattice" / "submissions" / "reference" / "engine.wasm"
 SUFFIX, EXPECTED_SUFFIX = ".lat", ".u64"
@@ -61,6 +66,12 @@ def register(commands: argparse._SubParsersAction) -> None:
 
     s = sub.add_parser("stats", help="a census of what each scenario's run exercises")
     s.add_argument("paths", nargs="+", type=Path, help="scenario files or folders of *.lat")
+    s.add_argument(
+        "--timeout",
+        type=_seconds,
+        default=DEFAULT_LIMITS.wall_clock,
+        help="seconds one scenario's census may run before it is stopped (default %(default)g)",
+    )
     s.set_defaults(func=_stats)
 
     c = sub.add_parser("check", help="validate scenarios and confirm their expected checksums")
@@ -107,8 +118,41 @@ def _generate(args: argparse.Namespace) -> int:
 
 def _stats(args: argparse.Namespace) -> int:
     for path in _scenarios(args.paths):
-        print_census(str(path), path.read_bytes())
+        data = read_scenario_file(path)
+        with _time_limit(args.timeout, census_progress(str(path))) as work:
+            try:
+                print_census(str(path), data, work=work)
+            except Cancelled:
+                if not work.timed_out:
+                    raise
+                raise UserError(
+                    f"{path}: the census did not finish within {args.timeout:g} s and was stopped "
+                    "(raise --timeout for a longer run)"
+                ) from None
     return 0
+
+
+class _TimedWork(Work):
+    """Work cancelled by a timer: `timed_out` tells the limit from the user's Ctrl+C."""
+
+    timed_out = False
+
+    def expire(self) -> None:
+        self.timed_out = True
+        self.cancel()
+
+
+@contextmanager
+def _time_limit(seconds: float, listener: Listener) -> Iterator[_TimedWork]:
+    """A `Work` that cancels itself after `seconds` (the limit `expect` and `check` give wasm)."""
+    work = _TimedWork(listener)
+    timer = threading.Timer(seconds, work.expire)
+    timer.daemon = True
+    timer.start()
+    try:
+        yield work
+    finally:
+        timer.cancel()
 
 
 def _scenarios(paths: list[Path]) -> list[Path]:
@@ -145,7 +189,7 @@ def _engine(path: Path, timeout: float) -> WasmEngine:
 def _expect(args: argparse.Namespace) -> int:
     engine = _engine(args.engine, args.timeout)
     for path in _scenarios(args.paths):
-        data = path.read_bytes()
+        data = read_scenario_file(path)
         parse_scenario(data, source=str(path))
         checksums = engine.run(data)
         target = path.with_suffix(EXPECTED_SUFFIX)
@@ -159,8 +203,8 @@ def _check(args: argparse.Namespace) -> int:
     problems = 0
     paths = _scenarios(args.paths)
     for path in paths:
-        data = path.read_bytes()
         try:
+            data = read_scenario_file(path)
             scenario = parse_scenario(data, source=str(path))
         except UserError as exc:
             print(f"invalid  {shown(exc)}")

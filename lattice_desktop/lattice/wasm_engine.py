@@ -14,8 +14,10 @@ from pathlib import Path
 from lattice_desktop.errors import Location, UserError
 from lattice_desktop.outcomes import Outcome
 from lattice_desktop.sandbox.compiler import CompileError, compile_module
+from lattice_desktop.sandbox.engine import interrupt_all
 from lattice_desktop.sandbox.guest import BytesExports, Limits
 from lattice_desktop.sandbox.runner import Execution, call_bytes
+from lattice_desktop.work import Work
 
 # Limits for engines outside a case: the bundled case's memory, generous fuel (not a
 # verdict here), and a wall clock the caller may change.
@@ -35,9 +37,10 @@ class WasmEngine:
         self.path = str(Path(wasm_path).resolve())
         self.limits = limits
 
-    def run(self, scenario: bytes) -> list[int]:
-        """The snapshot checksums of `scenario` (floor(T/S) of them)."""
-        return _u64s(self._call("lattice_run", scenario).output or b"", self.path)
+    def run(self, scenario: bytes, *, work: Work | None = None) -> list[int]:
+        """The snapshot checksums of `scenario` (floor(T/S) of them); cancelling `work`
+        interrupts the running wasm (`Cancelled`)."""
+        return _u64s(self._call("lattice_run", scenario, work=work).output or b"", self.path)
 
     def records(self, scenario: bytes, tick: int) -> dict[int, int]:
         """The state after `tick` ticks as {record key: value} (§8)."""
@@ -50,14 +53,18 @@ class WasmEngine:
         """The fuel one `lattice_run` call burns on `scenario`, counted as the grader counts it."""
         return self._call("lattice_run", scenario).fuel or 0
 
-    def _call(self, export: str, scenario: bytes, *extra: int) -> Execution:
+    def _call(self, export: str, scenario: bytes, *extra: int, work: Work | None = None) -> Execution:
         try:
             compiled = compile_module(
                 Path(self.path).read_bytes(), max_bytes=MAX_ENGINE_BYTES, timeout=COMPILE_TIMEOUT
             )
         except (CompileError, OSError) as exc:
             raise EngineError(f"the engine cannot be loaded: {exc}", Location(self.path)) from None
-        run = call_bytes(compiled.module, BytesExports(export), scenario, extra=extra, limits=self.limits)
+        if work is not None:  # Cancel stops running wasm through the engine's epoch, as in grading
+            work.on_cancel(lambda: interrupt_all(self.limits.wall_clock))
+        run = call_bytes(
+            compiled.module, BytesExports(export), scenario, extra=extra, limits=self.limits, cancel=work
+        )
         if run.outcome is Outcome.TIMEOUT:
             raise EngineError(
                 f"{export} did not finish within {self.limits.wall_clock:g} s and was "

@@ -75,6 +75,25 @@ def deepest_line(text: str) -> int:
     return counts.index(max(counts)) + 1
 
 
+def _naming_the_key(message: str, text: str, line: int | None) -> str:
+    """tomli's duplicate-key messages with the key named: "Cannot overwrite a value" says
+    neither which key nor where it was set first, and a twice-declared table is a tuple."""
+    twice = re.fullmatch(r"Cannot declare \((.*)\) twice", message)
+    if twice:
+        parts = re.findall(r"'((?:[^'\\]|\\.)*)'|\"((?:[^\"\\]|\\.)*)\"", twice.group(1))
+        name = ".".join(a or b for a, b in parts)
+        return f"table [{name}] is declared twice" if name else message
+    if message != "Cannot overwrite a value" or line is None:
+        return message
+    lines = text.splitlines()
+    if not 0 < line <= len(lines) or "=" not in lines[line - 1]:
+        return message
+    key = lines[line - 1].split("=", 1)[0].strip()
+    table = next((m.group(2) for m in map(_HEADER.match, reversed(lines[: line - 1])) if m), None)
+    where = f" in [{table}]" if table else ""
+    return f"key '{key}'{where} was already set; a value cannot be overwritten"
+
+
 def describe_path(path: KeyPath) -> str:
     out = ""
     for part in path:
@@ -121,6 +140,7 @@ class TomlDocument:
         except tomli.TOMLDecodeError as exc:
             message = re.sub(r"\s*\(at (line \d+, column \d+|end of document)\)", "", exc.msg)
             line = getattr(exc, "lineno", None)
+            message = _naming_the_key(message, text, line)
             raise ManifestError(f"invalid TOML: {message}", Location(str(path), line)) from None
         except RecursionError:
             raise ManifestError(

@@ -10,6 +10,7 @@ The module is then read only beneath the scratch folder, never through a link
 
 from __future__ import annotations
 
+import errno
 import os
 import secrets
 import shutil
@@ -241,13 +242,21 @@ def load_shipped_module(submission: Submission, max_module_bytes: int) -> BuildR
     def refused(detail: str) -> BuildResult:
         return BuildResult(False, "", None, detail, 0.0)
 
-    resolved = path.resolve()
+    try:
+        resolved = path.resolve(strict=True)
+    except RuntimeError:  # Python before 3.13 says so for a symlink loop
+        return refused(f"{submission.module} cannot be opened: {os.strerror(errno.ELOOP)}")
+    except OSError as exc:  # a loop (3.13 on), a dangling link
+        return refused(f"{submission.module} cannot be opened: {exc.strerror}")
     if not resolved.is_relative_to(submission.folder.resolve()):
         return refused(f"{submission.module} is a link to a file outside the submission folder ({resolved})")
     try:
         fd = os.open(resolved, os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW)
     except OSError as exc:
         return refused(f"{submission.module} cannot be opened: {exc.strerror}")
+    if stat.S_ISDIR(os.fstat(fd).st_mode):
+        os.close(fd)
+        return refused(f"{submission.module} is a folder, not a module file")
     with os.fdopen(fd, "rb") as file:
         info = os.fstat(fd)
         if not stat.S_ISREG(info.st_mode):

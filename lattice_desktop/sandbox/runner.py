@@ -348,8 +348,13 @@ def _near_limit(size: int, limit: int) -> bool:
 
 
 def _frame(frame: wasmtime.Frame) -> str:
+    """`name+0xOFFSET`, or only the name when wasmtime does not know the offset (it then
+    gives u64 -1, which once printed as `r+0xffffffffffffffff`)."""
     name = frame.func_name or f"func[{frame.func_index}]"
-    return f"{name}+0x{frame.func_offset:x}"
+    offset = frame.func_offset
+    if not isinstance(offset, int) or not 0 <= offset < 2**63:
+        return name
+    return f"{name}+0x{offset:x}"
 
 
 def _one_line(exc: Exception) -> str:

@@ -14,6 +14,7 @@ from lattice_desktop.lattice.scenario_file import open_scenario_file
 from lattice_desktop.lattice.snapshots import Snapshots
 from lattice_desktop.manifest.case import CaseManifest
 from lattice_desktop.store.queries import StoredRun
+from lattice_desktop.work import Work
 
 
 def stale_reasons(
@@ -90,9 +91,10 @@ def proven_playback(case: CaseManifest, data: bytes, expected: bytes) -> Playbac
     return Playback(data, proven.engine, name=label)
 
 
-def open_scenario(path: Path) -> OpenedCase:
+def open_scenario(path: Path, *, work: Work | None = None) -> OpenedCase:
     """A standalone scenario file, to look at without grading (on a worker): the reference's
-    checksums, or stored NAME.u64 answers compared with them."""
-    opened = open_scenario_file(path)
+    checksums, or stored NAME.u64 answers compared with them. Cancelling `work` (a newer
+    opening, or the window closing) stops it at once, even inside the reference's run."""
+    opened = open_scenario_file(path, work=work)
     snapshots = Snapshots.from_bytes(opened.playback.scenario.snapshot, opened.expected, opened.got)
     return OpenedCase(str(opened.path), opened.playback, snapshots, [], False, opened.expected_source)

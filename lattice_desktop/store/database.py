@@ -1,4 +1,6 @@
-"""Open the database: SQLite in the user data folder by default, or a URL (PostgreSQL)."""
+"""Open the database: SQLite in the user data folder by default, or a URL (PostgreSQL).
+
+`describe` (from `database_url`) names it to the user without its password."""
 
 from __future__ import annotations
 
@@ -10,11 +12,12 @@ from pathlib import Path
 
 import platformdirs
 from peewee import Database, DatabaseError, SqliteDatabase
-from playhouse.db_url import connect
 
 from lattice_desktop.errors import Location, StorageError
 from lattice_desktop.store.base import db_proxy
+from lattice_desktop.store.database_url import connect_url, describe, scrub
 from lattice_desktop.store.migrations import migrate
+from lattice_desktop.store.stored_values import stored_text
 
 ENV_VAR = "LATTICE_DESKTOP_DB"
 
@@ -23,12 +26,14 @@ def default_location() -> str:
     return os.environ.get(ENV_VAR) or str(Path(platformdirs.user_data_dir("lattice-desktop")) / "lattice.db")
 
 
-def describe(target: str) -> str:
-    """How the database is named to the user (no password)."""
-    if "://" in target:
-        scheme, rest = target.split("://", 1)
-        return f"{scheme}://{rest.split('@')[-1]}"
-    return target
+class LenientSqliteDatabase(SqliteDatabase):
+    """SQLite whose connections read text that is not UTF-8 (written by another program)
+    with replacement characters, so such a row is shown damaged instead of failing a query."""
+
+    def _connect(self) -> sqlite3.Connection:
+        conn: sqlite3.Connection = super()._connect()  # type: ignore[misc]  # not in peewee's stubs
+        conn.text_factory = stored_text
+        return conn
 
 
 def open_database(
@@ -40,9 +45,9 @@ def open_database(
     db: Database
     try:
         if "://" in target:
-            db = connect(target)
+            db = connect_url(target)
         elif target.startswith("file:"):  # an SQLite URI, e.g. file:runs.db?mode=ro
-            db = SqliteDatabase(target, uri=True, timeout=busy_timeout, pragmas={"foreign_keys": 1})
+            db = LenientSqliteDatabase(target, uri=True, timeout=busy_timeout, pragmas={"foreign_keys": 1})
         else:
             path = Path(target)
             if path.exists() and path.is_dir():
@@ -59,7 +64,7 @@ def open_database(
                     Location(target),
                 )
             path.parent.mkdir(parents=True, exist_ok=True)
-            db = SqliteDatabase(
+            db = LenientSqliteDatabase(
                 str(path),
                 timeout=busy_timeout,
                 pragmas={"journal_mode": "wal", "foreign_keys": 1, "synchronous": "normal"},
@@ -77,7 +82,7 @@ def open_database(
             raise StorageError(exc.message, Location(describe(target))) from None
         raise
     except (DatabaseError, sqlite3.Error, OSError) as exc:
-        raise StorageError(explain(exc, target), Location(describe(target))) from None
+        raise StorageError(scrub(explain(exc, target), target), Location(describe(target))) from None
     return db
 
 

@@ -14,7 +14,7 @@ from lattice_desktop.outcomes import Outcome, Verdict
 from lattice_desktop.store.base import tuples
 from lattice_desktop.store.hidden_runs import HiddenRun, hidden_ids, visible
 from lattice_desktop.store.schema import BuildLog, CaseRecord, CaseResultRow, Run, SubmissionRecord
-from lattice_desktop.store.stored_values import stored_fuel, stored_number, stored_time
+from lattice_desktop.store.stored_values import stored_bytes, stored_fuel, stored_number, stored_time
 
 
 @dataclass(frozen=True)
@@ -197,7 +197,7 @@ def _result(row: CaseResultRow) -> CaseResult:
         trap_code=row.trap_code,
         frames=tuple(f for f in row.frames.split("\n") if f),
         output_digest=row.output_digest,
-        checksums=bytes(row.checksums) if row.checksums else None,
+        checksums=stored_bytes(row.checksums),
         mismatch=mismatch,
         snapshot_interval=row.snapshot_interval,
         wall_time=row.wall_time,

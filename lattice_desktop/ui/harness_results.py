@@ -246,8 +246,8 @@ class HarnessResultsTab(QWidget):
             ties.append(f"${num(r.spend_to_last_capture_usd)} spent to it")
         lines.append("Tie-breakers: " + (", ".join(ties) if ties else "none (nothing captured)"))
         lines.append(
-            f"<span style='font-family:monospace'>{html.escape(r.run_id)}</span> · "
-            f"{html.escape(r.harness)} / {html.escape(r.model)}"
+            f"<span style='font-family:monospace'>{html.escape(_clip(r.run_id))}</span> · "
+            f"{html.escape(_clip(r.harness))} / {html.escape(_clip(r.model))}"
         )
         return "<br>".join(lines)
 
@@ -260,3 +260,9 @@ class HarnessResultsTab(QWidget):
     def copy_json(self) -> None:
         if self.page is not None:
             QApplication.clipboard().setText(self.page.result.to_json())
+
+
+def _clip(name: str, most: int = 64) -> str:
+    """A name a trace chose, cut to `most` characters: one without spaces would not wrap and
+    widen the page by its whole length (the full name is in Copy report)."""
+    return name if len(name) <= most else name[: most - 1] + "…"

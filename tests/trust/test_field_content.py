@@ -55,8 +55,10 @@ def test_runs_of_different_case_content_under_one_name_are_never_ranked_together
     board = leaderboard("echo", content=real_hash)
     assert [e.model for e in board.entries] == ["honest", "other"]
     assert board.content == real_hash and board.other_contents == 1
-    latest = leaderboard("echo")  # the newest run's content: the fake one, alone
-    assert [e.model for e in latest.entries] == ["cheat"] and latest.content != real_hash
+    default = leaderboard("echo")  # the first-registered content, not the newest run's (issue 19.9)
+    assert [e.model for e in default.entries] == ["honest", "other"] and default.content == real_hash
+    fake = leaderboard("echo", content=load_case(tmp_path / "fake").manifest_hash)
+    assert [e.model for e in fake.entries] == ["cheat"] and fake.unregistered
     writer.close()
 
 
@@ -65,8 +67,8 @@ def test_the_cli_leaderboard_names_the_content_it_ranks(tmp_path):
     writer = Writer(open_database(db))
     write_case(tmp_path / "real", REAL, fuel_limit=10**6)
     write_case(tmp_path / "fake", TRIVIAL, fuel_limit=10**6)
-    _grade(writer, tmp_path / "fake", write_submission(tmp_path / "cheat", ECHO, model="cheat"))
     _grade(writer, tmp_path / "real", write_submission(tmp_path / "honest", SLOW_ECHO, model="honest"))
+    _grade(writer, tmp_path / "fake", write_submission(tmp_path / "cheat", ECHO, model="cheat"))
     writer.close()
     real_hash = load_case(tmp_path / "real").manifest_hash
     done = subprocess.run(

@@ -1,0 +1,94 @@
+"""Scenario files are bounded before they are read, and every scenario command is bounded in
+time: a 3 GiB file is refused without reading it, an 89-byte scenario of a billion ticks stops
+at `--timeout` with a clear error, and opening such a file can be cancelled at once."""
+
+from __future__ import annotations
+
+import os
+import resource
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+import pytest
+
+from lattice_desktop.errors import Cancelled, UserError
+from lattice_desktop.lattice.scenario import MAX_SCENARIO_BYTES
+from lattice_desktop.lattice.scenario_file import open_scenario_file, read_scenario_file
+from lattice_desktop.work import Work
+
+ROOT = Path(__file__).resolve().parents[2]
+BILLION_TICKS = b"lattice 1\nsize 3 3\nticks 1000000000\nsnapshot 1000000\nsource 0 2 N 18 15\ngrid\n^..\n^..\nS..\n"  # 89 bytes
+
+
+def cli(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "lattice_desktop", *args],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        timeout=300,
+    )
+
+
+@pytest.fixture
+def huge(tmp_path) -> Path:
+    """A 3 GiB scenario file that costs no disk (sparse): reading it would cost 3 GiB of memory."""
+    path = tmp_path / "huge.lat"
+    with path.open("wb") as f:
+        f.write(b"lattice 1\n")
+        f.truncate(3 * 2**30)
+    return path
+
+
+@pytest.mark.parametrize("command", ["stats", "expect", "check"])
+def test_a_3_gib_scenario_is_refused_before_it_is_read(huge, command):
+    before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    done = cli("scenario", command, str(huge))
+    peak_kib = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    said = done.stdout + done.stderr
+    assert done.returncode == (1 if command == "check" else 2), said  # check reports and goes on
+    assert "too large for a scenario file" in said and "huge.lat" in said and "Traceback" not in said
+    assert max(peak_kib, before) < 1024 * 1024  # the child never held the file (3 GiB)
+
+
+def test_reading_is_bounded_by_the_parser_limit(huge):
+    assert huge.stat().st_size > MAX_SCENARIO_BYTES
+    with pytest.raises(UserError, match="too large"):
+        read_scenario_file(huge)
+
+
+def test_stats_of_a_billion_ticks_stops_at_its_time_limit(tmp_path):
+    path = tmp_path / "long.lat"
+    path.write_bytes(BILLION_TICKS)
+    done = cli("scenario", "stats", str(path), "--timeout", "1")
+    assert done.returncode == 2, done.stderr
+    assert "long.lat" in done.stderr and "did not finish within 1 s" in done.stderr
+    assert "Traceback" not in done.stderr
+
+
+def test_opening_a_billion_ticks_is_cancelled_at_once(tmp_path):
+    path = tmp_path / "long.lat"
+    path.write_bytes(BILLION_TICKS)
+    work = Work()
+    outcome: list[BaseException | None] = []
+
+    def opening() -> None:
+        try:
+            open_scenario_file(path, work=work)
+        except BaseException as exc:  # noqa: BLE001 (the test reports whatever it was)
+            outcome.append(exc)
+        else:
+            outcome.append(None)
+
+    previous = threading.stack_size(16 * 2**20)  # wasm runs on the calling thread's stack
+    try:
+        thread = threading.Thread(target=opening)
+        thread.start()
+    finally:
+        threading.stack_size(previous)
+    thread.join(2)  # running the reference on the scenario by now (or still compiling it)
+    work.cancel()
+    thread.join()  # uncancelled, the reference would run into its 120 s limit: an EngineError
+    assert len(outcome) == 1 and isinstance(outcome[0], Cancelled), outcome
