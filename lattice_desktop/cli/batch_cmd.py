@@ -6,6 +6,7 @@ import argparse
 import json
 import sys
 
+from lattice_desktop.batch.cluster import cluster_grader
 from lattice_desktop.batch.driver import BatchResult
 from lattice_desktop.batch.field import find_submissions
 from lattice_desktop.batch.summary import summarize
@@ -18,7 +19,6 @@ from lattice_desktop.cli.common import (
     positive_int,
 )
 from lattice_desktop.cli.terminal import SafeStream
-from lattice_desktop.errors import UserError
 from lattice_desktop.grading.report_json import report_to_dict
 from lattice_desktop.manifest import load_case
 from lattice_desktop.outcomes import Verdict
@@ -62,6 +62,7 @@ def register(commands: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     case = load_case(resolve_case_path(args.case))
     submissions, problems = find_submissions(args.submissions)
+    grade_on_cluster = cluster_grader()
     writer = open_storage(args)
     # The bar redraws itself with a carriage return, which the escaping stream would spell
     # out; the printer escapes the submissions' own text itself.
@@ -69,10 +70,6 @@ def run(args: argparse.Namespace) -> int:
     printer = ProgressPrinter(stderr)
     for problem in problems:
         printer.problem(problem)
-    try:
-        from lattice_desktop.batch.dask_backend import grade_on_cluster
-    except ImportError:
-        raise UserError("grade-batch needs dask.distributed: pip install 'lattice-desktop[batch]'") from None
     try:
         result = grade_on_cluster(
             case,

@@ -9,6 +9,7 @@ from pathlib import Path
 from PySide6.QtCore import QObject, Signal, Slot
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QProgressBar, QPushButton, QWidget
 
+from lattice_desktop.batch.cluster import cluster_grader
 from lattice_desktop.batch.driver import BatchProgress, BatchResult
 from lattice_desktop.batch.field import find_submissions
 from lattice_desktop.batch.summary import progress_text
@@ -22,8 +23,7 @@ LOCAL_WORKERS = 2
 
 def run_batch(case_path: Path, folder: Path, writer: Writer, *, work: Work) -> BatchResult:
     """The worker side: find the submissions, grade them on a local cluster, store each run."""
-    from lattice_desktop.batch.dask_backend import grade_on_cluster
-
+    grade_on_cluster = cluster_grader()
     case = load_case(case_path)
     submissions, problems = find_submissions([folder])
     result = grade_on_cluster(case, submissions, workers=LOCAL_WORKERS, writer=writer, work=work)
