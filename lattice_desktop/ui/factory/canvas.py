@@ -68,6 +68,7 @@ class FactoryCanvas(pg.GraphicsView):
     hovered = Signal(str)
     clicked = Signal(int)  # a cell index c = y·W + x
     moved = Signal()  # the visible range changed
+    scenario_set = Signal()  # another scenario (or none) is shown
 
     def __init__(self, parent=None) -> None:
         super().__init__(parent, background=pal.GROUND)
@@ -119,6 +120,7 @@ class FactoryCanvas(pg.GraphicsView):
         self.image.clear()
         if scenario is not None:
             self.fit()
+        self.scenario_set.emit()
 
     def set_state(self, state: FactoryState) -> None:
         self.state = state
