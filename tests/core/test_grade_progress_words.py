@@ -20,6 +20,9 @@ def test_building_is_said_only_when_the_commands_run(tmp_path, capsys):
     assert "building…" not in shipped
     assert "loading the shipped module…" in shipped
 
-    assert main(["grade", str(folder), "--case", str(case), "--db", db, "--build", "--allow-unisolated-build"]) == 0
+    assert (
+        main(["grade", str(folder), "--case", str(case), "--db", db, "--build", "--allow-unisolated-build"])
+        == 0
+    )
     built = capsys.readouterr().err
     assert "building…" in built and "shipped" not in built

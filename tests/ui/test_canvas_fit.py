@@ -39,7 +39,9 @@ def test_a_3x4_factory_is_fitted_to_the_pane_when_a_cell_is_focused(qtbot):
 
 def test_a_big_factory_still_zooms_to_the_focused_cell(qtbot):
     canvas = shown_canvas(qtbot)
-    canvas.set_scenario(parse_scenario(generate(3, width=200, height=200, ticks=20, snapshot=10), source="big.lat"))
+    canvas.set_scenario(
+        parse_scenario(generate(3, width=200, height=200, ticks=20, snapshot=10), source="big.lat")
+    )
     canvas.focus_cell(100 * 200 + 100, span=40.0)
     qtbot.wait(20)
     view = canvas.visible_cells()
