@@ -140,7 +140,7 @@ _VERDICT_LOOKS = {
     Verdict.INCORRECT: Look("✗", "incorrect", RED),
     Verdict.INTERNAL_ERROR: Look("!", "internal error", PURPLE),
     Verdict.RUNNING: Look("◌", "running", BLUE),
-    Verdict.INTERRUPTED: Look("⏸", "interrupted", GREY),
-    Verdict.CANCELLED: Look("⏹", "cancelled", GREY),
+    Verdict.INTERRUPTED: Look("‖", "interrupted", GREY),
+    Verdict.CANCELLED: Look("■", "cancelled", GREY),
     Verdict.UNKNOWN: Look("?", "unknown", GREY),
 }

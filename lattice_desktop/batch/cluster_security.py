@@ -46,7 +46,8 @@ def local_security() -> Security:
         return Security.temporary()
     except ImportError:
         raise UserError(
-            "the local cluster's TLS needs the `cryptography` package: pip install 'lattice-desktop[batch]'"
+            "the local cluster's TLS needs the `cryptography` package, which is missing from this "
+            "Python environment: pip install 'cryptography>=42' (or reinstall: pip install -e .)"
         ) from None
 
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import logging
 import threading
+import time
 from collections.abc import Hashable, Iterator
 from contextlib import contextmanager
 from multiprocessing import resource_tracker
@@ -103,6 +104,7 @@ def grade_on_cluster(
     """`grade_batch` on the cluster at `scheduler`, or on a local one for the batch's length."""
     if not submissions:  # nothing to grade: no cluster to start or reach
         return BatchResult()
+    options.setdefault("started", time.monotonic())  # the cluster's start is the batch's time too
     with open_cluster(scheduler, workers=workers, tls=tls) as client:
         return grade_batch(case, submissions, backend=DaskBackend(client), **options)
 

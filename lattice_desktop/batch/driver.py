@@ -54,10 +54,21 @@ class BatchProgress:
     elapsed: float
     landed: tuple[FinishedRun, ...] = ()
     problem: Problem | None = None
+    # The stress jobs' cost, a job's being its case's size: they are the batch's time, and
+    # they vary by the size of their input; the smoke tests finish first and cost next to
+    # nothing (counted by jobs, the estimate promised the end once they were done).
+    cost_done: int = 0  # the sizes of the stress jobs answered
+    cost_total: int = 0  # ... of every stress job sent or still to come
+    costing: float = 0.0  # seconds since the first stress job was sent
 
     @property
     def remaining(self) -> float | None:
-        """Seconds left at the pace so far; None until a job has finished."""
+        """Seconds left at the pace of the stress jobs so far, weighed by size (by jobs when
+        the case has no stress cases); None until a stress job has finished."""
+        if self.cost_total:
+            if not self.cost_done:
+                return None
+            return self.costing / self.cost_done * max(0, self.cost_total - self.cost_done)
         if not self.jobs_done:
             return None
         return self.elapsed / self.jobs_done * max(0, self.jobs_total - self.jobs_done)
@@ -84,6 +95,7 @@ class _Pending:
     failure: tuple[Outcome, str] | None = None
     from_cache: bool = False
     stress_sent: bool = False
+    cost_left: int = 0  # the sizes of its stress jobs sent and not yet answered
 
 
 def grade_batch(
@@ -96,12 +108,17 @@ def grade_batch(
     allow_unisolated: bool = False,
     regrade: bool = False,
     work: Work | None = None,
+    started: float | None = None,
 ) -> BatchResult:
     """Grade every submission on `backend`; store each run whole through `writer` (if any).
-    Each change is reported on `work` with a `BatchProgress`; cancelling it raises `Cancelled`."""
+    Each change is reported on `work` with a `BatchProgress`; cancelling it raises `Cancelled`.
+    `started` (a `time.monotonic()`) is when the batch began for the user, if earlier than
+    now: a cluster started for it counts in its elapsed time."""
     batch = _Batch(
         case, backend, writer, work or Work(), allow_build=allow_build, allow_unisolated=allow_unisolated
     )
+    if started is not None:
+        batch.started = min(batch.started, started)
     return batch.run(submissions, regrade=regrade)
 
 
@@ -127,6 +144,8 @@ class _Batch:
         self.jobs_done = 0
         self.runs_total = 0
         self.started = time.monotonic()
+        self.cost_done = 0
+        self.stress_started: float | None = None  # when the first stress job was sent
         self.shared_case: object = None
         self.shared_entries: dict[str, object] = {}
 
@@ -185,6 +204,9 @@ class _Batch:
 
     def _send_stress(self, index: int, job: _Pending) -> None:
         job.stress_sent = True
+        job.cost_left = self._stress_cost
+        if self.stress_started is None:
+            self.stress_started = time.monotonic()
         for entry in sorted(self.case.stress, key=lambda e: -e.size):
             self._submit(index, job, (entry,))
 
@@ -222,6 +244,9 @@ class _Batch:
         job = self.pending[index]
         job.outstanding -= len(names)
         self.jobs_done += len(names)
+        cost = sum(self.case.entry(name).size for name in names if not self.case.entry(name).is_smoke)
+        job.cost_left -= cost
+        self.cost_done += cost
         if isinstance(answer, Cancelled):
             raise answer
         if isinstance(answer, BaseException):
@@ -303,16 +328,33 @@ class _Batch:
 
     def _tell(self, landed: tuple[FinishedRun, ...] = (), problem: Problem | None = None) -> None:
         total = self.jobs_done + self._jobs_left()
+        now = time.monotonic()
         progress = BatchProgress(
             self.jobs_done,
             total,
             len(self.result.runs),
             self.runs_total,
-            time.monotonic() - self.started,
+            now - self.started,
             landed,
             problem,
+            self.cost_done,
+            self.cost_done + self._cost_left(),
+            0.0 if self.stress_started is None else now - self.stress_started,
         )
         self.work.report(self.jobs_done / total if total else 0.0, "grading many", progress)
+
+    @property
+    def _stress_cost(self) -> int:
+        return sum(entry.size for entry in self.case.stress)
+
+    def _cost_left(self) -> int:
+        """The sizes of the stress jobs still to answer, those of submissions whose smoke
+        tests are still running included (they follow if the smoke tests pass)."""
+        return sum(
+            job.cost_left if job.stress_sent else self._stress_cost
+            for job in self.pending.values()
+            if job.stress_sent or job.failure is None
+        )
 
     def _jobs_left(self) -> int:
         left = 0

@@ -53,10 +53,14 @@ def clock(seconds: float | None) -> str:
     return f"{hours}:{rest // 60:02d}:{rest % 60:02d}" if hours else f"{rest // 60:02d}:{rest % 60:02d}"
 
 
-def progress_text(p: BatchProgress) -> str:
+def progress_text(p: BatchProgress, *, since: float = 0.0) -> str:
+    """Where the batch stands, `since` seconds after `p` was reported (a display that
+    ticks between reports: the elapsed time goes on, the time left counts down)."""
+    remaining = p.remaining
+    left = None if remaining is None else max(0.0, remaining - since)
     return (
         f"{p.jobs_done}/{p.jobs_total} jobs · {p.runs_done}/{p.runs_total} runs · "
-        f"{clock(p.elapsed)} elapsed · {clock(p.remaining)} left"
+        f"{clock(p.elapsed + since)} elapsed · {clock(left)} left"
     )
 
 

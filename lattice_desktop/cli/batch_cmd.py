@@ -7,6 +7,8 @@ import json
 import sys
 from typing import TextIO, cast
 
+from lattice_desktop.batch.cluster import cluster_grader
+from lattice_desktop.batch.cluster_security import TlsFiles, exposure_warning
 from lattice_desktop.batch.driver import BatchResult
 from lattice_desktop.batch.field import find_submissions
 from lattice_desktop.batch.summary import summarize
@@ -68,11 +70,7 @@ def register(commands: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     case = load_case(resolve_case_path(args.case))
-    try:
-        from lattice_desktop.batch.cluster_security import TlsFiles, exposure_warning
-        from lattice_desktop.batch.dask_backend import grade_on_cluster
-    except ImportError:
-        raise UserError("grade-batch needs dask.distributed: pip install 'lattice-desktop[batch]'") from None
+    grade_on_cluster = cluster_grader()
     tls = TlsFiles(args.tls_ca_file, args.tls_cert, args.tls_key)
     if args.scheduler is None and tls.given:
         raise UserError(

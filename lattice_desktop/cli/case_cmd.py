@@ -67,6 +67,7 @@ def _check(args: argparse.Namespace) -> int:
     if not folders:
         raise UserError(f"{case.path}: no sample submissions (a submissions/ folder beside it)")
     failures = 0
+    missed: list[str] = []  # the samples that did not get their expected verdict
     for folder in folders:
         sample = load_submission(folder)
         if sample.expected_verdict is None:
@@ -88,11 +89,16 @@ def _check(args: argparse.Namespace) -> int:
                 + (f": {', '.join(wrong)}" if wrong else "")
             )
         if not ok:
+            missed.append(shown(folder.name))
             for r in report.results:
                 if r.outcome.value != "pass":
                     first = r.detail.splitlines()[0] if r.detail else ""
                     print(f"         {shown(r.name)}: {r.outcome.look.text} {shown(first)}")
-    print("all samples got their expected verdict" if not failures else f"{failures} sample(s) did not")
+    print(
+        "all samples got their expected verdict"
+        if not failures
+        else f"{failures} of {len(folders)} samples did not get their expected verdict: {', '.join(missed)}"
+    )
     return 0 if not failures else 1
 
 

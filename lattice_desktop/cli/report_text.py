@@ -6,13 +6,19 @@ from lattice_desktop.cli.terminal import shown
 from lattice_desktop.formatting import fuel, percent
 from lattice_desktop.grading.grader import CaseResult, GradeReport
 from lattice_desktop.outcomes import Outcome, Verdict
+from lattice_desktop.services.run_failure import NOT_RUN, run_failure
 from lattice_desktop.store.field import Standing
 
 
-def result_rows(results: list[CaseResult]) -> list[str]:
+def result_rows(results: list[CaseResult], *, not_run: bool = False) -> list[str]:
+    """One line per case; with `not_run` (the run failed before any case ran) each case
+    reads "not run", without the failure each one would repeat."""
     lines = []
     name_width = max([len(shown(r.name)) for r in results] + [4])
     for r in results:
+        if not_run:
+            lines.append(f"  {shown(r.name):<{name_width}}  {NOT_RUN}")
+            continue
         over = f"+{percent(100.0 * r.overshoot / r.ceiling)}" if r.overshoot is not None else ""
         pct = percent(r.percent_of_ceiling, 0) if not r.is_smoke else ""
         cells = [
@@ -58,26 +64,29 @@ def report_lines(
     case = report.case
     head = f"{shown(report.submission.model)} · {shown(case.label)}"
     lines = [head + (f" · run {run_id}" if run_id else ""), ""]
+    failure = run_failure(report.results, report.build.log if report.build is not None else "")
     failed = report.failed_smoke
-    if failed:
+    if failure is not None:
+        lines += [shown(line) for line in failure.lines()] + [""]
+    elif failed:
         lines.append(f"Smoke test {shown(failed[0].name)} failed — stress cases skipped (counted failed)")
         lines.append("")
     smoke = [r for r in report.results if r.is_smoke]
     stress = [r for r in report.results if not r.is_smoke]
     if smoke:
         lines.append("Smoke tests (correctness only)")
-        lines.extend(result_rows(smoke))
+        lines.extend(result_rows(smoke, not_run=failure is not None))
         lines.append("")
     if stress:
         lines.append(f"Stress cases (fuel; ceiling {fuel(case.sandbox.fuel_limit)})")
-        lines.extend(result_rows(stress))
+        lines.extend(result_rows(stress, not_run=failure is not None))
         lines.append("")
     lines.append(verdict_line(report.verdict, report.score, report.overshoot))
     if report.verdict is Verdict.INCORRECT:
-        lines.append(f"why: {failure_reason(report.results)}")
+        lines.append(f"why: {shown(failure.why) if failure else failure_reason(report.results)}")
     if standing is not None:
         lines.append(f"field: {standing.describe()}")
-    if report.build is not None and not report.build.ok:
+    if report.build is not None and not report.build.ok and failure is None:
         lines.append("")
         lines.append("build log:")
         lines.extend("  " + shown(line) for line in report.build.log.splitlines()[-20:])

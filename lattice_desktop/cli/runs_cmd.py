@@ -14,6 +14,7 @@ from lattice_desktop.errors import UserError
 from lattice_desktop.formatting import fuel, moment
 from lattice_desktop.grading.report_json import result_to_dict
 from lattice_desktop.outcomes import Verdict
+from lattice_desktop.services.run_failure import run_failure
 from lattice_desktop.store.field import leaderboard, standing
 from lattice_desktop.store.hidden_runs import hide_runs, unhide_runs
 from lattice_desktop.store.queries import RunSummary, distinct_values, list_runs, load_run
@@ -167,12 +168,15 @@ def _show(args: argparse.Namespace) -> int:
     print(f"run {s.id} · {shown(s.model)} · {shown(s.case_label)} · wasmtime {shown(run.wasmtime_version)}")
     smoke = [r for r in run.results if r.is_smoke]
     stress = [r for r in run.results if not r.is_smoke]
+    failure = run_failure(run.results, run.build_log)
+    if failure is not None:
+        print("\n" + "\n".join(shown(line) for line in failure.lines()))
     if smoke:
         print("\nSmoke tests (correctness only)")
-        print("\n".join(result_rows(smoke)))
+        print("\n".join(result_rows(smoke, not_run=failure is not None)))
     if stress:
         print(f"\nStress cases (fuel; ceiling {fuel(run.fuel_limit)})")
-        print("\n".join(result_rows(stress)))
+        print("\n".join(result_rows(stress, not_run=failure is not None)))
     print()
     print(verdict_line(s.verdict, s.score, None))
     if place:

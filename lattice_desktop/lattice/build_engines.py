@@ -14,6 +14,7 @@ build (tests/profile/test_names.py checks both).
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import shutil
 import subprocess
 import sys
@@ -100,6 +101,9 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, default=SUBMISSIONS_DIR, help="submissions root")
     args = parser.parse_args(argv)
+    if importlib.util.find_spec("ziglang") is None:
+        print("error: building the engines needs ziglang: pip install 'ziglang==0.17.1'", file=sys.stderr)
+        return 2
     for path in build_all(args.out):
         print(f"{path} ({path.stat().st_size} bytes)")
     return 0

@@ -5,6 +5,7 @@ from __future__ import annotations
 from lattice_desktop.formatting import grouped
 from lattice_desktop.grading.grader import CaseResult
 from lattice_desktop.outcomes import Outcome
+from lattice_desktop.services.run_failure import NOT_RUN, run_failure
 from lattice_desktop.store.pages import RunPage
 
 
@@ -18,12 +19,18 @@ def report_text(page: RunPage) -> str:
         lines.append(f"standing {page.standing.describe()}")
     lines.append(f"module sha256 {run.module_sha256 or '-'}")
     lines.append(run.fuel_settings)
+    failure = run_failure(run.results, run.build_log)
+    if failure is not None:
+        lines += ["", *failure.lines()]
     for title, smoke in (("Smoke tests (correctness only)", True), ("Stress cases (fuel)", False)):
         rows = [r for r in run.results if r.is_smoke == smoke]
         if not rows:
             continue
         lines += ["", title]
         for r in rows:
+            if failure is not None:
+                lines.append(f"  {r.name} · {NOT_RUN}")
+                continue
             cells = [
                 r.name,
                 r.behaviour if smoke else f"size {grouped(r.size)}",

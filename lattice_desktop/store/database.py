@@ -5,6 +5,7 @@
 from __future__ import annotations
 
 import errno
+import importlib
 import os
 import sqlite3
 from contextlib import closing
@@ -45,6 +46,7 @@ def open_database(
     db: Database
     try:
         if "://" in target:
+            require_driver(target)
             db = connect_url(target)
         elif target.startswith("file:"):  # an SQLite URI, e.g. file:runs.db?mode=ro
             db = LenientSqliteDatabase(target, uri=True, timeout=busy_timeout, pragmas={"foreign_keys": 1})
@@ -84,6 +86,20 @@ def open_database(
     except (DatabaseError, sqlite3.Error, OSError) as exc:
         raise StorageError(scrub(explain(exc, target), target), Location(describe(target))) from None
     return db
+
+
+POSTGRES_HINT = "a PostgreSQL database needs the postgres extra: pip install 'lattice-desktop[postgres]'"
+
+
+def require_driver(url: str) -> None:
+    """Refuse a postgresql:// URL up front when psycopg2 (the `postgres` extra) is missing,
+    naming what to install; peewee would only fail at the first query, with a traceback."""
+    if not url.split("://", 1)[0].startswith("postgres"):
+        return
+    try:
+        importlib.import_module("psycopg2")
+    except ImportError:
+        raise StorageError(POSTGRES_HINT, Location(describe(url))) from None
 
 
 def read_only_reason(path: Path) -> str | None:

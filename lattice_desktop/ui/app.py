@@ -12,6 +12,7 @@ from PySide6.QtWidgets import QApplication, QMessageBox
 
 from lattice_desktop.errors import UserError
 from lattice_desktop.resources import ICONS
+from lattice_desktop.ui import tasks
 from lattice_desktop.ui.preferences import stored_database
 
 APP_NAME = "Lattice Desktop"
@@ -103,4 +104,7 @@ def main(argv: list[str] | None = None) -> int:
         window.grade_demo()
     window.open_paths([path.resolve() for path in getattr(args, "paths", None) or []])
     code = app.exec()
+    # Queued signals delivered as the window closed may have started short tasks (a runs
+    # refresh); let them end while their signals still exist, or they die with a traceback.
+    tasks.pool().waitForDone(30_000)
     return code

@@ -4,13 +4,17 @@ they land."""
 
 from __future__ import annotations
 
+import time
+from collections.abc import Callable
 from pathlib import Path
 
-from PySide6.QtCore import QObject, Signal, Slot
+from PySide6.QtCore import QObject, QTimer, Signal, Slot
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QProgressBar, QPushButton, QWidget
 
+from lattice_desktop.batch.cluster import cluster_grader
 from lattice_desktop.batch.driver import BatchProgress, BatchResult
 from lattice_desktop.batch.field import find_submissions
+from lattice_desktop.batch.summary import clock as clock_text
 from lattice_desktop.batch.summary import progress_text
 from lattice_desktop.manifest import load_case
 from lattice_desktop.store.writer import Writer
@@ -18,12 +22,12 @@ from lattice_desktop.ui import tasks
 from lattice_desktop.work import Step, Work
 
 LOCAL_WORKERS = 2
+TICK_MS = 1000
 
 
 def run_batch(case_path: Path, folder: Path, writer: Writer, *, work: Work) -> BatchResult:
     """The worker side: find the submissions, grade them on a local cluster, store each run."""
-    from lattice_desktop.batch.dask_backend import grade_on_cluster
-
+    grade_on_cluster = cluster_grader()
     case = load_case(case_path)
     submissions, problems = find_submissions([folder])
     result = grade_on_cluster(case, submissions, workers=LOCAL_WORKERS, writer=writer, work=work)
@@ -86,11 +90,21 @@ class BatchOp(QObject):
 
 
 class BatchStatus(QWidget):
-    """The batch in the status bar: jobs and runs done, time left, and Cancel."""
+    """The batch in the status bar: jobs and runs done, time elapsed and left, and Cancel.
+    It ticks every second between the batch's reports (a stress job may take minutes), the
+    elapsed time counted from the moment the user asked — the cluster's start included."""
 
-    def __init__(self, op: BatchOp, parent: QWidget | None = None) -> None:
+    def __init__(
+        self, op: BatchOp, parent: QWidget | None = None, *, clock: Callable[[], float] = time.monotonic
+    ) -> None:
         super().__init__(parent)
         self.op = op
+        self.clock = clock
+        self._began = 0.0
+        self._last: tuple[BatchProgress, float] | None = None  # the latest report, when it came
+        self._folder = ""
+        self.ticker = QTimer(self, interval=TICK_MS)
+        self.ticker.timeout.connect(self.tick)
         self.label = QLabel()
         self.bar = QProgressBar()
         self.bar.setMaximumWidth(240)
@@ -106,14 +120,35 @@ class BatchStatus(QWidget):
             layout.addWidget(widget)
         op.progress.connect(self.on_progress)
         for signal in (op.finished, op.failed, op.cancelled):
-            signal.connect(self.hide)
+            signal.connect(self.end)
         self.hide()
 
     def begin(self, folder: Path) -> None:
-        self.label.setText(f"Grading many: starting a local cluster for {folder.name}…")
+        self._began, self._last, self._folder = self.clock(), None, folder.name
         self.bar.setRange(0, 0)
         self.cancel_button.setEnabled(True)
+        self.tick()
+        self.ticker.start()
         self.show()
+
+    @Slot()
+    def end(self) -> None:
+        self.ticker.stop()
+        self.hide()
+
+    @Slot()
+    def tick(self) -> None:
+        """Redraw the times as of now: between reports they move on by themselves."""
+        if not self.cancel_button.isEnabled():
+            return
+        now = self.clock()
+        if self._last is None:
+            self.label.setText(
+                f"Grading many: starting a local cluster for {self._folder}… {clock_text(now - self._began)}"
+            )
+            return
+        p, received = self._last
+        self.label.setText(f"Grading many: {progress_text(p, since=now - received)}")
 
     @Slot()
     def cancel(self) -> None:
@@ -125,6 +160,7 @@ class BatchStatus(QWidget):
     def on_progress(self, p: BatchProgress) -> None:
         if not self.cancel_button.isEnabled():
             return
-        self.label.setText(f"Grading many: {progress_text(p)}")
+        self._last = (p, self.clock())
+        self.tick()
         self.bar.setRange(0, max(1, p.jobs_total))
         self.bar.setValue(p.jobs_done)

@@ -32,6 +32,7 @@ from lattice_desktop.ui.factory.census_panel import CensusPanel
 from lattice_desktop.ui.factory.diff_panel import DiffList, ModeSwitch
 from lattice_desktop.ui.factory.divergence_bar import KEYS
 from lattice_desktop.ui.factory.divergence_view import DivergenceNavigation
+from lattice_desktop.ui.factory.empty_state import MapMessage
 from lattice_desktop.ui.factory.legend import Legend
 from lattice_desktop.ui.factory.loader import StateLoader
 from lattice_desktop.ui.factory.snapshots import SnapshotModel
@@ -81,6 +82,7 @@ class FactoryTab(DivergenceNavigation, QWidget):
         self.case_box.activated.connect(self._case_chosen)
         self.engine_label = QLabel(self)
         self.engine_label.setStyleSheet("color: palette(mid);")
+        self.engine_label.setMinimumWidth(1)  # a long message is clipped, never widens the window
         self.modes = ModeSwitch(self)
         self.modes.set_available(False, "Open a run whose submission exports lattice_records")
         self.modes.changed.connect(self._mode_changed)
@@ -94,6 +96,8 @@ class FactoryTab(DivergenceNavigation, QWidget):
         top.addWidget(self.modes)
 
         self.canvas = FactoryCanvas(self)
+        self.open_error = MapMessage(self.canvas, lambda: self._opening)  # an open's error, on the map
+        self._open_query.failed.connect(self.open_error.show_open_error)
         self.legend = Legend(self)
         self.hover = QLabel(self)
         self.hover.setStyleSheet("color: palette(mid);")

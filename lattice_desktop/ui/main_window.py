@@ -60,6 +60,7 @@ from lattice_desktop.ui.results_tab import ResultsTab
 from lattice_desktop.ui.run_actions import RunActions
 from lattice_desktop.ui.run_header import RunHeader
 from lattice_desktop.ui.runs_panel import RunsPanel
+from lattice_desktop.ui.status_bar import StatusBar
 from lattice_desktop.ui.window_menus import WindowMenus
 from lattice_desktop.work import Work
 
@@ -115,6 +116,7 @@ class MainWindow(QMainWindow):
         for query in (self._runs_query, self._page_query, self._demo_query):
             query.failed.connect(self.report_failure)
 
+        self.setStatusBar(StatusBar())  # one message at a time (ui/status_bar.py)
         self._build_widgets()
         self._build_actions()
         self._build_status_bar()

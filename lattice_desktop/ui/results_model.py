@@ -8,6 +8,7 @@ from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelInd
 from lattice_desktop.formatting import fuel, grouped
 from lattice_desktop.grading.grader import CaseResult
 from lattice_desktop.outcomes import Outcome
+from lattice_desktop.services.run_failure import NOT_RUN, RunFailure
 from lattice_desktop.services.run_report import detail_text
 from lattice_desktop.ui import theme
 from lattice_desktop.ui.delegates import BAR_ROLE, CHIP_ROLE, COPY_ROLE, SORT_ROLE, Bar, Chip
@@ -18,6 +19,9 @@ RIGHT = int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
 SMOKE_COLUMNS = ("Case", "Behaviour", "Outcome", "Fuel", "Detail")
 STRESS_COLUMNS = ("Case", "Size", "Outcome", "Fuel", "% of ceiling", "Overshoot", "Detail")
 NUMERIC = {"Size", "Fuel", "Overshoot"}
+
+
+NOT_RUN_CHIP = Chip(*NOT_RUN.split(" ", 1), theme.GREY)
 
 
 def outcome_chip(outcome: Outcome) -> Chip:
@@ -49,10 +53,14 @@ class ResultsModel(QAbstractTableModel):
         self.smoke = smoke
         self.columns = SMOKE_COLUMNS if smoke else STRESS_COLUMNS
         self.results: list[CaseResult] = []
+        self.failure: RunFailure | None = None
 
-    def set_results(self, results: list[CaseResult]) -> None:
+    def set_results(self, results: list[CaseResult], failure: RunFailure | None = None) -> None:
+        """The run's cases; with `failure` (the run failed before any case ran) every case
+        reads "not run" and the failure is told once, above the tables."""
         self.beginResetModel()
         self.results = [r for r in results if r.is_smoke == self.smoke]
+        self.failure = failure
         self.endResetModel()
 
     def column(self, name: str) -> int:
@@ -86,14 +94,14 @@ class ResultsModel(QAbstractTableModel):
         if role == Qt.ItemDataRole.ToolTipRole:
             return self._tooltip(r, name)
         if role == CHIP_ROLE and name == "Outcome":
-            return outcome_chip(r.outcome)
+            return NOT_RUN_CHIP if self.failure is not None else outcome_chip(r.outcome)
         if role == BAR_ROLE and name == "% of ceiling":
             return percent_bar(r)
         if role == Qt.ItemDataRole.TextAlignmentRole and name in NUMERIC:
             return RIGHT
         if role == Qt.ItemDataRole.FontRole and name == "Detail" and r.mismatch is not None:
             return theme.monospace()
-        if role == Qt.ItemDataRole.ForegroundRole and r.outcome is Outcome.SKIPPED:
+        if role == Qt.ItemDataRole.ForegroundRole and (r.outcome is Outcome.SKIPPED or self.failure):
             return theme.GREY
         if role == SORT_ROLE:
             return {
@@ -105,6 +113,8 @@ class ResultsModel(QAbstractTableModel):
         return None
 
     def _display(self, r: CaseResult, name: str) -> str:
+        if self.failure is not None and name in ("Outcome", "Detail"):
+            return NOT_RUN if name == "Outcome" else ""
         if name == "Case":
             return r.name
         if name == "Behaviour":
@@ -133,12 +143,14 @@ class ResultsModel(QAbstractTableModel):
         if name == "Overshoot":
             return "" if r.overshoot is None else str(r.overshoot)
         if name == "Outcome":
-            return r.outcome.label
+            return "not run" if self.failure is not None else r.outcome.label
         if name == "Detail":
-            return detail_text(r, exact=True)
+            return "" if self.failure is not None else detail_text(r, exact=True)
         return self._display(r, name)
 
     def _tooltip(self, r: CaseResult, name: str) -> str | None:
+        if self.failure is not None and name in ("Outcome", "Detail"):
+            return f"Not run: {self.failure.why} (counted failed)"
         if name == "Fuel" and r.fuel is not None:
             return f"{grouped(r.fuel)} fuel (ceiling {grouped(r.ceiling)}, budget {grouped(r.budget)})"
         if name == "% of ceiling" and r.percent_of_ceiling is not None:

@@ -25,6 +25,7 @@ from PySide6.QtWidgets import (
 
 from lattice_desktop.formatting import fuel, grouped, short_hash
 from lattice_desktop.outcomes import Verdict
+from lattice_desktop.services.run_failure import RunFailure, run_failure
 from lattice_desktop.services.run_report import detail_text, report_text
 from lattice_desktop.store.pages import RunPage
 from lattice_desktop.ui import theme
@@ -55,6 +56,26 @@ def banner_style(colour: QColor) -> str:
         f"QLabel {{ background: {theme.tint(colour, 40).name(QColor.NameFormat.HexArgb)};"
         f" border: 1px solid {colour.name()}; border-radius: 4px; padding: 8px; }}"
     )
+
+
+def failure_html(failure: RunFailure) -> str:
+    """The one failure that stopped every case: headline, command and status, log tail.
+    Long lines wrap (pre-wrap), so a long command never widens the window."""
+    rows = [f"<b>✗ {html.escape(failure.headline)}</b>"]
+    if failure.command is not None:
+        rows.append(f"Command: <code>{html.escape(failure.command)}</code>")
+    if failure.exit_status is not None:
+        rows.append(f"Exit status: <b>{failure.exit_status}</b>")
+    else:
+        rows.append(f"Reason: {html.escape(failure.reason)}")
+    text = "<br>".join(rows)
+    if failure.log_tail:
+        tail = html.escape("\n".join(failure.log_tail))
+        text += (
+            "<br>Last lines of its log (the whole log is below):"
+            f"<pre style='white-space: pre-wrap; margin: 4px 0 0 0'>{tail}</pre>"
+        )
+    return text
 
 
 class ResultsTab(QWidget):
@@ -149,9 +170,10 @@ class ResultsTab(QWidget):
             return
         run = page.run
         self.stack.setCurrentIndex(1)
-        self.smoke_model.set_results(run.results)
-        self.stress_model.set_results(run.results)
-        self._show_banner(page)
+        failure = run_failure(run.results, run.build_log)
+        self.smoke_model.set_results(run.results, failure)
+        self.stress_model.set_results(run.results, failure)
+        self._show_banner(page, failure)
         self.summary.setText(self._summary_html(page))
         missing = NO_RESULTS.get(run.summary.verdict) if not run.results else None
         self.notice.setText(missing or "")
@@ -175,9 +197,13 @@ class ResultsTab(QWidget):
         if run.build_ok is False:
             self.log_toggle.setChecked(True)
 
-    def _show_banner(self, page: RunPage) -> None:
+    def _show_banner(self, page: RunPage, failure: RunFailure | None) -> None:
         failed = [r for r in page.run.results if r.is_smoke and not r.outcome.correct]
-        if failed:
+        if failure is not None:
+            self.banner.setText(failure_html(failure))
+            self.banner.setStyleSheet(banner_style(theme.RED))
+            self.banner.show()
+        elif failed:
             names = ", ".join(f"<code>{r.name}</code>" for r in failed)
             plural = "s" if len(failed) > 1 else ""
             behaviours = "; ".join(r.behaviour for r in failed if r.behaviour)

@@ -9,6 +9,7 @@ from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QVBoxLayout, QWidget
 
 from lattice_desktop.formatting import fuel, grouped, moment
 from lattice_desktop.outcomes import Verdict
+from lattice_desktop.services.run_failure import run_failure
 from lattice_desktop.store.pages import HarnessPage, RunPage
 from lattice_desktop.ui import theme
 
@@ -123,6 +124,9 @@ class RunHeader(QFrame):
             over = f" (+{s.max_percent_over:.1f}% over the ceiling)" if s.max_percent_over else ""
             self.score.setText(f"no score{over}")
             self.score.setToolTip(f"{grouped(s.stress_fuel)} fuel, partly on the runway")
+        elif (failure := run_failure(page.run.results, page.run.build_log)) is not None:
+            self.score.setText("no score — build failed" if failure.is_build else "no score — module refused")
+            self.score.setToolTip(failure.why)
         else:
             self.score.setText("no score")
             self.score.setToolTip("Only a correct run earns a fuel score")

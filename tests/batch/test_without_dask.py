@@ -46,4 +46,7 @@ def test_the_batch_core_runs_without_dask_and_the_cli_says_what_is_missing(tmp_p
     )
     assert done.stdout.strip() == "correct", done.stderr
     assert done.returncode == 2
-    assert "grade-batch needs dask.distributed: pip install 'lattice-desktop[batch]'" in done.stderr
+    assert (
+        "needs dask.distributed, which is missing from this Python environment: pip install 'dask[distributed]"
+        in done.stderr
+    )

@@ -68,6 +68,7 @@ class FactoryCanvas(pg.GraphicsView):
     hovered = Signal(str)
     clicked = Signal(int)  # a cell index c = y·W + x
     moved = Signal()  # the visible range changed
+    scenario_set = Signal()  # another scenario (or none) is shown
 
     def __init__(self, parent=None) -> None:
         super().__init__(parent, background=pal.GROUND)
@@ -119,6 +120,7 @@ class FactoryCanvas(pg.GraphicsView):
         self.image.clear()
         if scenario is not None:
             self.fit()
+        self.scenario_set.emit()
 
     def set_state(self, state: FactoryState) -> None:
         self.state = state
@@ -169,7 +171,8 @@ class FactoryCanvas(pg.GraphicsView):
 
     def focus_cell(self, cell: int | None, *, span: float | None = 40.0) -> None:
         """Ring `cell` (None: no ring) and centre it as far as the grid allows, zoomed so
-        about `span` cells fit across (`span` None: the view stays)."""
+        about `span` cells fit across (`span` None: the view stays); a factory no wider
+        than `span` is fitted to the view instead, so a tiny one is not drawn tiny."""
         if cell is None or self.scenario is None:
             self.focus.hide()
             return
@@ -177,7 +180,11 @@ class FactoryCanvas(pg.GraphicsView):
         x, y = cell % w, cell // w
         self.focus.setRect(QRectF(x - 0.25, y - 0.25, 1.5, 1.5))
         self.focus.show()
-        if span is not None:
+        if span is not None and max(w, self.scenario.height) <= span:
+            # A factory smaller than the span: all of it, as large as the view allows, with
+            # room for the ring round an edge cell.
+            self.box.setRange(QRectF(-0.3, -0.3, w + 0.6, self.scenario.height + 0.6), padding=0)
+        elif span is not None:
             self.box.setRange(QRectF(x + 0.5 - span / 2, y + 0.5 - span / 2, span, span), padding=0)
             (left, right), (top, bottom) = self.box.viewRange()
             dx = _inside(left, right, self.scenario.width)

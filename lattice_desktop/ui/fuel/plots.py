@@ -7,8 +7,9 @@ import math
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QRectF, Qt
-from PySide6.QtGui import QColor, QPen
+from PySide6.QtCore import QEvent, QRectF, Qt
+from PySide6.QtGui import QColor, QPalette, QPen
+from PySide6.QtWidgets import QApplication
 
 from lattice_desktop.formatting import si
 from lattice_desktop.grading.fuel_growth import fit_slope
@@ -19,6 +20,7 @@ from lattice_desktop.ui.fuel.axes import CategoryAxis, SILogAxis
 from lattice_desktop.ui.fuel.hover import HoverTips
 
 FIELD, COMPARE = "#56B4E9", "#CC79A7"
+LEGEND_ALPHA = 230  # of 255: the panel hides the grid and bars behind the legend's words
 
 
 def outcome_style(outcome: Outcome) -> tuple[str, str]:
@@ -33,11 +35,36 @@ def _pen(colour: str, style: Qt.PenStyle = Qt.PenStyle.SolidLine, width: float =
     return pen
 
 
+def style_legend(legend: pg.LegendItem) -> None:
+    """The legend in the palette's own text colour on a nearly opaque panel of its base
+    colour, with a border: legible over bars and grid lines, light theme or dark (it was
+    pyqtgraph's grey on a 12% grey wash)."""
+    palette = QApplication.palette()
+    panel = QColor(palette.color(QPalette.ColorRole.Base))
+    panel.setAlpha(LEGEND_ALPHA)
+    legend.setBrush(pg.mkBrush(panel))
+    legend.setPen(pg.mkPen(palette.color(QPalette.ColorRole.Mid)))
+    legend.setLabelTextColor(palette.color(QPalette.ColorRole.Text))
+
+
+class _LegendFollowsPalette:
+    """Restyles `self.legend` when the light/dark theme (the application palette) changes."""
+
+    def changeEvent(self, event: QEvent) -> None:  # noqa: N802 (Qt's name)
+        legend = self.__dict__.get("legend")  # None while the plot is being built
+        if legend is not None and event.type() in (
+            QEvent.Type.PaletteChange,
+            QEvent.Type.ApplicationPaletteChange,
+        ):
+            style_legend(legend)
+        super().changeEvent(event)  # type: ignore[misc]
+
+
 def exact(fuel: int) -> str:
     return f"{fuel:,} fuel ({si(fuel, 'fuel')})"
 
 
-class FuelBars(pg.PlotWidget):
+class FuelBars(_LegendFollowsPalette, pg.PlotWidget):
     """Fuel per case, coloured by outcome; ceiling dashed, runway's end dotted, field's
     best as diamonds, a compared run as narrower bars with its ratio written above."""
 
@@ -50,9 +77,8 @@ class FuelBars(pg.PlotWidget):
         self.hideButtons()
         self.getAxis("left").setLabel("fuel per case")
         self.showGrid(y=True, alpha=0.15)
-        self.legend = self.addLegend(
-            offset=(8, 2), labelTextSize="8pt", colCount=6, brush=pg.mkBrush(128, 128, 128, 30)
-        )
+        self.legend = self.addLegend(offset=(8, 2), labelTextSize="8pt", colCount=6)
+        style_legend(self.legend)
         self.bars = pg.BarGraphItem(x=[], height=[], width=0.6, y0=0)
         self.compare_bars = pg.BarGraphItem(x=[], height=[], width=0.25, y0=0)
         self.addItem(self.bars)
@@ -184,7 +210,7 @@ class FuelBars(pg.PlotWidget):
         self.legend.addItem(pg.PlotDataItem(pen=_pen("#B0B4BC", Qt.PenStyle.DotLine)), "runway's end")
 
 
-class FuelScaling(pg.PlotWidget):
+class FuelScaling(_LegendFollowsPalette, pg.PlotWidget):
     """Fuel against input size on log–log axes, one series per source, each with its fit."""
 
     SERIES = (("this run", "#E69F00", "o"), ("field's best", FIELD, "d"), ("compared", COMPARE, "s"))
@@ -200,7 +226,8 @@ class FuelScaling(pg.PlotWidget):
         self.getAxis("bottom").setLabel("input size (the case's size: cells for Lattice)")
         self.getAxis("left").setLabel("fuel")
         self.showGrid(x=True, y=True, alpha=0.15)
-        self.legend = self.addLegend(offset=(8, 8), labelTextSize="8pt", brush=pg.mkBrush(128, 128, 128, 30))
+        self.legend = self.addLegend(offset=(8, 8), labelTextSize="8pt")
+        style_legend(self.legend)
         self.points, self.fits = {}, {}
         for name, colour, symbol in self.SERIES:
             self.points[name] = pg.ScatterPlotItem(

@@ -1,0 +1,64 @@
+"""The main window's status bar, one message at a time.
+
+QStatusBar paints a `showMessage` text over its normal widgets and hides them only at
+the moment the message starts; a progress widget shown afterwards (grading began while a
+harness import was being announced) is drawn on top of the text. Here a message is a
+label of its own, laid out beside the others, and it steps aside while a progress widget
+(grading, a batch) is showing: the progress is the message then. It comes back when the
+progress goes, until its timeout."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QEvent, QObject, QTimer, Slot
+from PySide6.QtWidgets import QLabel, QStatusBar, QWidget
+
+
+class StatusBar(QStatusBar):
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.note = QLabel(self)
+        self.note.setObjectName("statusNote")
+        self.note.setMinimumWidth(1)  # a long message is cut, never widens the window
+        self._progress: list[QWidget] = []
+        self._expiry = QTimer(self, singleShot=True)
+        self._expiry.timeout.connect(self.clearMessage)
+        super().addWidget(self.note, 1)
+        self.note.hide()
+
+    def addWidget(self, widget: QWidget, stretch: int = 0) -> None:  # noqa: N802 (Qt's name)
+        """A progress widget: shown, it takes the message's place."""
+        self.insertWidget(len(self._progress), widget, stretch)
+        self._progress.append(widget)
+        widget.installEventFilter(self)
+        self._arrange()
+
+    @Slot(str, int)
+    def showMessage(self, text: str, timeout: int = 0) -> None:  # noqa: N802
+        self.note.setText(text)
+        self.note.setToolTip(text)
+        if timeout > 0:
+            self._expiry.start(timeout)
+        else:
+            self._expiry.stop()
+        self._arrange()
+
+    @Slot()
+    def clearMessage(self) -> None:  # noqa: N802
+        self._expiry.stop()
+        self.note.clear()
+        self._arrange()
+
+    def currentMessage(self) -> str:  # noqa: N802
+        return self.note.text()
+
+    def busy(self) -> bool:
+        """Whether a progress widget is showing (it is the status then)."""
+        return any(not widget.isHidden() for widget in self._progress)
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802
+        if watched in self._progress and event.type() in (QEvent.Type.Show, QEvent.Type.Hide):
+            self._arrange()
+        return False
+
+    def _arrange(self) -> None:
+        self.note.setVisible(bool(self.note.text()) and not self.busy())
