@@ -70,8 +70,10 @@ def make_application(argv: list[str] | None = None) -> QApplication:
     # Wayland takes the icon from the desktop file named here; X11 from the window icon.
     app.setDesktopFileName(DESKTOP_FILE)
     app.setWindowIcon(app_icon())
+    from lattice_desktop.ui import collector
     from lattice_desktop.ui.theme import apply_theme
 
+    collector.install()  # garbage cycles are collected on the GUI thread only
     apply_theme(app)
     return app
 

@@ -604,15 +604,20 @@ class MainWindow(QMainWindow):
         task.signals.failed.connect(self.report_failure)
         tasks.start(task)
 
-    def closeEvent(self, event: QCloseEvent) -> None:
-        """Stop every background job (grading, the keyframe walks, seeks) before waiting
-        for the pool, so the window closes at once and no worker outlives its signals."""
+    def cancel_all(self) -> bool:
+        """Stop every background job (grading, the keyframe walks, seeks, prewarm) and wait
+        for the pool; True when every worker has finished."""
         self._background.cancel()
         self.grading.cancel()
         self.batch.cancel()
         self.harness.ops.cancel()
         self.factory_tab.shutdown()
-        tasks.pool().waitForDone(30_000)
+        return tasks.pool().waitForDone(30_000)
+
+    def closeEvent(self, event: QCloseEvent) -> None:
+        """Cancel everything before waiting for the pool, so the window closes at once and
+        no worker outlives its signals."""
+        self.cancel_all()
         self.writer.close()
         super().closeEvent(event)
 
