@@ -39,7 +39,7 @@ from lattice_desktop.services.grading import grade_and_store  # noqa: E402
 from lattice_desktop.store.database import open_database  # noqa: E402
 from lattice_desktop.store.queries import load_run  # noqa: E402
 from lattice_desktop.store.writer import Writer  # noqa: E402
-from lattice_desktop.ui.factory_tab import FactoryTab  # noqa: E402
+from lattice_desktop.ui.factory.tab import FactoryTab  # noqa: E402
 
 LATTICE = CASES / "lattice"
 

@@ -46,8 +46,8 @@ from lattice_desktop.ui.dialogs import (
     choose_submissions_folder,
 )
 from lattice_desktop.ui.errors_dialog import show_error
-from lattice_desktop.ui.factory_tab import FactoryTab
-from lattice_desktop.ui.fuel_tab import FuelTab
+from lattice_desktop.ui.factory.tab import FactoryTab
+from lattice_desktop.ui.fuel.tab import FuelTab
 from lattice_desktop.ui.grade_op import GradeOp
 from lattice_desktop.ui.grading_status import GradingStatus
 from lattice_desktop.ui.harness_window import HarnessSide

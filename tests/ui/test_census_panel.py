@@ -17,7 +17,7 @@ from lattice_desktop.store.database import open_database
 from lattice_desktop.store.queries import load_run
 from lattice_desktop.store.writer import Writer
 from lattice_desktop.ui.factory.census_panel import CensusPanel
-from lattice_desktop.ui.factory_tab import FactoryTab
+from lattice_desktop.ui.factory.tab import FactoryTab
 
 from .conftest import drain
 

@@ -20,7 +20,7 @@ from lattice_desktop.store.database import open_database
 from lattice_desktop.store.queries import load_run
 from lattice_desktop.store.writer import Writer
 from lattice_desktop.ui.factory import palette as pal
-from lattice_desktop.ui.factory_tab import FactoryTab
+from lattice_desktop.ui.factory.tab import FactoryTab
 from tests.core.wat_cases import write_submission
 
 LATTICE = CASES / "lattice"
