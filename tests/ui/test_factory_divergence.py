@@ -95,6 +95,7 @@ def assert_focused(tab: FactoryTab, cell: int) -> None:
     assert selected_cells(tab) == {cell}
 
 
+@pytest.mark.slow
 def test_opens_on_the_first_differing_cell_then_finds_the_first_wrong_tick(qtbot, tab, graded):
     case, run, _ = graded
     wrong = next(r for r in run.results if r.mismatch is not None)
@@ -123,6 +124,7 @@ def test_opens_on_the_first_differing_cell_then_finds_the_first_wrong_tick(qtbot
     assert tab.bar.minimumSizeHint().width() < 800  # the news wraps; it never widens the window
 
 
+@pytest.mark.slow
 def test_navigation_keeps_the_list_and_the_map_in_step(qtbot, tab):
     qtbot.waitUntil(
         lambda: tab.divergence is not None and tab._diff_tick == tab.divergence.tick and tab.cell_index == 0,
@@ -178,6 +180,7 @@ def test_navigation_keeps_the_list_and_the_map_in_step(qtbot, tab):
     assert_focused(tab, tab.cells[0])
 
 
+@pytest.mark.slow
 def test_a_focused_cell_stays_focused_while_it_differs_and_the_ring_goes_when_none_is(qtbot, tab):
     qtbot.waitUntil(
         lambda: tab.divergence is not None and tab._diff_tick == tab.divergence.tick, timeout=90000
@@ -195,6 +198,7 @@ def test_a_focused_cell_stays_focused_while_it_differs_and_the_ring_goes_when_no
     assert tab.cell_index is None and not tab.canvas.focus.isVisible()
 
 
+@pytest.mark.slow
 def test_only_the_marked_cells_in_view_are_outlined(qtbot, tab):
     qtbot.waitUntil(lambda: tab.cell_index == 0, timeout=90000)
     outlined = tab.canvas.outlines.path().boundingRect()
