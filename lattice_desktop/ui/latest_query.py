@@ -27,7 +27,7 @@ class _Request:
     work: Work | None
 
 
-class LatestQuery(QObject):
+class LatestQuery(tasks.Op):
     """`request(fn, *args)`; `on_result(value)` is called on the GUI thread for the
     newest request only. Errors come out of `failed` (message, traceback).
 
@@ -71,6 +71,9 @@ class LatestQuery(QObject):
         for req in self._pending.values():
             if req.work is not None:
                 req.work.cancel()
+
+    def cancel(self) -> None:
+        self.forget()
 
     def _newest(self, req: _Request | None) -> bool:
         return req is not None and req.serial == self._serial

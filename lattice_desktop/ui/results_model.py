@@ -6,7 +6,7 @@ from __future__ import annotations
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
 
 from lattice_desktop.formatting import fuel, grouped
-from lattice_desktop.grading.grader import CaseResult
+from lattice_desktop.grading.report import CaseResult
 from lattice_desktop.outcomes import Outcome
 from lattice_desktop.services.run_report import detail_text
 from lattice_desktop.ui import theme

@@ -1,15 +1,18 @@
-"""The main window's File › Open scenario… and Preferences…, and its Help menu (keyboard
-shortcuts, About). It stores and applies the preferences it can (the theme) and says the
+"""The main window's File › Open scenario…, Recent and Preferences…, and its Help menu
+(keyboard shortcuts, About). It stores and applies the preferences it can (the theme) and says the
 rest through signals; it knows nothing of the main window beyond the widgets it is given."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 
 from PySide6.QtCore import QObject, QSettings, Signal, Slot
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QFileDialog, QMainWindow, QMenu, QTabWidget, QWidget
 
+from lattice_desktop.ui.dialogs import Recent
 from lattice_desktop.ui.help_dialogs import ShortcutsDialog, about_box, shortcut_rows
 from lattice_desktop.ui.preferences import (
     Preferences,
@@ -52,6 +55,30 @@ class WindowMenus(QObject):
 
     def add_open_scenario(self, menu: QMenu) -> None:
         self._add(menu, "Open &scenario…", "Ctrl+Shift+O", self.choose_scenarios)
+
+    def add_recent(self, menu: QMenu, sections: list[tuple[str, Recent, Callable[[Path], object]]]) -> QMenu:
+        """File › Recent: each section's recent paths; choosing one calls its section's
+        handler with that path (each action holds its own call)."""
+        recent = menu.addMenu("Recent")
+
+        def fill() -> None:
+            recent.clear()
+            for title, paths, handler in sections:
+                recent.addSection(title)
+                for item in paths.items():
+                    recent.addAction(item).setData(partial(handler, Path(item)))
+            if recent.isEmpty():
+                recent.addAction("(nothing yet)").setEnabled(False)
+
+        recent.aboutToShow.connect(fill)
+        recent.triggered.connect(self._open_recent)
+        return recent
+
+    @Slot(QAction)
+    def _open_recent(self, action: QAction) -> None:
+        call = action.data()
+        if callable(call):
+            call()
 
     def add_preferences(self, menu: QMenu) -> None:
         self._add(menu, "&Preferences…", "Ctrl+,", self.show_preferences)

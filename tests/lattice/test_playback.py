@@ -10,7 +10,7 @@ import pytest
 
 from lattice_desktop.errors import Cancelled
 from lattice_desktop.lattice.generator import generate
-from lattice_desktop.lattice.playback import REFERENCE_WASM, Playback
+from lattice_desktop.lattice.playback import Playback
 from lattice_desktop.lattice.rules import Factory
 from lattice_desktop.lattice.scenario import parse_scenario
 from lattice_desktop.lattice.simulators import (
@@ -21,7 +21,7 @@ from lattice_desktop.lattice.simulators import (
     stepping_module,
 )
 from lattice_desktop.lattice.view import FactoryState
-from lattice_desktop.lattice.wasm_engine import WasmEngine
+from lattice_desktop.lattice.wasm_engine import REFERENCE_WASM, WasmEngine
 from lattice_desktop.work import Step, Work
 
 REPO = Path(__file__).resolve().parents[2]
@@ -184,7 +184,7 @@ def test_keyframes_kept_on_disk_make_the_next_open_warm(stepping_wasm, monkeypat
 
 
 def test_prewarm_walks_each_stress_scenario_once(tmp_path, monkeypatch):
-    from lattice_desktop.lattice.playback import prewarm
+    from lattice_desktop.services.prewarm import prewarm
 
     monkeypatch.setenv("LATTICE_DESKTOP_CACHE", str(tmp_path / "cache"))
     folder = tmp_path / "case"

@@ -140,10 +140,11 @@ def _settled(qapp):
     the test's garbage is collected here, not in a later test."""
     from PySide6.QtCore import QCoreApplication, QEvent
 
-    from lattice_desktop.ui import collector
+    from lattice_desktop.ui import collector, tasks
 
     collector.install()
     yield
+    tasks.cancel_all()  # what the test left running stops now rather than runs to its end
     drain()
     QCoreApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
     gc.collect()
@@ -215,7 +216,7 @@ def make_window(qtbot, db_path: Path, toy_case: ToyCase, settings):
         )
         made.append(window)
         window.resize(1400, 860)
-        qtbot.waitUntil(lambda: window._runs_loaded, timeout=10_000)
+        qtbot.waitUntil(lambda: window.runs_loaded, timeout=10_000)
         return window
 
     yield make
@@ -225,7 +226,7 @@ def make_window(qtbot, db_path: Path, toy_case: ToyCase, settings):
     from PySide6.QtCore import QCoreApplication, QEvent
 
     for window in filter(shiboken6.isValid, made):
-        assert window.cancel_all(), "a worker outlived its window's cancel"
+        assert window.cancel_all(), "a worker outlived its window's cancel_all"
         window.close()
         window.deleteLater()
     drain()

@@ -29,7 +29,7 @@ class DivergenceNavigation:
         self._focus_pending = False  # zoom to the first differing cell when the next diff arrives
         self._search_from: int | None = None  # the divergent snapshot's tick the search started at
         self._search_queued: tuple[int, int] | None = None  # (agrees, differs) to search once shown
-        self._search_work = None  # the running search's Work, to cancel it
+        self._search = tasks.Background(self)  # the running search, to cancel it
 
     def _build_divergence(self) -> None:
         """The bar over the map and the minimap in its corner (after the canvas exists)."""
@@ -123,25 +123,21 @@ class DivergenceNavigation:
             return
         agrees, differs = self._search_queued
         self._search_queued = None
-        self.stop_search()
         task = Task(search_divergence, self._submission, self.playback, agrees, differs, work=True)
-        self._search_work = task.work
         task.signals.progress.connect(self._search_progress)
         task.signals.done.connect(self._search_done)
         task.signals.failed.connect(self._search_failed)
-        tasks.start(task)
+        self._search.start(task)
 
     def stop_search(self) -> None:
         """Cancel a search still running (another run or scenario is being opened)."""
-        if self._search_work is not None:
-            self._search_work.cancel()
-            self._search_work = None
+        self._search.cancel()
 
     def _searching(self) -> bool:
         """Whether a search is still wanted: a stopped one (another run opened, the window
         closed) may have queued progress or its answer before it saw the cancel, and a tab
         deleted without closing (a test's) may still be sent them."""
-        return self._search_work is not None and shiboken6.isValid(self)
+        return shiboken6.isValid(self) and self._search.work is not None
 
     @Slot(object)
     def _search_progress(self, step) -> None:
@@ -155,7 +151,7 @@ class DivergenceNavigation:
         playback, found = result
         if not self._searching() or playback is not self.playback:
             return
-        self._search_work = None
+        self._search.work = None
         self.divergence = found
         width = playback.scenario.width
         first = found.cells[0] if found.cells else 0
@@ -173,7 +169,7 @@ class DivergenceNavigation:
     def _search_failed(self, message: str, trace: str) -> None:
         if not self._searching():
             return
-        self._search_work = None
+        self._search.work = None
         self.bar.status.setText(f"⚠ Could not find the first wrong tick: {message}")
         self.bar.status.setToolTip(trace or message)
 

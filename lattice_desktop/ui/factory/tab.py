@@ -22,7 +22,7 @@ from PySide6.QtWidgets import (
 
 from lattice_desktop.lattice.playback import Playback
 from lattice_desktop.lattice.snapshots import Snapshots
-from lattice_desktop.lattice.submission_records import open_submission
+from lattice_desktop.lattice.submission_records import SubmissionRecords, open_submission
 from lattice_desktop.lattice.view import FactoryState
 from lattice_desktop.manifest.case import CaseManifest
 from lattice_desktop.services.factory_opening import OpenedCase, open_case, open_scenario
@@ -72,6 +72,7 @@ class FactoryTab(DivergenceNavigation, QWidget):
         self._open_query = LatestQuery(self._opened, self)
         self._open_query.failed.connect(self._on_failed)
         self._submission_query = LatestQuery(self._submission_checked, self)
+        self._submission_query.failed.connect(self._submission_unavailable)
         self._diff_query = LatestQuery(self._diff_done, self)
         self._diff_query.failed.connect(self._diff_failed)
 
@@ -250,6 +251,22 @@ class FactoryTab(DivergenceNavigation, QWidget):
         self.case_box.setCurrentIndex(index)
         self._open_file(self.scenario_files[index])
 
+    @property
+    def settled(self) -> bool:
+        """It shows the tick it is at: loaded, and its Diff (when shown) worked out."""
+        return (
+            self.playback is not None
+            and not self.loader.busy
+            and self.canvas.state is not None
+            and self.canvas.state.tick == self.tick
+            and (self.modes.mode == "Reference" or self._diff_tick == self.tick)
+        )
+
+    @property
+    def has_records(self) -> bool:
+        """The open run's submission exports records (its Diff view can be shown)."""
+        return self._submission is not None
+
     def next_divergence(self) -> None:
         """The next snapshot after the current tick whose checksums differ (stays if none)."""
         self.step_divergent_snapshot(+1)
@@ -370,18 +387,21 @@ class FactoryTab(DivergenceNavigation, QWidget):
         self._want_divergence = False
         self._start_diff_view()
 
-    def _submission_checked(self, sub) -> None:
-        if isinstance(sub, str):
-            self._submission = None
-            self.modes.set_available(False, f"Submission view unavailable: {sub}")
-            self.bar.status.setText(
-                f"Only snapshots can be compared: {sub}. The first wrong tick and "
-                "the differing cells need the records export (spec §8)."
-            )
-        else:
-            self._submission = sub
-            self.modes.set_available(True, "")
-            self._start_diff_view()
+    def _submission_checked(self, sub: SubmissionRecords) -> None:
+        self._submission = sub
+        self.modes.set_available(True, "")
+        self._start_diff_view()
+
+    @Slot(str, str)
+    def _submission_unavailable(self, message: str, trace: str) -> None:
+        """No records export (a user error), or a bug opening it (with its traceback)."""
+        self._submission = None
+        self.modes.set_available(False, f"Submission view unavailable: {message}")
+        self.bar.status.setText(
+            f"Only snapshots can be compared: {message}. The first wrong tick and "
+            "the differing cells need the records export (spec §8)."
+        )
+        self.bar.status.setToolTip(trace or message)
 
     def _show_stale(self, reasons: list[str], specific: bool) -> None:
         self.stale = list(reasons)

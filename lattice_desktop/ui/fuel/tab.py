@@ -10,7 +10,7 @@ from PySide6.QtCore import Qt, Slot
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QSplitter, QStackedWidget, QVBoxLayout, QWidget
 
 from lattice_desktop.grading.fuel_growth import describe_slope
-from lattice_desktop.grading.grader import CaseResult
+from lattice_desktop.grading.report import CaseResult
 from lattice_desktop.manifest.case import CaseManifest
 from lattice_desktop.store.fuel_queries import CaseBest, Comparable, comparable_runs, field_best_per_case
 from lattice_desktop.store.queries import StoredRun, load_run
