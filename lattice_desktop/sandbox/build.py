@@ -61,7 +61,7 @@ def build_submission(
     allowed: bool,
     timeout: float,
     max_module_bytes: int,
-    cancel: Work | None = None,
+    work: Work | None = None,
     allow_unisolated: bool = False,
 ) -> BuildResult:
     """Build in a scratch copy and return the module bytes, or why there are none.
@@ -81,7 +81,7 @@ def build_submission(
             "(--build on the command line, or confirm in the app). Commands:\n  "
             + "\n  ".join(submission.commands)
         )
-    cancel = cancel or Work()
+    work = work or Work()
     started = time.monotonic()
     jail = isolation()
     if not jail.available and not allow_unisolated:
@@ -107,7 +107,7 @@ def build_submission(
             remaining = timeout - (time.monotonic() - started)
             log.append(f"$ {command}\n")
             code, output, reason = _run(
-                command, scratch, env, remaining, cancel, jail=jail, scratch_root=Path(scratch_root)
+                command, scratch, env, remaining, work, jail=jail, scratch_root=Path(scratch_root)
             )
             log.append(output)
             if reason:
@@ -215,7 +215,7 @@ def _run(
     cwd: Path,
     env: dict[str, str],
     timeout: float,
-    cancel: Work,
+    work: Work,
     *,
     jail: Isolation | None = None,
     scratch_root: Path | None = None,
@@ -257,7 +257,7 @@ def _run(
     reason = None
     try:
         while process.poll() is None:
-            if cancel.cancelled:
+            if work.cancelled:
                 reason = "cancelled"
                 break
             if time.monotonic() > deadline:
