@@ -84,9 +84,10 @@ def cell_codes(state: FactoryState, static: Static, region: Region) -> np.ndarra
         codes[source & (state.source_buffer[sl] != 0)] = pal.ITEM_CODE[
             static.source_type[sl][source & (state.source_buffer[sl] != 0)]
         ]
+        rows, cols = len(codes), codes.size // max(1, len(codes))
         for c, (remaining, _, _) in state.assemblers.items():
             x, y = c % state.entity.shape[1] - region.x0, c // state.entity.shape[1] - region.y0
-            if remaining and 0 <= x < codes.shape[1] and 0 <= y < codes.shape[0]:
+            if remaining and 0 <= x < cols and 0 <= y < rows:
                 codes[y, x] = pal.ASSEMBLER_CRAFTING
     return codes
 
@@ -238,7 +239,8 @@ def _boxes(p: int) -> dict:
         "centre": _box(masks["centre"]),
         "inset": _box(masks["inset"]),
     }
-    for value in (boxes["centre"], boxes["inset"], *(b for d in boxes["slot"] for b in d)):
+    slots: list[list[tuple[int, int, int, int] | None]] = boxes["slot"]  # type: ignore[assignment]
+    for value in (boxes["centre"], boxes["inset"], *(b for d in slots for b in d)):
         if value is None:
             raise AssertionError(f"a slot, centre or inset mask at scale {p} is not a rectangle")
     return boxes
