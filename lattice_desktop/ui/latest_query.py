@@ -15,8 +15,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from peewee import Database
 from PySide6.QtCore import QObject, Signal, Slot
 
+from lattice_desktop.store.base import db_proxy
 from lattice_desktop.ui import tasks
 from lattice_desktop.work import Step, Work
 
@@ -32,7 +34,8 @@ class LatestQuery(tasks.Op):
     newest request only. Errors come out of `failed` (message, traceback).
 
     With `request(fn, *args, work=True)`, `fn` gets a `work=` keyword: a newer request
-    cancels it, and its steps reach `on_step` while it is the newest."""
+    cancels it, and its steps reach `on_step` while it is the newest. With `db`, each
+    request reads that database, whichever one was opened last."""
 
     failed = Signal(str, str)
 
@@ -42,8 +45,10 @@ class LatestQuery(tasks.Op):
         parent: QObject | None = None,
         *,
         on_step: Callable[[Step], None] | None = None,
+        db: Database | None = None,
     ) -> None:
         super().__init__(parent)
+        self.db = db
         self._on_result = on_result
         self._on_step = on_step
         self._serial = 0
@@ -55,7 +60,11 @@ class LatestQuery(tasks.Op):
 
     def request(self, fn: Callable[..., Any], *args: Any, work: bool = False) -> None:
         self.forget()
-        task = tasks.Task(fn, *args, work=work)
+        task = (
+            tasks.Task(fn, *args, work=work)
+            if self.db is None
+            else tasks.Task(_read, self.db, fn, *args, work=work)
+        )
         signals = task.signals
         signals.progress.connect(self._step)
         signals.done.connect(self._answer)
@@ -96,3 +105,9 @@ class LatestQuery(tasks.Op):
     @Slot()
     def _cancelled(self) -> None:
         self._pending.pop(self.sender(), None)
+
+
+def _read(db: Database, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+    """`fn(*args)` on the calling (worker) thread, with the store bound to `db`."""
+    with db_proxy.bound(db):
+        return fn(*args, **kwargs)

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from PySide6.QtCore import QModelIndex, QSettings, QUrl, Signal, Slot
-from PySide6.QtGui import QAction, QCloseEvent, QDragEnterEvent, QDropEvent, QGuiApplication, QKeySequence
+from PySide6.QtCore import QModelIndex, QSettings, Signal, Slot
+from PySide6.QtGui import QCloseEvent, QDragEnterEvent, QDropEvent, QGuiApplication, QKeySequence
 from PySide6.QtWidgets import (
     QLabel,
     QMainWindow,
@@ -36,6 +36,7 @@ from lattice_desktop.ui.grading_status import GradingStatus
 from lattice_desktop.ui.harness_window import HarnessSide
 from lattice_desktop.ui.latest_query import LatestQuery
 from lattice_desktop.ui.message_bar import MessageBar
+from lattice_desktop.ui.opened_paths import local_paths, route_paths
 from lattice_desktop.ui.run_header import RunHeader
 from lattice_desktop.ui.runs_panel import RunsPanel
 from lattice_desktop.ui.tasks import Changed
@@ -74,32 +75,22 @@ class MainWindow(QMainWindow):
         self._show_results_next = False
         tasks.pool().setMaxThreadCount(max(4, tasks.pool().maxThreadCount()))
 
-        self.grading_actions = GradingActions(
-            self.writer,
-            self,
-            demo_case=self.demo_case,
-            recent_cases=self.recent_cases,
+        actions = self.grading_actions = GradingActions(
+            self.writer, self, demo_case=self.demo_case, recent_cases=self.recent_cases,
             recent_submissions=self.recent_submissions,
-        )
-        self.grading_actions.message.connect(self._show_message)
-        self.grading_actions.failed.connect(self.report_failure)
-        self.grading_actions.graded.connect(self._on_graded)
-        self.grading_actions.changed.connect(self._on_changed)
+        )  # fmt: skip
+        actions.message.connect(self._show_message)
+        actions.failed.connect(self.report_failure)
+        actions.graded.connect(self._on_graded)
+        actions.changed.connect(self._on_changed)
         # The grading commands, as menus, drops, the runs panel and scripts call them.
-        self.grading, self.batch = self.grading_actions.queue, self.grading_actions.batch
-        self.grade_submission, self.grade_demo = (
-            self.grading_actions.grade_submission,
-            self.grading_actions.grade_demo,
-        )
-        self.start_grading, self.open_case = (
-            self.grading_actions.start_grading,
-            self.grading_actions.open_case,
-        )
-        self.choose_case = self.grading_actions.choose_case
+        self.grading, self.batch, self.start_grading = actions.queue, actions.batch, actions.start_grading
+        self.grade_submission, self.grade_demo = actions.grade_submission, actions.grade_demo
+        self.open_case, self.choose_case = actions.open_case, actions.choose_case
         self.grading.job_started.connect(self._on_job_started)
         self.grading.idle.connect(self._on_grading_idle)
-        self._runs_query = LatestQuery(self._on_runs, self)
-        self._page_query = LatestQuery(self._on_page, self)
+        self._runs_query = LatestQuery(self._on_runs, self, db=self.db)  # reads say which database
+        self._page_query = LatestQuery(self._on_page, self, db=self.db)
         for query in (self._runs_query, self._page_query):
             query.failed.connect(self.report_failure)
 
@@ -151,9 +142,6 @@ class MainWindow(QMainWindow):
         self.setCentralWidget(central)
 
     def _build_actions(self) -> None:
-        file_menu = self.menuBar().addMenu("&File")
-        self.grade_action = self._action(file_menu, "&Grade submission…", "Ctrl+G", self.grade_submission)
-        self._action(file_menu, "&Open case…", "Ctrl+O", self.choose_case)
         self.menus = WindowMenus(
             self.settings,
             database_in_use=describe(self.db_target),
@@ -165,6 +153,10 @@ class MainWindow(QMainWindow):
         self.menus.preferences_changed.connect(self._apply_preferences)
         self.menus.message.connect(self._show_message)
         self.grading.workers = self.menus.preferences.workers
+        file_menu = self.menuBar().addMenu("&File")
+        add = self.menus.add_action
+        self.grade_action = add(file_menu, "&Grade submission…", "Ctrl+G", self.grade_submission)
+        add(file_menu, "&Open case…", "Ctrl+O", self.choose_case)
         self.menus.add_open_scenario(file_menu)
         self.recent_menu = self.menus.add_recent(
             file_menu,
@@ -173,29 +165,21 @@ class MainWindow(QMainWindow):
                 ("Submissions", self.recent_submissions, self.grade_submission),
             ],
         )
-        self._action(file_menu, "Grade the &demo samples", None, self.grade_demo)
-        self._action(file_menu, "Grade &many…", None, self.grade_many)
-        self.cancel_action = self._action(file_menu, "&Cancel grading", "Esc", self.cancel_grading)
+        add(file_menu, "Grade the &demo samples", None, self.grade_demo)
+        add(file_menu, "Grade &many…", None, self.grade_many)
+        self.cancel_action = add(file_menu, "&Cancel grading", "Esc", self.cancel_grading)
         self.cancel_action.setEnabled(False)
         file_menu.addSeparator()
         file_menu.addActions(self.harness.actions)
         file_menu.addSeparator()
         self.menus.add_preferences(file_menu)
-        self._action(file_menu, "&Quit", QKeySequence.StandardKey.Quit, self.close)
+        add(file_menu, "&Quit", QKeySequence.StandardKey.Quit, self.close)
         view = self.menuBar().addMenu("&View")
-        self._action(view, "&Filter runs", QKeySequence.StandardKey.Find, self.runs_panel.focus_filter)
-        self._action(view, "&Refresh", QKeySequence.StandardKey.Refresh, self.refresh_all)
+        add(view, "&Filter runs", QKeySequence.StandardKey.Find, self.runs_panel.focus_filter)
+        add(view, "&Refresh", QKeySequence.StandardKey.Refresh, self.refresh_all)
         view.addSeparator()
         self.tabs.add_view_actions(view)
         self.menus.add_help(self.menuBar().addMenu("&Help"))
-
-    def _action(self, menu, text: str, shortcut, slot) -> QAction:
-        action = QAction(text, self)
-        if shortcut is not None:
-            action.setShortcut(QKeySequence(shortcut))
-        action.triggered.connect(slot)
-        menu.addAction(action)
-        return action
 
     def _build_status_bar(self) -> None:
         bar = self.statusBar()
@@ -374,21 +358,22 @@ class MainWindow(QMainWindow):
     # Drops, paths, closing ----------------------------------------------------------
 
     def dragEnterEvent(self, event: QDragEnterEvent) -> None:
-        if any(_dropped_folder(u) for u in event.mimeData().urls()):
+        if local_paths(event.mimeData()):
             event.acceptProposedAction()
 
     def dropEvent(self, event: QDropEvent) -> None:
-        self.open_paths([p for p in map(_dropped_folder, event.mimeData().urls()) if p is not None])
+        self.open_paths(local_paths(event.mimeData()))
         event.acceptProposedAction()
 
     def open_paths(self, paths: list[Path]) -> None:
         """Named or dropped paths: scenario files all together, then each case or submission."""
-        scenarios = [p for p in paths if p.suffix == ".lat"]
-        if scenarios:
-            self.open_scenarios(scenarios)
-        for path in paths:
-            if path.suffix != ".lat":
-                self.open_path(path)
+        route_paths(
+            paths,
+            scenarios=self.open_scenarios,
+            case=self.open_case,
+            submission=self.grade_submission,
+            say=self.message_bar.show_message,
+        )
 
     @Slot(list)
     def open_scenarios(self, paths: list[Path]) -> None:
@@ -414,22 +399,6 @@ class MainWindow(QMainWindow):
     def _apply_preferences(self, preferences) -> None:
         self.grading.workers = preferences.workers
 
-    def open_path(self, path: Path | None) -> None:
-        """A dropped or named path: a scenario file (*.lat), a case (case.toml) or a
-        submission (submission.toml)."""
-        if path is None:
-            return
-        if path.suffix == ".lat":
-            self.open_scenarios([path])
-        elif path.name == "case.toml" or (path / "case.toml").is_file():
-            self.open_case(path)
-        elif path.name == "submission.toml" or (path / "submission.toml").is_file():
-            self.grade_submission(path if path.is_dir() else path.parent)
-        else:
-            self.message_bar.show_message(
-                f"{path} is not a scenario file (*.lat) and holds neither case.toml nor submission.toml."
-            )
-
     def cancel_all(self) -> bool:
         """Stop every op of this window (grading, a batch, prewarm, imports, the keyframe
         walk, seeks, searches, reads) and wait for the pool; True when every worker ended."""
@@ -441,9 +410,3 @@ class MainWindow(QMainWindow):
         self.cancel_all()
         self.writer.close()
         super().closeEvent(event)
-
-
-def _dropped_folder(url: QUrl) -> Path | None:
-    if not url.isLocalFile():
-        return None
-    return Path(url.toLocalFile())

@@ -87,7 +87,9 @@ def _the_keeper() -> _Keeper:
     global _keeper
     if _keeper is None:
         _keeper = _Keeper()
-        _keeper.moveToThread(QCoreApplication.instance().thread())
+        app = QCoreApplication.instance()
+        assert app is not None, "create the QApplication before starting tasks"
+        _keeper.moveToThread(app.thread())
     return _keeper
 
 

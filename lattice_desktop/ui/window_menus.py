@@ -4,7 +4,7 @@ rest through signals; it knows nothing of the main window beyond the widgets it 
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from functools import partial
 from pathlib import Path
 
@@ -21,6 +21,8 @@ from lattice_desktop.ui.preferences import (
     save_preferences,
 )
 from lattice_desktop.ui.theme import use_theme
+
+ShortcutLike = str | QKeySequence | QKeySequence.StandardKey
 
 
 class WindowMenus(QObject):
@@ -46,7 +48,10 @@ class WindowMenus(QObject):
         # The Factory tab's keys work once it has the focus: give it when the tab opens.
         tabs.currentChanged.connect(self._focus_factory)
 
-    def _add(self, menu: QMenu, text: str, shortcut, slot) -> QAction:
+    def add_action(
+        self, menu: QMenu, text: str, shortcut: ShortcutLike | None, slot: Callable[[], object]
+    ) -> QAction:
+        """A menu entry calling `slot`, with its shortcut (None: none)."""
         action = menu.addAction(text)
         if shortcut is not None:
             action.setShortcut(QKeySequence(shortcut))
@@ -54,9 +59,11 @@ class WindowMenus(QObject):
         return action
 
     def add_open_scenario(self, menu: QMenu) -> None:
-        self._add(menu, "Open &scenario…", "Ctrl+Shift+O", self.choose_scenarios)
+        self.add_action(menu, "Open &scenario…", "Ctrl+Shift+O", self.choose_scenarios)
 
-    def add_recent(self, menu: QMenu, sections: list[tuple[str, Recent, Callable[[Path], object]]]) -> QMenu:
+    def add_recent(
+        self, menu: QMenu, sections: Sequence[tuple[str, Recent, Callable[[Path], object]]]
+    ) -> QMenu:
         """File › Recent: each section's recent paths; choosing one calls its section's
         handler with that path (each action holds its own call)."""
         recent = menu.addMenu("Recent")
@@ -81,11 +88,13 @@ class WindowMenus(QObject):
             call()
 
     def add_preferences(self, menu: QMenu) -> None:
-        self._add(menu, "&Preferences…", "Ctrl+,", self.show_preferences)
+        self.add_action(menu, "&Preferences…", "Ctrl+,", self.show_preferences)
 
     def add_help(self, menu: QMenu) -> None:
-        self._add(menu, "&Keyboard shortcuts", QKeySequence.StandardKey.HelpContents, self.show_shortcuts)
-        self._add(menu, "&About Lattice Desktop", None, self.show_about)
+        self.add_action(
+            menu, "&Keyboard shortcuts", QKeySequence.StandardKey.HelpContents, self.show_shortcuts
+        )
+        self.add_action(menu, "&About Lattice Desktop", None, self.show_about)
 
     @Slot()
     def choose_scenarios(self) -> None:

@@ -55,3 +55,26 @@ def test_closing_cancels_every_op_the_window_started(qtbot, window, graded, tmp_
         lambda: any(s.verdict is Verdict.CANCELLED for s in window.runs_panel.model.summaries),
         timeout=10_000,
     )
+
+
+def test_a_window_reads_its_own_database_not_the_one_opened_last(
+    qtbot, make_window, graded, tmp_path, settings
+):
+    from lattice_desktop.ui.main_window import MainWindow
+
+    window = make_window()
+    qtbot.waitUntil(lambda: len(window.runs_panel.model.summaries) == 3, timeout=10_000)
+    other = MainWindow(str(tmp_path / "other.db"), auto_demo=False, settings=settings)  # opened last, empty
+    try:
+        qtbot.waitUntil(lambda: other.runs_loaded, timeout=10_000)
+        assert other.runs_panel.model.summaries == []
+        with qtbot.waitSignal(window.runs_shown, timeout=10_000):
+            window.refresh_runs()
+        assert sorted(s.id for s in window.runs_panel.model.summaries) == sorted(graded.values())
+        with qtbot.waitSignal(window.page_shown, timeout=10_000) as shown:
+            window.open_run(graded["echo"])
+        assert shown.args[0].run.summary.submission == "echo"
+    finally:
+        assert other.cancel_all()
+        other.close()
+        other.deleteLater()

@@ -146,6 +146,8 @@ class FuelTab(QWidget):
         self.summary.setToolTip(trace or message)
 
     def _redraw(self) -> None:
+        if self.run is None:
+            return
         results = plotted(self.run.results)
         other = {r.name: r for r in self.other.results} if self.other else None
         other_name = f"#{self.other.id} {self.other.summary.model}" if self.other else ""
@@ -175,7 +177,7 @@ class FuelTab(QWidget):
         if not other:
             return ""
         ratios = [
-            r.fuel / other[r.name].fuel for r in results if r.fuel and r.name in other and other[r.name].fuel
+            r.fuel / theirs for r in results if r.fuel and r.name in other and (theirs := other[r.name].fuel)
         ]
         if not ratios:
             return f"{name} has no fuel on these cases"
