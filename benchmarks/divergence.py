@@ -167,7 +167,12 @@ def main() -> None:
         f"in {len(first.cells):,} cells, first cell ({first.cells[0] % width}, {first.cells[0] // width}), "
         f"by {first.how}, {first.submission_runs} runs of the submission"
     )
-    wait(app, lambda: tab.tick == first.tick and first_cell_on_screen(tab) and tab.navigator.diff_tick == first.tick)
+    wait(
+        app,
+        lambda: (
+            tab.tick == first.tick and first_cell_on_screen(tab) and tab.navigator.diff_tick == first.tick
+        ),
+    )
     if args.screenshots:
         args.screenshots.mkdir(parents=True, exist_ok=True)
         tab.grab().save(str(args.screenshots / "factory-scale-divergence.png"))

@@ -127,7 +127,11 @@ def test_opens_on_the_first_differing_cell_then_finds_the_first_wrong_tick(qtbot
 @pytest.mark.slow
 def test_navigation_keeps_the_list_and_the_map_in_step(qtbot, tab):
     qtbot.waitUntil(
-        lambda: tab.divergence is not None and tab.navigator.diff_tick == tab.divergence.tick and tab.cell_index == 0,
+        lambda: (
+            tab.divergence is not None
+            and tab.navigator.diff_tick == tab.divergence.tick
+            and tab.cell_index == 0
+        ),
         timeout=90000,
     )
     tab.bar.next_cell.click()
