@@ -89,14 +89,16 @@ class MainWindow(QMainWindow):
         self.open_case, self.choose_case = actions.open_case, actions.choose_case
         self.grading.job_started.connect(self._on_job_started)
         self.grading.idle.connect(self._on_grading_idle)
-        self._runs_query = LatestQuery(self._on_runs, self, db=self.db)  # reads say which database
-        self._page_query = LatestQuery(self._on_page, self, db=self.db)
+        self._runs_query = LatestQuery(self._on_runs, self)
+        self._page_query = LatestQuery(self._on_page, self)
         for query in (self._runs_query, self._page_query):
             query.failed.connect(self.report_failure)
 
         self._build_widgets()
         self._build_actions()
         self._build_status_bar()
+        for query in self.findChildren(LatestQuery):  # every read says which database: this window's
+            query.db = self.db
         self.refresh_runs()
 
     # Layout --------------------------------------------------------------------------

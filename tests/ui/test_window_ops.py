@@ -74,6 +74,10 @@ def test_a_window_reads_its_own_database_not_the_one_opened_last(
         with qtbot.waitSignal(window.page_shown, timeout=10_000) as shown:
             window.open_run(graded["echo"])
         assert shown.args[0].run.summary.submission == "echo"
+        board = window.leaderboard_tab
+        board.fuel_model.set_board(None)  # emptied, so rows can only come from a new read
+        board.refresh()  # the tabs' reads too: the board ranks this window's runs
+        qtbot.waitUntil(lambda: not board.busy and board.fuel_model.rowCount() >= 1, timeout=10_000)
     finally:
         assert other.cancel_all()
         other.close()
