@@ -86,6 +86,7 @@ def test_wasm_keyframes_match_the_python_reference(stepping_wasm):
             assert same_state(playback.state_at(tick), from_scratch(data, tick)), (name, tick)
 
 
+@pytest.mark.slow
 def test_adaptive_keyframes_on_a_long_run(stepping_wasm):
     data = generate(3, width=60, height=60, ticks=2000, snapshot=100, density=1.0).encode()
     playback = Playback(data, simulator=WasmSimulator(stepping_wasm, data), keyframe_seconds=0.001)
@@ -133,6 +134,7 @@ def test_ticks_are_clamped_to_the_run():
     assert playback.state_at(10**9).tick == playback.ticks
 
 
+@pytest.mark.slow
 def test_seeks_keep_raw_keyframes_and_the_walk_packs_them(stepping_wasm):
     data = generate(4, width=60, height=60, ticks=600, snapshot=50, density=1.0).encode()
     playback = Playback(data, simulator=WasmSimulator(stepping_wasm, data), keyframe_every=50)

@@ -48,6 +48,7 @@ def test_records_export_cannot_grow_a_table_past_the_grader_limit(tmp_path):
         _records(tmp_path, TABLE_BOMB)
 
 
+@pytest.mark.slow
 def test_records_export_that_loops_is_stopped_by_fuel(tmp_path):
     wat = TABLE_BOMB.replace(
         "(if (i32.eq (table.grow $t (ref.null func) (i32.const 20000000)) (i32.const -1))\n"

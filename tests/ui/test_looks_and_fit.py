@@ -221,6 +221,7 @@ window.close()
 
 
 @needs_engines
+@pytest.mark.slow
 def test_on_a_1366x768_screen_the_window_starts_and_stays_within_it(tmp_path, lattice_runs):
     """A real 1366x768 offscreen screen (the platform's config file), in a process of its own:
     the window starts within its available geometry and stays there once stress-512 is open."""
