@@ -39,7 +39,7 @@ from lattice_desktop.services.grading import grade_and_store  # noqa: E402
 from lattice_desktop.store.database import open_database  # noqa: E402
 from lattice_desktop.store.queries import load_run  # noqa: E402
 from lattice_desktop.store.writer import Writer  # noqa: E402
-from lattice_desktop.ui.factory_tab import FactoryTab  # noqa: E402
+from lattice_desktop.ui.factory.tab import FactoryTab  # noqa: E402
 
 LATTICE = CASES / "lattice"
 
@@ -108,7 +108,7 @@ def frames(app: QApplication, tab: FactoryTab, count: int = 30) -> list[float]:
 
 def measure_frames(app: QApplication, tab: FactoryTab, screenshots: Path | None) -> None:
     """Frames at the first wrong tick: without markers, then marked, heatmap off and on."""
-    marked, counts = set(tab._marked), dict(tab._counts)
+    marked, counts = set(tab.navigator.marked), dict(tab.navigator.counts)
     tab.canvas.set_marked(())
     for label, fit in (("zoomed to the first cell", False), ("whole grid", True)):
         if fit:
@@ -119,14 +119,14 @@ def measure_frames(app: QApplication, tab: FactoryTab, screenshots: Path | None)
             f"max {1000 * max(times):.1f} ms"
         )
     tab.canvas.set_marked(marked, counts)
-    tab.focus_cell(0, zoom=True)
+    tab.navigator.focus_cell(0, zoom=True)
     for heatmap in (False, True):
         tab.bar.heatmap.setChecked(heatmap)
         for label, fit in (("zoomed to the first cell", False), ("whole grid", True)):
             if fit:
                 tab.canvas.fit()
             else:
-                tab.focus_cell(0, zoom=True)
+                tab.navigator.focus_cell(0, zoom=True)
             times = frames(app, tab)
             print(
                 f"  frames, {len(tab.cells):,} cells marked, heatmap {'on' if heatmap else 'off'}, {label}: "
@@ -167,7 +167,12 @@ def main() -> None:
         f"in {len(first.cells):,} cells, first cell ({first.cells[0] % width}, {first.cells[0] // width}), "
         f"by {first.how}, {first.submission_runs} runs of the submission"
     )
-    wait(app, lambda: tab.tick == first.tick and first_cell_on_screen(tab) and tab._diff_tick == first.tick)
+    wait(
+        app,
+        lambda: (
+            tab.tick == first.tick and first_cell_on_screen(tab) and tab.navigator.diff_tick == first.tick
+        ),
+    )
     if args.screenshots:
         args.screenshots.mkdir(parents=True, exist_ok=True)
         tab.grab().save(str(args.screenshots / "factory-scale-divergence.png"))

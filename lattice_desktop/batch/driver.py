@@ -18,14 +18,8 @@ from lattice_desktop.batch.field import Problem
 from lattice_desktop.batch.stored import StoredRun, graded_modules, store_reports
 from lattice_desktop.batch.worker import JobResult, result_from_data
 from lattice_desktop.errors import Cancelled, UserError
-from lattice_desktop.grading.grader import (
-    CaseResult,
-    GradeReport,
-    all_failed,
-    skipped_after_smoke,
-    unrun,
-    verdict_of,
-)
+from lattice_desktop.grading.grader import all_failed, skipped_after_smoke, unrun
+from lattice_desktop.grading.report import CaseResult, GradeReport, verdict_of
 from lattice_desktop.manifest.case import CaseEntry, CaseManifest
 from lattice_desktop.manifest.submission import Submission
 from lattice_desktop.outcomes import Outcome
@@ -172,7 +166,7 @@ class _Batch:
                     allow_unisolated=self.allow_unisolated,
                     timeout=self.case.sandbox.build_timeout,
                     max_module_bytes=self.case.sandbox.max_module_bytes,
-                    cancel=self.work,
+                    work=self.work,
                     hidden=answer_folders(self.case),
                 )
             except UserError as exc:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from lattice_desktop.grading.grader import GradeReport
+from lattice_desktop.grading.report import GradeReport
 from lattice_desktop.manifest.case import CaseManifest
 from lattice_desktop.outcomes import Verdict
 from lattice_desktop.sandbox.engine import WASMTIME_VERSION

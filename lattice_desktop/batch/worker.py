@@ -12,7 +12,8 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from lattice_desktop.grading.compare import Mismatch
-from lattice_desktop.grading.grader import CaseResult, compile_for_case, grade_entry
+from lattice_desktop.grading.grader import compile_for_case, grade_entry
+from lattice_desktop.grading.report import CaseResult
 from lattice_desktop.manifest.case import CaseEntry, CaseManifest
 from lattice_desktop.outcomes import Outcome
 from lattice_desktop.sandbox import engine
@@ -34,16 +35,16 @@ class JobResult:
 def run_jobs(batch_id: str, case: CaseManifest, entries: list[CaseEntry], module: bytes) -> JobResult:
     """Grade each of `entries` on `module` for `case` (one task may carry several small jobs);
     raises Cancelled once the batch is cancelled."""
-    cancel = _token(batch_id)
-    cancel.raise_if_cancelled()
-    compiled = compile_for_case(case, module, cancel)
+    work = _token(batch_id)
+    work.raise_if_cancelled()
+    compiled = compile_for_case(case, module, work)
     if isinstance(compiled, tuple):
         outcome, detail = compiled
         return JobResult([], (outcome.value, detail))
     results = []
     for entry in entries:
-        results.append(result_to_data(grade_entry(case, entry, compiled.module, cancel)))
-        cancel.raise_if_cancelled()
+        results.append(result_to_data(grade_entry(case, entry, compiled.module, work)))
+        work.raise_if_cancelled()
     return JobResult(results, from_cache=compiled.from_cache)
 
 

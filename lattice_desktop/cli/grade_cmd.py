@@ -16,7 +16,8 @@ from lattice_desktop.cli.common import (
 )
 from lattice_desktop.cli.report_text import report_lines
 from lattice_desktop.cli.terminal import shown
-from lattice_desktop.grading.grader import GradingStep, grade
+from lattice_desktop.grading.grader import grade
+from lattice_desktop.grading.report import GradingStep
 from lattice_desktop.grading.report_json import report_to_dict
 from lattice_desktop.manifest import load_case, load_submission
 from lattice_desktop.manifest.case import CaseManifest

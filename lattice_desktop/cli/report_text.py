@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from lattice_desktop.cli.terminal import shown
 from lattice_desktop.formatting import fuel, percent
-from lattice_desktop.grading.grader import CaseResult, GradeReport
+from lattice_desktop.grading.report import CaseResult, GradeReport
 from lattice_desktop.outcomes import Outcome, Verdict
 from lattice_desktop.services.run_failure import NOT_RUN, run_failure
 from lattice_desktop.store.field import Standing

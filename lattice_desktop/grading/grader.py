@@ -12,114 +12,23 @@ import threading
 import traceback
 from collections.abc import Iterable
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from datetime import UTC, datetime
 
 import wasmtime
 
 from lattice_desktop.errors import Cancelled
-from lattice_desktop.grading.compare import Mismatch, compare, memory_limit_note, snapshot_interval
+from lattice_desktop.grading.compare import compare, memory_limit_note, snapshot_interval
+from lattice_desktop.grading.report import CaseResult, GradeReport, GradingStep, verdict_of
 from lattice_desktop.manifest.case import CaseEntry, CaseManifest
 from lattice_desktop.manifest.submission import Submission
-from lattice_desktop.outcomes import Outcome, Verdict
+from lattice_desktop.outcomes import Outcome
 from lattice_desktop.sandbox import engine
 from lattice_desktop.sandbox.build import BuildResult, answer_folders, build_submission
 from lattice_desktop.sandbox.compiler import CompiledModule, CompileError, compile_module
 from lattice_desktop.sandbox.runner import Execution, check_linkage, execute
 from lattice_desktop.sandbox.scratch import sweep_stale_scratch
 from lattice_desktop.work import Work
-
-
-@dataclass(frozen=True)
-class CaseResult:
-    name: str
-    kind: str
-    behaviour: str
-    size: int
-    outcome: Outcome
-    ceiling: int
-    budget: int
-    fuel: int | None = None
-    detail: str = ""
-    trap_code: str | None = None
-    frames: tuple[str, ...] = ()
-    output_digest: str | None = None
-    checksums: bytes | None = None  # the output, when it is a list of snapshot checksums
-    mismatch: Mismatch | None = None
-    snapshot_interval: int | None = None
-    wall_time: float = 0.0
-
-    @property
-    def overshoot(self) -> int | None:
-        """Fuel burned past the ceiling by a correct answer found on the runway."""
-        if self.outcome is Outcome.OVER_CEILING and self.fuel is not None:
-            return self.fuel - self.ceiling
-        return None
-
-    @property
-    def percent_of_ceiling(self) -> float | None:
-        return None if self.fuel is None else 100.0 * self.fuel / self.ceiling
-
-    @property
-    def is_smoke(self) -> bool:
-        return self.kind == "smoke"
-
-
-@dataclass
-class GradeReport:
-    case: CaseManifest
-    submission: Submission
-    module_sha256: str | None
-    build: BuildResult | None
-    results: list[CaseResult]
-    verdict: Verdict
-    started: datetime
-    finished: datetime
-    wasmtime_version: str = engine.WASMTIME_VERSION
-    fuel_settings: str = engine.FUEL_SETTINGS
-    module_from_cache: bool = False
-
-    @property
-    def stress_fuel(self) -> int | None:
-        fuels = [r.fuel for r in self.results if not r.is_smoke]
-        known = [f for f in fuels if f is not None]
-        return sum(known) if fuels and len(known) == len(fuels) else None
-
-    @property
-    def score(self) -> int | None:
-        """Total stress fuel, for a correct run only."""
-        return self.stress_fuel if self.verdict is Verdict.CORRECT else None
-
-    @property
-    def overshoot(self) -> int | None:
-        overs = [r.overshoot for r in self.results if r.overshoot is not None]
-        return sum(overs) if overs else None
-
-    @property
-    def failed_smoke(self) -> list[CaseResult]:
-        return [r for r in self.results if r.is_smoke and not r.outcome.correct]
-
-
-@dataclass(frozen=True)
-class GradingStep:
-    """What grading reports with each step of its `Work`: the phase, `done` of `total`
-    cases finished, and the case just graded."""
-
-    phase: str  # build | compile | smoke | stress | done
-    done: int
-    total: int
-    result: CaseResult | None = None
-
-
-def verdict_of(results: Iterable[CaseResult]) -> Verdict:
-    outcomes = [r.outcome for r in results]
-    if Outcome.INTERNAL_ERROR in outcomes:
-        return Verdict.INTERNAL_ERROR
-    if all(o is Outcome.PASS for o in outcomes):
-        return Verdict.CORRECT
-    if all(o.correct for o in outcomes):
-        return Verdict.OVER_CEILING
-    return Verdict.INCORRECT
 
 
 def grade(
@@ -141,12 +50,12 @@ def grade(
     author uses it to see how many stress cases a wrong sample fails on its own.
     """
     sweep_stale_scratch()  # what a grader killed mid-build or mid-compile left behind
-    cancel = work or Work()
+    work = work or Work()
     started = datetime.now(UTC)
     total = len(case.cases)
 
     def report_progress(phase: str, message: str, done: int, result: CaseResult | None = None) -> None:
-        cancel.report(done / total, message, GradingStep(phase, done, total, result))
+        work.report(done / total, message, GradingStep(phase, done, total, result))
 
     def finish(
         results: list[CaseResult], digest: str | None, build: BuildResult | None, cached: bool = False
@@ -172,16 +81,16 @@ def grade(
         allowed=allow_build,
         timeout=case.sandbox.build_timeout,
         max_module_bytes=case.sandbox.max_module_bytes,
-        cancel=cancel,
+        work=work,
         allow_unisolated=allow_unisolated,
         hidden=answer_folders(case),
     )
     if not build.ok or build.module is None:
         return finish(all_failed(case, Outcome.BUILD_FAILURE, build.detail), None, build)
     digest = hashlib.sha256(build.module).hexdigest()
-    cancel.raise_if_cancelled()
+    work.raise_if_cancelled()
     report_progress("compile", "compiling", 0)
-    compiled = compile_for_case(case, build.module, cancel)
+    compiled = compile_for_case(case, build.module, work)
     if not isinstance(compiled, CompiledModule):
         return finish(all_failed(case, *compiled), digest, build)
 
@@ -189,7 +98,7 @@ def grade(
     lock = threading.Lock()
 
     def run_one(entry: CaseEntry) -> CaseResult:
-        result = grade_entry(case, entry, compiled.module, cancel)
+        result = grade_entry(case, entry, compiled.module, work)
         with lock:
             done[0] += 1
             count = done[0]
@@ -197,8 +106,8 @@ def grade(
         return result
 
     results: list[CaseResult] = []
-    with _pool(workers, cancel) as pool:
-        cancel.on_cancel(lambda: engine.interrupt_all(case.sandbox.wall_clock))
+    with _pool(workers, work) as pool:
+        work.on_cancel(lambda: engine.interrupt_all(case.sandbox.wall_clock))
         smoke = list(pool.map(run_one, case.smoke))
         results.extend(smoke)
         if all(r.outcome.correct for r in smoke) or not smoke_gate:
@@ -208,23 +117,23 @@ def grade(
             results.extend(by_name[e.name] for e in case.stress)
         else:
             results.extend(skipped_after_smoke(case, smoke))
-    cancel.raise_if_cancelled()
+    work.raise_if_cancelled()
     return finish(results, digest, build, compiled.from_cache)
 
 
-def compile_for_case(case: CaseManifest, wasm: bytes, cancel: Work) -> CompiledModule | tuple[Outcome, str]:
+def compile_for_case(case: CaseManifest, wasm: bytes, work: Work) -> CompiledModule | tuple[Outcome, str]:
     """The compiled module, or why the module as a whole fails (invalid, badly linked)."""
     try:
         compiled = compile_module(
             wasm,
             max_bytes=case.sandbox.max_module_bytes,
             timeout=case.sandbox.compile_timeout,
-            cancel=cancel,
+            work=work,
         )
     except CompileError as exc:
-        cancel.raise_if_cancelled()  # a compile killed by Cancel is not the module's fault
+        work.raise_if_cancelled()  # a compile killed by Cancel is not the module's fault
         return Outcome.INVALID_MODULE, str(exc)
-    cancel.raise_if_cancelled()
+    work.raise_if_cancelled()
     problem = check_linkage(compiled.module, case.contract)
     return compiled if problem is None else problem
 
@@ -238,7 +147,7 @@ def skipped_after_smoke(case: CaseManifest, smoke: Iterable[CaseResult]) -> list
     ]
 
 
-def grade_entry(case: CaseManifest, entry: CaseEntry, module: wasmtime.Module, cancel: Work) -> CaseResult:
+def grade_entry(case: CaseManifest, entry: CaseEntry, module: wasmtime.Module, work: Work) -> CaseResult:
     """Run one case entry on a compiled module and judge it: the one path every grader uses."""
     try:
         data = entry.input_bytes() if case.contract.abi == "bytes" else b""
@@ -255,7 +164,7 @@ def grade_entry(case: CaseManifest, entry: CaseEntry, module: wasmtime.Module, c
             case.sandbox,
             entry,
             budget=budget,
-            cancel=cancel,
+            work=work,
             input_bytes=data,
             keep_output=len(expected) + 8,
         )
@@ -357,9 +266,9 @@ class _pool:
     creates its threads lazily, so the size stays set for the pool's lifetime.
     """
 
-    def __init__(self, workers: int, cancel: Work) -> None:
+    def __init__(self, workers: int, work: Work) -> None:
         self.workers = max(1, workers)
-        self.cancel = cancel
+        self.work = work
 
     def __enter__(self) -> ThreadPoolExecutor:
         self._previous = threading.stack_size(engine.WORKER_STACK)
@@ -368,6 +277,6 @@ class _pool:
 
     def __exit__(self, kind: type[BaseException] | None, *exc: object) -> None:
         if kind is not None:  # Ctrl+C or an error: stop the running cases before waiting for them
-            self.cancel.cancel()
+            self.work.cancel()
         self._executor.shutdown(wait=True, cancel_futures=True)
         threading.stack_size(self._previous)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from lattice_desktop.grading.grader import CaseResult, GradeReport
+from lattice_desktop.grading.report import CaseResult, GradeReport
 
 
 def result_to_dict(r: CaseResult) -> dict[str, Any]:

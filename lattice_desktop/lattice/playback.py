@@ -39,11 +39,8 @@ from lattice_desktop.lattice.simulators import (
     state_from_records,
 )
 from lattice_desktop.lattice.view import FactoryState, layout
-from lattice_desktop.lattice.wasm_engine import WasmEngine
-from lattice_desktop.resources import CASES
+from lattice_desktop.lattice.wasm_engine import REFERENCE_WASM, WasmEngine
 from lattice_desktop.work import Work
-
-REFERENCE_WASM = CASES / "lattice" / "submissions" / "reference" / "engine.wasm"
 
 PREVIEW_SECONDS = 0.4  # a long seek shows the state it has reached this often
 
@@ -321,29 +318,3 @@ def _keyframe_bytes(keyframe: object) -> int:
     if isinstance(keyframe, tuple) and len(keyframe) == 5:
         return 8 * len(keyframe[1]) + 64 * (len(keyframe[2]) + len(keyframe[4]))
     return 16
-
-
-def prewarm(case_path: str | Path, work: Work | None = None) -> int:
-    """Walk every stress scenario of a Lattice case once with its fastest proven engine, largest
-    first, so their keyframes are on disk before anyone scrubs them. Returns how many
-    scenarios were walked (those already cached are skipped)."""
-    from lattice_desktop.lattice.proven import proven_engine
-    from lattice_desktop.manifest import load_case
-
-    case = load_case(case_path)
-    if case.family != "lattice-v1":
-        return 0
-    work = work or Work()
-    walked = 0
-    entries = sorted(case.stress, key=lambda e: -e.size)
-    for index, entry in enumerate(entries):
-        work.raise_if_cancelled()
-        proven = proven_engine(case, entry.input_bytes(), entry.expected_bytes())
-        if proven is None:
-            break
-        playback = Playback(entry.input_bytes(), proven.engine)
-        if playback.prepared < 1.0:
-            playback.prepare(work.part(index / len(entries), (index + 1) / len(entries)))
-            walked += 1
-    work.report(1.0, f"{walked} scenario{'s' if walked != 1 else ''} walked")
-    return walked

@@ -21,9 +21,8 @@ import wasmtime
 
 from lattice_desktop.errors import UserError
 from lattice_desktop.lattice import keyframe_cache
-from lattice_desktop.lattice.playback import REFERENCE_WASM
 from lattice_desktop.lattice.simulators import stepping_module
-from lattice_desktop.lattice.wasm_engine import EngineError, WasmEngine
+from lattice_desktop.lattice.wasm_engine import REFERENCE_WASM, EngineError, WasmEngine
 from lattice_desktop.manifest.case import CaseManifest
 from lattice_desktop.manifest.submission import load_submission
 from lattice_desktop.resources import CASES

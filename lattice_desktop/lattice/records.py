@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 import struct
 from collections.abc import Iterable, Mapping, Sequence
 from typing import NamedTuple
@@ -162,14 +161,3 @@ def diff_pairs(
             has_got.tolist(),
         )
     ]
-
-
-def check_placement(scenario, pairs: np.ndarray, *, source: str = "lattice_records") -> None:
-    """Every record names a cell of its kind (a belt item a belt, …), as `FactoryState.from_records`
-    requires: the vectorised check of lattice/view.py, its error located in `source`."""
-    from lattice_desktop.lattice.view import check_records
-
-    try:
-        check_records(scenario, pairs)
-    except RecordsError as exc:
-        raise RecordsError(exc.message, dataclasses.replace(exc.location, file=source)) from None

@@ -21,8 +21,9 @@ import wasmtime
 
 from lattice_desktop.errors import Location, UserError
 from lattice_desktop.lattice import answer_cache
-from lattice_desktop.lattice.records import check_placement, decode_pairs, decode_records
+from lattice_desktop.lattice.records import decode_pairs, decode_records
 from lattice_desktop.lattice.scenario import Scenario
+from lattice_desktop.lattice.view import check_placement
 from lattice_desktop.manifest.case import CaseManifest
 from lattice_desktop.manifest.submission import load_submission
 from lattice_desktop.sandbox.build import load_shipped_module
@@ -46,30 +47,30 @@ class SubmissionRecords:
     digest: str  # sha256 of the module's bytes: its answers are cached under it
 
 
-def open_submission(submission_path: str, case: CaseManifest, entry_name: str) -> SubmissionRecords | str:
-    """The submission's records export, or a sentence saying why there is none."""
+def open_submission(submission_path: str, case: CaseManifest, entry_name: str) -> SubmissionRecords:
+    """The submission's records export; `UserError` saying why when there is none."""
     try:
         submission = load_submission(submission_path)
     except (UserError, OSError) as exc:
-        return f"submission unreadable: {exc}"
+        raise UserError(f"submission unreadable: {exc}") from None
     try:
         shipped = load_shipped_module(submission, case.sandbox.max_module_bytes)
     except UserError:
-        return f"no built module at {submission.module_path}"
+        raise UserError(f"no built module at {submission.module_path}") from None
     if shipped.module is None:
-        return f"the module cannot be used: {shipped.detail}"
+        raise UserError(f"the module cannot be used: {shipped.detail}")
     export = case.contract.records or RECORDS_EXPORT
     try:
         compiled = compile_module(
             shipped.module, max_bytes=case.sandbox.max_module_bytes, timeout=case.sandbox.compile_timeout
         )
     except CompileError as exc:
-        return f"module does not compile: {exc}"
+        raise UserError(f"module does not compile: {exc}") from None
     problem = import_problem(compiled.module)
     if problem is not None:
-        return f"the submission cannot run: {problem}"
+        raise UserError(f"the submission cannot run: {problem}")
     if export not in {e.name for e in compiled.module.exports}:
-        return f"the submission does not export {export} (spec §8)"
+        raise UserError(f"the submission does not export {export} (spec §8)")
     limits = Limits.of(case.sandbox, fuel=case.budget(case.entry(entry_name)))
     names = BytesExports(export, case.contract.memory, case.contract.alloc)
     run_names = BytesExports(case.contract.entry, case.contract.memory, case.contract.alloc)
@@ -79,29 +80,29 @@ def open_submission(submission_path: str, case: CaseManifest, entry_name: str) -
 
 
 def submission_records(
-    sub: SubmissionRecords, scenario: bytes, tick: int, cancel: Work | None = None
+    sub: SubmissionRecords, scenario: bytes, tick: int, work: Work | None = None
 ) -> dict[int, int]:
     """The submission's records after `tick`; `UserError` when it traps or returns junk."""
     where = Location(f"{sub.name}: {sub.exports.entry}", key=f"tick {tick}")
-    data = _answer(sub, sub.exports, scenario, (tick,), where, cancel)
+    data = _answer(sub, sub.exports, scenario, (tick,), where, work)
     return decode_records(data, source=where.file or "")
 
 
 def submission_pairs(
-    sub: SubmissionRecords, scenario: Scenario, data: bytes, tick: int, cancel: Work | None = None
+    sub: SubmissionRecords, scenario: Scenario, data: bytes, tick: int, work: Work | None = None
 ) -> np.ndarray:
     """The submission's records after `tick` as sorted (n, 2) uint64 pairs, checked like
     `decode_records` and placed on cells of the right kind (`RecordsError` otherwise)."""
     where = Location(f"{sub.name}: {sub.exports.entry}", key=f"tick {tick}")
-    pairs = decode_pairs(_answer(sub, sub.exports, data, (tick,), where, cancel), source=where.file or "")
+    pairs = decode_pairs(_answer(sub, sub.exports, data, (tick,), where, work), source=where.file or "")
     check_placement(scenario, pairs, source=where.file or "")
     return pairs
 
 
-def submission_checksums(sub: SubmissionRecords, data: bytes, cancel: Work | None = None) -> list[int]:
+def submission_checksums(sub: SubmissionRecords, data: bytes, work: Work | None = None) -> list[int]:
     """The submission's snapshot checksums (the contract's entry) on `data`."""
     where = Location(f"{sub.name}: {sub.run_exports.entry}")
-    output = _answer(sub, sub.run_exports, data, (), where, cancel)
+    output = _answer(sub, sub.run_exports, data, (), where, work)
     if len(output) % 8:
         raise UserError("the checksums' length is not a multiple of 8 bytes", where)
     return list(struct.unpack(f"<{len(output) // 8}Q", output))
@@ -113,13 +114,13 @@ def _answer(
     data: bytes,
     extra: tuple[int, ...],
     where: Location,
-    cancel: Work | None,
+    work: Work | None,
 ) -> bytes:
     """One sandboxed call's output, or the same call's from an earlier session."""
     cached = answer_cache.answer_path(sub.digest, f"{names} {sub.limits}", data, extra)
     output = answer_cache.load(cached)
     if output is None:
-        run = call_bytes(sub.module, names, data, extra=extra, limits=sub.limits, cancel=cancel)
+        run = call_bytes(sub.module, names, data, extra=extra, limits=sub.limits, work=work)
         if run.outcome is not None:
             raise UserError(f"the submission failed ({run.outcome.value}): {run.detail}", where)
         output = run.output or b""

@@ -6,6 +6,7 @@ Built from spec §8 records, so the reference engine's state and any submission'
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass
 
@@ -192,3 +193,12 @@ def describe_cell(scenario: Scenario, state: FactoryState, x: int, y: int) -> st
             f"\nbuffer {inputs}\n{timer}; output: {item(output)}"
         )
     return head
+
+
+def check_placement(scenario: Scenario, pairs: np.ndarray, *, source: str = "lattice_records") -> None:
+    """Every record names a cell of its kind (a belt item a belt, …), as `FactoryState.from_records`
+    requires: `check_records`, its error located in `source`."""
+    try:
+        check_records(scenario, pairs)
+    except RecordsError as exc:
+        raise RecordsError(exc.message, dataclasses.replace(exc.location, file=source)) from None

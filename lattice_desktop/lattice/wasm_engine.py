@@ -13,6 +13,7 @@ from pathlib import Path
 
 from lattice_desktop.errors import Location, UserError
 from lattice_desktop.outcomes import Outcome
+from lattice_desktop.resources import CASES
 from lattice_desktop.sandbox.compiler import CompileError, compile_module
 from lattice_desktop.sandbox.engine import interrupt_all
 from lattice_desktop.sandbox.guest import BytesExports, Limits
@@ -23,6 +24,7 @@ from lattice_desktop.work import Work
 # verdict here), and a wall clock the caller may change.
 DEFAULT_LIMITS = Limits(fuel=2**62, memory_bytes=4 * 2**30, wall_clock=120.0, max_output_bytes=256 * 2**20)
 MAX_ENGINE_BYTES = 64 * 2**20
+REFERENCE_WASM = CASES / "lattice" / "submissions" / "reference" / "engine.wasm"  # the bundled one
 COMPILE_TIMEOUT = 60.0
 
 
@@ -63,7 +65,7 @@ class WasmEngine:
         if work is not None:  # Cancel stops running wasm through the engine's epoch, as in grading
             work.on_cancel(lambda: interrupt_all(self.limits.wall_clock))
         run = call_bytes(
-            compiled.module, BytesExports(export), scenario, extra=extra, limits=self.limits, cancel=work
+            compiled.module, BytesExports(export), scenario, extra=extra, limits=self.limits, work=work
         )
         if run.outcome is Outcome.TIMEOUT:
             raise EngineError(

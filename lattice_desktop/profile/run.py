@@ -79,7 +79,7 @@ def profile_case(
             encoded,
             max_bytes=max(case.sandbox.max_module_bytes, len(encoded)),
             timeout=case.sandbox.compile_timeout,
-            cancel=work,
+            work=work,
         )
     except CompileError as exc:
         raise ProfileRefused(f"the instrumented module does not compile: {exc}") from exc
@@ -97,7 +97,7 @@ def profile_case(
         case.sandbox,
         entry,
         budget=budget * overhead_bound(instrumented.layout),
-        cancel=work,
+        work=work,
         keep_output=0,
         observe=_reader(instrumented.layout, counters),
     )

@@ -87,7 +87,7 @@ def build_submission(
     allowed: bool,
     timeout: float,
     max_module_bytes: int,
-    cancel: Work | None = None,
+    work: Work | None = None,
     allow_unisolated: bool = False,
     hidden: Iterable[Path] = (),
 ) -> BuildResult:
@@ -110,7 +110,7 @@ def build_submission(
             "(--build on the command line, or confirm in the app). Commands:\n  "
             + "\n  ".join(submission.commands)
         )
-    cancel = cancel or Work()
+    work = work or Work()
     started = time.monotonic()
     jail = isolation()
     if not jail.available and not allow_unisolated:
@@ -150,7 +150,7 @@ def build_submission(
                     scratch,
                     env,
                     remaining,
-                    cancel,
+                    work,
                     jail=jail,
                     scratch_root=Path(scratch_root),
                     hides=hides,
@@ -278,7 +278,7 @@ def _run(
     cwd: Path,
     env: dict[str, str],
     timeout: float,
-    cancel: Work,
+    work: Work,
     *,
     jail: Isolation | None = None,
     scratch_root: Path | None = None,
@@ -325,7 +325,7 @@ def _run(
     reason = None
     try:
         while process.poll() is None:
-            if cancel.cancelled:
+            if work.cancelled:
                 reason = "cancelled"
                 break
             if time.monotonic() > deadline:

@@ -58,12 +58,12 @@ def compile_memory_limit(size: int) -> int:
 
 
 def compile_module(
-    wasm: bytes, *, max_bytes: int, timeout: float, cancel: Work | None = None
+    wasm: bytes, *, max_bytes: int, timeout: float, work: Work | None = None
 ) -> CompiledModule:
     """A compiled module for these bytes, from memory, disk cache, or a child compiler.
 
     Compiling is bounded by `max_bytes`, by `timeout` seconds of wall clock (and CPU) in a
-    child process, and by `compile_memory_limit`; `cancel` stops the child at once.
+    child process, and by `compile_memory_limit`; `work` stops the child at once.
     """
     if len(wasm) > max_bytes:
         raise CompileError(f"module is {len(wasm):,} bytes; the case allows {max_bytes:,}")
@@ -82,14 +82,14 @@ def compile_module(
             path.unlink(missing_ok=True)  # stale or damaged: compile again
             from_cache = False
     if not from_cache:
-        _compile_in_child(wasm, path, timeout, cancel or Work())
+        _compile_in_child(wasm, path, timeout, work or Work())
         module = wasmtime.Module.deserialize_file(shared_engine(), str(path))
     with _lock:
         _memory_cache[digest] = module
     return CompiledModule(module, digest, len(wasm), from_cache)
 
 
-def _compile_in_child(wasm: bytes, target: Path, timeout: float, cancel: Work) -> None:
+def _compile_in_child(wasm: bytes, target: Path, timeout: float, work: Work) -> None:
     target.parent.mkdir(parents=True, exist_ok=True)
     memory = compile_memory_limit(len(wasm))
     with tempfile.TemporaryDirectory(prefix=scratch_prefix("compile")) as scratch:
@@ -113,7 +113,7 @@ def _compile_in_child(wasm: bytes, target: Path, timeout: float, cancel: Work) -
                 stderr=stderr,
                 start_new_session=True,
             )
-            reason = _wait(child, timeout, cancel)
+            reason = _wait(child, timeout, work)
         message = errors.read_bytes()[:65536].decode("utf-8", "replace")
     if reason == "cancelled":
         raise Cancelled()
@@ -132,7 +132,7 @@ def _compile_in_child(wasm: bytes, target: Path, timeout: float, cancel: Work) -
         raise CompileError(f"the compiler stopped (exit {code}): {_first_line(message) or 'no message'}")
 
 
-def _wait(child: subprocess.Popen[bytes], timeout: float, cancel: Work) -> str | None:
+def _wait(child: subprocess.Popen[bytes], timeout: float, work: Work) -> str | None:
     """Wait for the compile child; kill it (and anything it started) on timeout or cancel."""
     deadline = time.monotonic() + timeout
     reason = None
@@ -146,7 +146,7 @@ def _wait(child: subprocess.Popen[bytes], timeout: float, cancel: Work) -> str |
             reason = "interrupted"
             _kill(child)
             raise
-        if cancel.cancelled:
+        if work.cancelled:
             reason = "cancelled"
         elif time.monotonic() > deadline:
             reason = "timeout"

@@ -106,7 +106,7 @@ def execute(
     case: CaseEntry,
     *,
     budget: int,
-    cancel: Work | None = None,
+    work: Work | None = None,
     input_bytes: bytes | None = None,
     keep_output: int | None = None,
     observe: Observer | None = None,
@@ -119,13 +119,11 @@ def execute(
     limits = Limits.of(sandbox, fuel=budget)
     if contract.abi == "scalar":
         return _guarded(
-            lambda: _scalar_once(module, contract.entry, case.scalar_args, limits, observe), limits, cancel
+            lambda: _scalar_once(module, contract.entry, case.scalar_args, limits, observe), limits, work
         )
     data = case.input_bytes() if input_bytes is None else input_bytes
     names = BytesExports(contract.entry, contract.memory, contract.alloc)
-    return call_bytes(
-        module, names, data, limits=limits, cancel=cancel, keep_output=keep_output, observe=observe
-    )
+    return call_bytes(module, names, data, limits=limits, work=work, keep_output=keep_output, observe=observe)
 
 
 def call_bytes(
@@ -135,7 +133,7 @@ def call_bytes(
     *,
     limits: Limits,
     extra: tuple[int, ...] = (),
-    cancel: Work | None = None,
+    work: Work | None = None,
     keep_output: int | None = None,
     observe: Observer | None = None,
 ) -> Execution:
@@ -150,20 +148,20 @@ def call_bytes(
     if problem is not None:
         return Execution(Outcome.MISSING_EXPORT, detail=problem)
     return _guarded(
-        lambda: _bytes_once(module, names, data, extra, limits, keep_output, observe), limits, cancel
+        lambda: _bytes_once(module, names, data, extra, limits, keep_output, observe), limits, work
     )
 
 
-def _guarded(once: Callable[[], Execution], limits: Limits, cancel: Work | None) -> Execution:
-    cancel = cancel or Work()
+def _guarded(once: Callable[[], Execution], limits: Limits, work: Work | None) -> Execution:
+    work = work or Work()
     for _ in range(SPURIOUS_INTERRUPT_RETRIES):
-        cancel.raise_if_cancelled()
+        work.raise_if_cancelled()
         started = time.perf_counter()
         result = on_deep_stack(once)
         elapsed = time.perf_counter() - started
         if result.outcome is not Outcome.TIMEOUT:
             return _with_time(result, elapsed)
-        if cancel.cancelled:
+        if work.cancelled:
             raise Cancelled()
         if elapsed >= limits.wall_clock * 0.9:
             return _with_time(result, elapsed)

@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from lattice_desktop.grading.grader import CaseResult
+from lattice_desktop.grading.report import CaseResult
 from lattice_desktop.lattice.playback import Playback
 from lattice_desktop.lattice.proven import proven_engine
 from lattice_desktop.lattice.scenario_file import open_scenario_file

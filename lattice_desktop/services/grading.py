@@ -10,7 +10,8 @@ from pathlib import Path
 import platformdirs
 
 from lattice_desktop.errors import Cancelled, StorageError, UserError
-from lattice_desktop.grading.grader import GradeReport, grade
+from lattice_desktop.grading.grader import grade
+from lattice_desktop.grading.report import GradeReport
 from lattice_desktop.grading.report_json import report_to_dict
 from lattice_desktop.manifest.case import CaseManifest
 from lattice_desktop.manifest.submission import Submission

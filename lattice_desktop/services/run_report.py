@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from lattice_desktop.formatting import grouped
-from lattice_desktop.grading.grader import CaseResult
+from lattice_desktop.grading.report import CaseResult
 from lattice_desktop.outcomes import Outcome
 from lattice_desktop.services.run_failure import NOT_RUN, run_failure
 from lattice_desktop.store.pages import RunPage

@@ -55,10 +55,10 @@ def search_divergence(
         agrees=agrees,
         differs=differs,
         reference_checksums=reference_checksums,
-        submission_checksums=lambda data: submission_checksums(sub, data, cancel=work),
+        submission_checksums=lambda data: submission_checksums(sub, data, work=work),
         reference_records=reference_records,
         submission_records=lambda tick: submission_pairs(
-            sub, playback.scenario, playback.data, tick, cancel=work
+            sub, playback.scenario, playback.data, tick, work=work
         ),
         work=work,
     )

@@ -9,7 +9,7 @@ from datetime import datetime
 from peewee import Field
 
 from lattice_desktop.grading.compare import Mismatch
-from lattice_desktop.grading.grader import CaseResult
+from lattice_desktop.grading.report import CaseResult
 from lattice_desktop.outcomes import Outcome, Verdict
 from lattice_desktop.store.base import tuples
 from lattice_desktop.store.hidden_runs import HiddenRun, hidden_ids, visible

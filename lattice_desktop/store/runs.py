@@ -8,7 +8,7 @@ import socket
 from datetime import UTC, datetime
 
 from lattice_desktop.errors import UserError
-from lattice_desktop.grading.grader import GradeReport
+from lattice_desktop.grading.report import GradeReport
 from lattice_desktop.manifest.case import CaseManifest
 from lattice_desktop.manifest.submission import Submission
 from lattice_desktop.outcomes import Verdict

@@ -17,6 +17,7 @@ from lattice_desktop.ui.preferences import stored_database
 
 APP_NAME = "Lattice Desktop"
 DESKTOP_FILE = "lattice-desktop"  # packaging/lattice-desktop.desktop: the application id
+DB_HELP = "database file or postgresql:// URL (default: $LATTICE_DESKTOP_DB, else the user data folder)"
 
 
 def app_icon() -> QIcon:
@@ -29,18 +30,22 @@ def app_icon() -> QIcon:
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="lattice-desktop", description="Open the app.")
-    parser.add_argument(
-        "--db",
-        metavar="PATH_OR_URL",
-        help="database file or postgresql:// URL (default: $LATTICE_DESKTOP_DB, else the user data folder)",
-    )
+    parser.add_argument("--db", metavar="PATH_OR_URL", help=DB_HELP)
     commands = parser.add_subparsers(dest="command")
     open_cmd = commands.add_parser(
         "open", help="open the app on scenario files (*.lat, shown in the Factory tab), cases or submissions"
     )
     open_cmd.add_argument("paths", nargs="*", type=Path)
     commands.add_parser("demo", help="open the app and grade the bundled demo samples")
-    shots = commands.add_parser("screenshots", help="save one PNG per tab (grades the demo if needed)")
+    shots = commands.add_parser(
+        "screenshots",
+        help="save eleven PNGs of the tabs and views (in a temporary database of its own)",
+        description="Grade the bundled demo and import the harness examples into a temporary "
+        "database (yours is not used), then save eleven PNGs: Results, Fuel and Leaderboard "
+        "of a correct run, Results and Factory of wrong runs (also the largest scenario and "
+        "scale_bug with and without the heatmap), a harness run's Results and board, and a "
+        "scenario file opened alone.",
+    )
     shots.add_argument("outdir", type=Path)
     shots.add_argument(
         "--size",
@@ -49,8 +54,7 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="WxH",
         help="window size of the pictures (default 1500x920; e.g. 1366x768)",
     )
-    for sub in (open_cmd, shots):
-        sub.add_argument("--db", metavar="PATH_OR_URL", dest="sub_db", help="as above")
+    open_cmd.add_argument("--db", metavar="PATH_OR_URL", dest="sub_db", help=DB_HELP)
     return parser
 
 
@@ -71,8 +75,10 @@ def make_application(argv: list[str] | None = None) -> QApplication:
     # Wayland takes the icon from the desktop file named here; X11 from the window icon.
     app.setDesktopFileName(DESKTOP_FILE)
     app.setWindowIcon(app_icon())
+    from lattice_desktop.ui import collector
     from lattice_desktop.ui.theme import apply_theme
 
+    collector.install()  # garbage cycles are collected on the GUI thread only
     apply_theme(app)
     return app
 
@@ -86,7 +92,16 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "screenshots":
         from lattice_desktop.ui.screenshots import save_screenshots
 
-        saved = save_screenshots(args.outdir, db, size=args.size)
+        if db is not None:
+            print(
+                "screenshots: --db is not used; the pictures come from a database of their own",
+                file=sys.stderr,
+            )
+        try:
+            saved = save_screenshots(args.outdir, size=args.size)
+        except TimeoutError as exc:
+            print(exc, file=sys.stderr)
+            return 1
         for path in saved:
             print(path)
         return 0

@@ -35,7 +35,7 @@ def run_batch(case_path: Path, folder: Path, writer: Writer, *, work: Work) -> B
     return result
 
 
-class BatchOp(QObject):
+class BatchOp(tasks.Op):
     """One batch at a time; `cancel()` stops the cluster's work, keeping only whole runs."""
 
     progress = Signal(object)  # BatchProgress
@@ -72,6 +72,7 @@ class BatchOp(QObject):
             self.progress.emit(step.item)
             if step.item.landed:
                 self.landed.emit()
+                self.changed.emit(tasks.Changed.RUNS | tasks.Changed.SCORES)
 
     @Slot(object)
     def _on_done(self, result: BatchResult) -> None:

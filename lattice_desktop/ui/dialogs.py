@@ -165,8 +165,8 @@ class Recent:
     def items(self) -> list[str]:
         value = self.settings.value(self.key, [])
         if isinstance(value, str):
-            value = [value]
-        return [str(v) for v in value or []]
+            return [value]
+        return [str(v) for v in value] if isinstance(value, list | tuple) else []
 
     def add(self, path: str | Path) -> None:
         text = str(path)

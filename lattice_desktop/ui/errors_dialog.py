@@ -42,7 +42,8 @@ def install_excepthook() -> None:
 
     def hook(kind: type[BaseException], value: BaseException, tb: TracebackType | None) -> None:
         details = "".join(traceback.format_exception(kind, value, tb))
-        sys.__stderr__.write(details)
+        if sys.__stderr__ is not None:
+            sys.__stderr__.write(details)
         app = QApplication.instance()
         if isinstance(app, QApplication):
             show_error(app.activeWindow(), f"{kind.__name__}: {value}", details)

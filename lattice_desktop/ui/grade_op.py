@@ -14,9 +14,10 @@ from lattice_desktop.ui import tasks
 from lattice_desktop.work import Step, Work
 
 
-class GradeOp(QObject):
+class GradeOp(tasks.Op):
     """Runs queued jobs one after another; `cancel()` stops the running one (wasm is
-    interrupted by the core) and drops the queue."""
+    interrupted by the core) and drops the queue. `changed` says a run was created (RUNS)
+    and that it was stored finished (RUNS | SCORES)."""
 
     job_started = Signal(object)  # GradeJob
     run_created = Signal()  # the run exists in the database, marked running
@@ -71,6 +72,7 @@ class GradeOp(QObject):
         if self._first_progress:
             self._first_progress = False
             self.run_created.emit()
+            self.changed.emit(tasks.Changed.RUNS)  # a running run ranks nowhere yet
         self.progress.emit(step)
 
     @Slot(object)
@@ -94,3 +96,4 @@ class GradeOp(QObject):
     def _finish(self) -> None:
         self._work = None
         self.current = None
+        self.changed.emit(tasks.Changed.RUNS | tasks.Changed.SCORES)  # stored finished, or cancelled

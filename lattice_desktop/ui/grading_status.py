@@ -6,7 +6,7 @@ from __future__ import annotations
 from PySide6.QtCore import Slot
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QProgressBar, QPushButton, QWidget
 
-from lattice_desktop.grading.grader import GradingStep
+from lattice_desktop.grading.report import GradingStep
 from lattice_desktop.services.grade_jobs import GradeJob
 from lattice_desktop.ui.grade_op import GradeOp
 from lattice_desktop.work import Step

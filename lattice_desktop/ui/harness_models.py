@@ -129,7 +129,7 @@ class MetricsModel(_Table):
                 "Formula": "\t".join([m.formula, inputs_text(m.inputs), *m.notes]),
             }[col]
         if role == BAR_ROLE and col == "Value" and m.value is not None:
-            return Bar(m.value, theme.accent(), m.shown)
+            return Bar(float(m.value), theme.accent(), m.shown)
         if role == CHIP_ROLE and col == "Evidence":
             return evidence_chip(m.evidence)
         if role == Qt.ItemDataRole.ToolTipRole:

@@ -14,7 +14,7 @@ from lattice_desktop.ui import tasks
 from lattice_desktop.work import Step, Work
 
 
-class HarnessOps(QObject):
+class HarnessOps(tasks.Op):
     """Starts imports and checks; their outcomes come back on the GUI thread."""
 
     imported = Signal(object, bool)  # ImportOutcome, whether to open the newest run

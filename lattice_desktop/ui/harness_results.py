@@ -174,7 +174,7 @@ class HarnessResultsTab(QWidget):
         self.metrics_model.set_result(result)
         self.loops_model.set_loops(result.loops if result else (), page.loop_calls if page else ())
         self.findings_model.set_findings(result.tool_findings if result else ())
-        if page is None:
+        if page is None or result is None:
             self.summary.clear()
             self.sources.clear()
             self.inputs.clear()

@@ -1,48 +1,41 @@
 """Work run off the GUI thread where only the newest request's answer counts: asking
 again while one is in flight makes the older answer stale (and cancels its `Work`, if it
-has one), never queued work the user waits behind (the napari layer-slicer idea)."""
+has one), never queued work the user waits behind (the napari layer-slicer idea).
+
+The query keeps no QObject per request: each task's signals are connected to the query's
+own slots, which tell the requests apart by their sender. A per-request QObject that is
+the query's Qt child and also points back at it makes a reference cycle (the binding keeps
+a child's wrapper alive from its parent's), and a cycle leaves a parentless query to the
+cyclic garbage collector, which may run on any thread — a worker's — and delete Qt objects
+of the GUI thread from there."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
+from peewee import Database
 from PySide6.QtCore import QObject, Signal, Slot
 
+from lattice_desktop.store.base import db_proxy
 from lattice_desktop.ui import tasks
 from lattice_desktop.work import Step, Work
 
 
-class _Request(QObject):
-    """Lives on the GUI thread; receives one task's answer and hands it to its owner."""
-
-    def __init__(self, owner: LatestQuery, serial: int, work: Work | None) -> None:
-        super().__init__(owner)
-        self.owner, self.serial, self.work = owner, serial, work
-
-    @Slot(object)
-    def on_step(self, step: Step) -> None:
-        self.owner._step(self, step)
-
-    @Slot(object)
-    def on_done(self, value: object) -> None:
-        self.owner._answer(self, value)
-
-    @Slot(str, str)
-    def on_failed(self, message: str, details: str) -> None:
-        self.owner._fail(self, message, details)
-
-    @Slot()
-    def on_cancelled(self) -> None:
-        self.owner._drop(self)
+@dataclass(frozen=True)
+class _Request:
+    serial: int
+    work: Work | None
 
 
-class LatestQuery(QObject):
+class LatestQuery(tasks.Op):
     """`request(fn, *args)`; `on_result(value)` is called on the GUI thread for the
     newest request only. Errors come out of `failed` (message, traceback).
 
     With `request(fn, *args, work=True)`, `fn` gets a `work=` keyword: a newer request
-    cancels it, and its steps reach `on_step` while it is the newest."""
+    cancels it, and its steps reach `on_step` while it is the newest. With `db`, each
+    request reads that database, whichever one was opened last."""
 
     failed = Signal(str, str)
 
@@ -52,12 +45,14 @@ class LatestQuery(QObject):
         parent: QObject | None = None,
         *,
         on_step: Callable[[Step], None] | None = None,
+        db: Database | None = None,
     ) -> None:
         super().__init__(parent)
+        self.db = db
         self._on_result = on_result
         self._on_step = on_step
         self._serial = 0
-        self._pending: set[_Request] = set()
+        self._pending: dict[QObject, _Request] = {}
 
     @property
     def busy(self) -> bool:
@@ -65,37 +60,54 @@ class LatestQuery(QObject):
 
     def request(self, fn: Callable[..., Any], *args: Any, work: bool = False) -> None:
         self.forget()
-        task = tasks.Task(fn, *args, work=work)
-        req = _Request(self, self._serial, task.work)
-        task.signals.progress.connect(req.on_step)
-        task.signals.done.connect(req.on_done)
-        task.signals.failed.connect(req.on_failed)
-        task.signals.cancelled.connect(req.on_cancelled)
-        self._pending.add(req)
+        task = (
+            tasks.Task(fn, *args, work=work)
+            if self.db is None
+            else tasks.Task(_read, self.db, fn, *args, work=work)
+        )
+        signals = task.signals
+        signals.progress.connect(self._step)
+        signals.done.connect(self._answer)
+        signals.failed.connect(self._fail)
+        signals.cancelled.connect(self._cancelled)
+        self._pending[signals] = _Request(self._serial, task.work)
         tasks.start(task)
 
     def forget(self) -> None:
         """Make every request in flight stale (none of their answers will be delivered)
         and cancel the work of those that have one."""
         self._serial += 1
-        for req in self._pending:
+        for req in self._pending.values():
             if req.work is not None:
                 req.work.cancel()
 
-    def _step(self, req: _Request, step: Step) -> None:
-        if req.serial == self._serial and self._on_step is not None:
+    def cancel(self) -> None:
+        self.forget()
+
+    def _newest(self, req: _Request | None) -> bool:
+        return req is not None and req.serial == self._serial
+
+    @Slot(object)
+    def _step(self, step: Step) -> None:
+        if self._newest(self._pending.get(self.sender())) and self._on_step is not None:
             self._on_step(step)
 
-    def _answer(self, req: _Request, value: object) -> None:
-        if self._drop(req):
+    @Slot(object)
+    def _answer(self, value: object) -> None:
+        if self._newest(self._pending.pop(self.sender(), None)):
             self._on_result(value)
 
-    def _fail(self, req: _Request, message: str, details: str) -> None:
-        if self._drop(req):
+    @Slot(str, str)
+    def _fail(self, message: str, details: str) -> None:
+        if self._newest(self._pending.pop(self.sender(), None)):
             self.failed.emit(message, details)
 
-    def _drop(self, req: _Request) -> bool:
-        """Forget `req`; True when it was the newest request."""
-        self._pending.discard(req)
-        req.deleteLater()  # after the signal now being delivered
-        return req.serial == self._serial
+    @Slot()
+    def _cancelled(self) -> None:
+        self._pending.pop(self.sender(), None)
+
+
+def _read(db: Database, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+    """`fn(*args)` on the calling (worker) thread, with the store bound to `db`."""
+    with db_proxy.bound(db):
+        return fn(*args, **kwargs)

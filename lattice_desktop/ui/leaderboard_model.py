@@ -37,6 +37,7 @@ class _BoardModel(QAbstractTableModel):
 
     columns: tuple[str, ...] = ()
     right_aligned: frozenset[int] = frozenset()
+    rows: list  # each subclass's rows, one per table row
 
     def rowCount(self, parent: Index = ROOT) -> int:  # noqa: N802
         return 0 if parent.isValid() else len(self.rows)

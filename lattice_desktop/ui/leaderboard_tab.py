@@ -98,6 +98,11 @@ class LeaderboardTab(QWidget):
 
     # Public --------------------------------------------------------------------------
 
+    @property
+    def busy(self) -> bool:
+        """Its choices or its board are being read."""
+        return self._choices_query.busy or self._board_query.busy
+
     def refresh(self) -> None:
         self._choices_query.request(board_choices)
 

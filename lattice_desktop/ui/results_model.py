@@ -6,7 +6,7 @@ from __future__ import annotations
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
 
 from lattice_desktop.formatting import fuel, grouped
-from lattice_desktop.grading.grader import CaseResult
+from lattice_desktop.grading.report import CaseResult
 from lattice_desktop.outcomes import Outcome
 from lattice_desktop.services.run_failure import NOT_RUN, RunFailure
 from lattice_desktop.services.run_report import detail_text
@@ -21,7 +21,8 @@ STRESS_COLUMNS = ("Case", "Size", "Outcome", "Fuel", "% of ceiling", "Overshoot"
 NUMERIC = {"Size", "Fuel", "Overshoot"}
 
 
-NOT_RUN_CHIP = Chip(*NOT_RUN.split(" ", 1), theme.GREY)
+_symbol, _words = NOT_RUN.split(" ", 1)
+NOT_RUN_CHIP = Chip(_symbol, _words, theme.GREY)
 
 
 def outcome_chip(outcome: Outcome) -> Chip:

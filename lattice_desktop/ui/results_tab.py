@@ -106,7 +106,9 @@ class ResultsTab(QWidget):
             self.stress_model.column("% of ceiling"), BarDelegate(self.stress_table)
         )
 
-        self.log_toggle = QToolButton(text="Build log", checkable=True)
+        self.log_toggle = QToolButton()
+        self.log_toggle.setText("Build log")
+        self.log_toggle.setCheckable(True)
         self.log_toggle.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
         self.log_toggle.setArrowType(Qt.ArrowType.RightArrow)
         self.log_toggle.toggled.connect(self._toggle_log)

@@ -12,6 +12,7 @@ the few things this needs of it.
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -89,7 +90,7 @@ class RunActions(QObject):
         self._item(menu, "Copy case manifest path", lambda: self.copy_path(run.id, "case"))
         menu.addSeparator()
         for kind, (name, _) in KINDS.items():
-            self._item(menu, f"Export run as {name}…", lambda k=kind: self.export_run(run.id, k))
+            self._item(menu, f"Export run as {name}…", partial(self.export_run, run.id, kind))
         menu.addSeparator()
         if run.hidden:
             self._item(menu, "Show run in the field again", lambda: self.set_hidden(run.id, False))
@@ -227,13 +228,13 @@ class RunActions(QObject):
         file_menu.addSeparator()
         menu = file_menu.addMenu("&Export")
         for kind, (name, _) in KINDS.items():
-            self._item(menu, f"This &run as {name}…", lambda k=kind: self.export_open_run(k))
+            self._item(menu, f"This &run as {name}…", partial(self.export_open_run, kind))
         menu.addSeparator()
         for kind, (name, _) in KINDS.items():
-            self._item(menu, f"Runs &list as {name}…", lambda k=kind: self.export_runs(k))
+            self._item(menu, f"Runs &list as {name}…", partial(self.export_runs, kind))
         menu.addSeparator()
         for kind, (name, _) in KINDS.items():
-            self._item(menu, f"&Leaderboard as {name}…", lambda k=kind: self.export_board(k))
+            self._item(menu, f"&Leaderboard as {name}…", partial(self.export_board, kind))
         return menu
 
     def export_open_run(self, kind: str, path: Path | None = None) -> None:

@@ -18,7 +18,7 @@ from PySide6.QtGui import QFont
 
 from lattice_desktop.formatting import fuel, grouped, moment
 from lattice_desktop.outcomes import Verdict
-from lattice_desktop.store.pages import StoredHarnessRun
+from lattice_desktop.store.harness_runs import StoredHarnessRun
 from lattice_desktop.store.queries import RunSummary
 from lattice_desktop.ui import theme
 from lattice_desktop.ui.delegates import CHIP_ROLE, ID_ROLE, SORT_ROLE, Chip
@@ -306,6 +306,7 @@ class RunsFilter(QSortFilterProxyModel):
 
     def filterAcceptsRow(self, row: int, parent: Index) -> bool:
         source = self.sourceModel()
+        assert isinstance(source, RunsModel)
         index = source.index(row, 0, parent)
         harness = source.harness_at(index)
         if harness is not None:

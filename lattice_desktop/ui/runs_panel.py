@@ -18,7 +18,7 @@ from PySide6.QtWidgets import (
 )
 
 from lattice_desktop.outcomes import Verdict
-from lattice_desktop.store.pages import StoredHarnessRun
+from lattice_desktop.store.harness_runs import StoredHarnessRun
 from lattice_desktop.store.queries import RunSummary
 from lattice_desktop.ui.delegates import ChipDelegate
 from lattice_desktop.ui.runs_model import HARNESS_KIND, VERDICT_COLUMN, RunsFilter, RunsModel

@@ -1,29 +1,41 @@
-"""`lattice-desktop screenshots OUTDIR`: grade the demo if the database has no run of it
-(and import the bundled harness examples if it has no harness run), then save one PNG per
-tab and the harness views (widget.grab(), so it works under offscreen Qt)."""
+"""`lattice-desktop screenshots OUTDIR`: in a temporary database of its own (the user's is
+never read, so what it shows does not depend on what they graded), grade the demo and
+import the bundled harness examples, then save the eleven pictures `capture` lists
+(widget.grab(), so it works under offscreen Qt)."""
 
 from __future__ import annotations
 
+import sys
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
-from PySide6.QtCore import QEventLoop, QTimer
+from PySide6.QtCore import QEventLoop, QMessageLogContext, QTimer, QtMsgType, qInstallMessageHandler
 from PySide6.QtWidgets import QApplication
 
 from lattice_desktop.lattice.generator import generate
 from lattice_desktop.store.queries import RunSummary
-from lattice_desktop.ui.main_window import FACTORY, FUEL, LEADERBOARD, RESULTS, MainWindow
+from lattice_desktop.ui.main_window import MainWindow
+from lattice_desktop.ui.window_tabs import FACTORY, FUEL, LEADERBOARD, RESULTS
 
-WAIT_MS = 30 * 60 * 1000  # grading the bundled case can take minutes
+GRADE_MS = 30 * 60 * 1000  # grading the bundled case can take minutes on a slow machine
+WAIT_MS = 3 * 60 * 1000  # anything else: opening a run, a scenario, a diff
+# The offscreen platform says this whenever a shown window's size hints change: not ours.
+PLATFORM_NOISE = "does not support propagateSizeHints"
 
 
-def wait_until(condition: Callable[[], bool], timeout_ms: int = WAIT_MS) -> None:
-    """Run the event loop until `condition()` holds (or raise TimeoutError)."""
+def wait_until(condition: Callable[[], bool], timeout_ms: int = WAIT_MS, *, what: str = "the app") -> None:
+    """Run the event loop until `condition()` holds (or raise TimeoutError naming `what`)."""
     loop = QEventLoop()
     timer = QTimer()
     timer.setInterval(20)
-    timer.timeout.connect(lambda: condition() and loop.quit())
+
+    def check() -> None:
+        if condition():
+            loop.quit()
+
+    timer.timeout.connect(check)
     deadline = QTimer()
     deadline.setSingleShot(True)
     deadline.timeout.connect(loop.quit)
@@ -33,24 +45,14 @@ def wait_until(condition: Callable[[], bool], timeout_ms: int = WAIT_MS) -> None
         loop.exec()
     timer.stop()
     if not condition():
-        raise TimeoutError("the app did not get there in time")
-
-
-def diff_settled(tab) -> bool:
-    """The Factory tab shows the tick it is at: loaded, and its Diff (if shown) worked out."""
-    return (
-        tab.playback is not None
-        and not tab.loader.busy
-        and tab.canvas.state is not None
-        and tab.canvas.state.tick == tab.tick
-        and (tab.modes.mode == "Reference" or tab._diff_tick == tab.tick)
-    )
+        raise TimeoutError(f"screenshots: waited {timeout_ms / 1000:.0f} s for {what}")
 
 
 def open_and_wait(window: MainWindow, run_id: int) -> None:
     window.open_run(run_id)
     wait_until(
-        lambda: window.page is not None and window.page.run.id == run_id and not window._page_query.busy
+        lambda: window.page is not None and window.page.run.id == run_id and not window.reading,
+        what=f"run #{run_id} to open",
     )
 
 
@@ -61,15 +63,16 @@ def open_harness_and_wait(window: MainWindow, stored_id: int) -> None:
             window.harness.page is not None
             and window.harness.page.id == stored_id
             and not window.harness.busy
-        )
+        ),
+        what=f"harness run #{stored_id} to open",
     )
 
 
 def import_bundled_harness(window: MainWindow) -> None:
     window.harness.import_bundled()
-    wait_until(lambda: not window.harness.busy, 60_000)
+    wait_until(lambda: not window.harness.busy, what="the harness examples to be imported")
     window.refresh_runs()
-    wait_until(lambda: not window._runs_query.busy)
+    wait_until(lambda: not window.reading, what="the runs list")
 
 
 def open_largest_scenario(window: MainWindow) -> bool:
@@ -80,7 +83,7 @@ def open_largest_scenario(window: MainWindow) -> bool:
         return False
     tab.case_box.setCurrentIndex(last)
     tab.case_box.activated.emit(last)
-    wait_until(lambda: not tab.engine_label.text().startswith("opening"))
+    wait_until(lambda: not tab.engine_label.text().startswith("opening"), what="the largest scenario to open")
     return True
 
 
@@ -95,7 +98,7 @@ def capture(window: MainWindow, outdir: Path) -> list[Path]:
     opened alone."""
     outdir.mkdir(parents=True, exist_ok=True)
     window.refresh_runs()
-    wait_until(lambda: not window._runs_query.busy)
+    wait_until(lambda: not window.reading, what="the runs list")
     summaries = window.runs_panel.model.summaries
     if not summaries:
         raise RuntimeError("no run to show: grade a submission first")
@@ -108,7 +111,7 @@ def capture(window: MainWindow, outdir: Path) -> list[Path]:
         window.tabs.setCurrentIndex(tab)
         QApplication.processEvents()
         board = window.leaderboard_tab
-        wait_until(lambda: not board._choices_query.busy and not board._board_query.busy)
+        wait_until(lambda: not board.busy, what="the leaderboard")
         QApplication.processEvents()
         path = outdir / f"{name}.png"
         window.grab().save(str(path))
@@ -120,9 +123,9 @@ def capture(window: MainWindow, outdir: Path) -> list[Path]:
     slow = pick(summaries, "reference")
     if slow is not None and slow.id != main.id:  # O(n) against O(n^2) at a glance
         fuel = window.fuel_tab
-        wait_until(lambda: fuel.compare_box.findData(slow.id) >= 0)
+        wait_until(lambda: fuel.compare_box.findData(slow.id) >= 0, what="the runs to compare with")
         if fuel.compare_with(slow.id):
-            wait_until(lambda: fuel.other is not None)
+            wait_until(lambda: fuel.other is not None, what="the run to compare with")
     shot(FUEL, "fuel")
     shot(LEADERBOARD, "leaderboard")
     open_and_wait(window, buggy.id)
@@ -130,10 +133,10 @@ def capture(window: MainWindow, outdir: Path) -> list[Path]:
     shot(RESULTS, "results_incorrect")
     window.tabs.setCurrentIndex(FACTORY)
     factory = window.factory_tab
-    wait_until(lambda: factory.snapshots is not None and diff_settled(factory))
-    wait_until(lambda: factory.divergence is not None or factory._submission is None)
+    wait_until(lambda: factory.snapshots is not None and factory.settled, what="the factory")
+    wait_until(lambda: factory.divergence is not None or not factory.has_records, what="the first wrong tick")
     factory.go_to_first_divergence()  # after the search, which moves to the first wrong tick
-    wait_until(lambda: factory.canvas.state is not None and diff_settled(factory))
+    wait_until(lambda: factory.settled, what="the first divergence")
     shot(FACTORY, "factory")
     if open_largest_scenario(window):
         shot(FACTORY, "factory_largest")
@@ -146,9 +149,10 @@ def capture(window: MainWindow, outdir: Path) -> list[Path]:
             lambda: (
                 factory.divergence is not None
                 and factory.tick == factory.divergence.tick
-                and factory._diff_tick == factory.tick
+                and factory.settled
                 and factory.cell_index == 0
-            )
+            ),
+            what="scale_bug's first wrong tick",
         )
         shot(FACTORY, "factory_scale")
         factory.bar.heatmap.setChecked(True)
@@ -176,30 +180,60 @@ def show_scenario_file(window: MainWindow, path: Path, *, snapshots: int) -> Non
     """`lattice-desktop open FILE.lat`: the file in the Factory tab, a few snapshots in."""
     window.open_paths([path])
     tab, data = window.factory_tab, path.read_bytes()
-    wait_until(lambda: tab.playback is not None and tab.playback.data == data and not tab.loader.busy)
+    wait_until(
+        lambda: tab.playback is not None and tab.playback.data == data and not tab.loader.busy,
+        what=f"{path.name} to open",
+    )
     for _ in range(snapshots):
         tab.step_snapshot(+1)
-    wait_until(
-        lambda: not tab.loader.busy and tab.canvas.state is not None and tab.canvas.state.tick == tab.tick
-    )
+    wait_until(lambda: tab.settled, what=f"{path.name}'s snapshots")
 
 
-def save_screenshots(outdir: Path, db: str | None, *, size: tuple[int, int] = (1500, 920)) -> list[Path]:
-    window = MainWindow(db, auto_demo=False)
+@contextmanager
+def quiet_platform() -> Iterator[None]:
+    """Qt's own messages go to stderr as usual, except the offscreen platform's noise."""
+
+    def handler(_kind: QtMsgType, _context: QMessageLogContext, message: str) -> None:
+        if PLATFORM_NOISE not in message:
+            print(message, file=sys.stderr)
+
+    previous = qInstallMessageHandler(handler)
     try:
-        window.resize(*size)
-        window.show()
-        wait_until(lambda: window._runs_loaded)
-        demo_graded = any(s.case_name == "lattice" for s in window.runs_panel.model.summaries)
-        if not demo_graded and window.demo_case.is_file():
-            window.grade_demo()
-            wait_until(lambda: window.grading.running or not window._demo_query.busy)
-            wait_until(lambda: not window.grading.running and not window._demo_query.busy)
-        if not window.runs_panel.model.harness:
-            import_bundled_harness(window)
-        return capture(window, outdir)
+        yield
     finally:
-        window.close()
+        qInstallMessageHandler(previous)
+
+
+def save_screenshots(
+    outdir: Path, db: str | None = None, *, size: tuple[int, int] = (1500, 920)
+) -> list[Path]:
+    """Save the pictures into `outdir`. `db`: a fresh database to grade into (None: a
+    temporary one, removed afterwards)."""
+    if db is not None:
+        return _save(outdir, db, size)
+    with tempfile.TemporaryDirectory(prefix="lattice-screenshots-") as scratch:
+        print(
+            f"screenshots: grading the demo into a temporary database ({scratch}); yours is not used",
+            file=sys.stderr,
+        )
+        return _save(outdir, str(Path(scratch) / "screenshots.db"), size)
+
+
+def _save(outdir: Path, db: str, size: tuple[int, int]) -> list[Path]:
+    with quiet_platform():
+        window = MainWindow(db, auto_demo=False)
+        try:
+            window.resize(*size)
+            window.show()
+            wait_until(lambda: window.runs_loaded, what="the runs list")
+            if window.demo_case.is_file():
+                window.grade_demo()
+                wait_until(lambda: window.grading_actions.busy, what="the demo to start grading")
+                wait_until(lambda: not window.grading_actions.busy, GRADE_MS, what="the demo to be graded")
+            import_bundled_harness(window)
+            return capture(window, outdir)
+        finally:
+            window.close()
 
 
 def save_profile_screenshot(
@@ -214,7 +248,7 @@ def save_profile_screenshot(
     try:
         window.resize(*size)
         window.show()
-        wait_until(lambda: window._runs_loaded)
+        wait_until(lambda: window.runs_loaded)
         open_and_wait(window, runs["lines"])
         window.tabs.setCurrentWidget(window.profile_tab)
         tab = window.profile_tab

@@ -25,18 +25,18 @@ class StatusBar(QStatusBar):
         super().addWidget(self.note, 1)
         self.note.hide()
 
-    def addWidget(self, widget: QWidget, stretch: int = 0) -> None:  # noqa: N802 (Qt's name)
+    def addWidget(self, widget: QWidget, stretch: int | None = 0) -> None:  # noqa: N802 (Qt's name)
         """A progress widget: shown, it takes the message's place."""
-        self.insertWidget(len(self._progress), widget, stretch)
+        self.insertWidget(len(self._progress), widget, stretch or 0)
         self._progress.append(widget)
         widget.installEventFilter(self)
         self._arrange()
 
     @Slot(str, int)
-    def showMessage(self, text: str, timeout: int = 0) -> None:  # noqa: N802
+    def showMessage(self, text: str, timeout: int | None = 0) -> None:  # noqa: N802
         self.note.setText(text)
         self.note.setToolTip(text)
-        if timeout > 0:
+        if timeout:
             self._expiry.start(timeout)
         else:
             self._expiry.stop()

@@ -12,14 +12,22 @@ A `Task` is a QRunnable and not a QObject, so its signals live on a separate QOb
 created by the caller (on the GUI thread). The pool deletes a finished runnable on its
 worker thread, so `start` hands the signals to a keeper on the GUI thread, which deletes
 them there once their last signal has been delivered.
+
+Whoever starts tasks on the user's behalf is an `Op` (grading, a batch, the keyframe walk,
+a harness import, every `LatestQuery`): each registers itself, so a closing window stops
+all of them with `cancel_all(window)` instead of naming each owner, and an op that writes
+says what it `changed`, so only the views whose data changed are refreshed.
 """
 
 from __future__ import annotations
 
+import enum
 import traceback
+import weakref
 from collections.abc import Callable
 from typing import Any
 
+import shiboken6
 from PySide6.QtCore import QCoreApplication, QObject, QRunnable, QThreadPool, Signal, Slot
 
 from lattice_desktop.errors import Cancelled, UserError
@@ -79,7 +87,9 @@ def _the_keeper() -> _Keeper:
     global _keeper
     if _keeper is None:
         _keeper = _Keeper()
-        _keeper.moveToThread(QCoreApplication.instance().thread())
+        app = QCoreApplication.instance()
+        assert app is not None, "create the QApplication before starting tasks"
+        _keeper.moveToThread(app.thread())
     return _keeper
 
 
@@ -96,3 +106,70 @@ def start(task: Task) -> None:
     task.signals.setParent(keeper)
     task.signals.finished.connect(keeper.release)
     pool().start(task)
+
+
+class Changed(enum.Flag):
+    """What an op changed in the database, so each view refreshes only when its data did."""
+
+    NOTHING = 0
+    RUNS = enum.auto()  # the runs list: a run (or harness run) was added or changed state
+    SCORES = enum.auto()  # a run finished or went: what the leaderboards rank
+
+
+class Op(QObject):
+    """Background work started for the user. `cancel()` stops what it runs (between
+    chunks); `changed` says what it stored. Every op is registered while it lives."""
+
+    changed = Signal(object)  # Changed
+
+    def __init__(self, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        _ops.add(self)
+
+    def cancel(self) -> None:
+        raise NotImplementedError(f"{type(self).__name__} must say how it is cancelled")
+
+
+class Background(Op):
+    """Its owner's one task that a newer start (or cancel) stops: a keyframe walk, a
+    census count, the search for a first wrong tick, prewarming the demo."""
+
+    def __init__(self, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.work: Work | None = None
+
+    def start(self, task: Task) -> None:
+        """Cancel the task started before, run `task` (made with `work=True`)."""
+        self.cancel()
+        self.work = task.work
+        start(task)
+
+    def cancel(self) -> None:
+        if self.work is not None:
+            self.work.cancel()
+            self.work = None
+
+
+_ops: weakref.WeakSet[Op] = weakref.WeakSet()
+
+
+def _inside(obj: QObject, owner: QObject) -> bool:
+    parent: QObject | None = obj
+    while parent is not None:
+        if parent is owner:
+            return True
+        parent = parent.parent()
+    return False
+
+
+def ops(owner: QObject | None = None) -> list[Op]:
+    """The live ops (those inside `owner`'s object tree, when given)."""
+    return [op for op in list(_ops) if shiboken6.isValid(op) and (owner is None or _inside(op, owner))]
+
+
+def cancel_all(owner: QObject | None = None, *, timeout_ms: int = 30_000) -> bool:
+    """Cancel every op (those inside `owner`'s object tree, when given) and wait for the
+    pool; True when every worker has finished."""
+    for op in ops(owner):
+        op.cancel()
+    return pool().waitForDone(timeout_ms)

@@ -1,15 +1,19 @@
-"""The main window's File › Open scenario… and Preferences…, and its Help menu (user guide,
-keyboard shortcuts, About). It stores and applies the preferences it can (the theme) and says the
-rest through signals; it knows nothing of the main window beyond the widgets it is given."""
+"""The main window's File › Open scenario…, Recent and Preferences…, and its Help menu
+(user guide, keyboard shortcuts, About). It stores and applies the preferences it can (the
+theme) and says the rest through signals; it knows nothing of the main window beyond the
+widgets it is given."""
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
+from functools import partial
 from pathlib import Path
 
 from PySide6.QtCore import QObject, QSettings, Signal, Slot
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QFileDialog, QMainWindow, QMenu, QTabWidget, QWidget
 
+from lattice_desktop.ui.dialogs import Recent
 from lattice_desktop.ui.help_dialogs import GuideDialog, ShortcutsDialog, about_box, guide_path, shortcut_rows
 from lattice_desktop.ui.preferences import (
     Preferences,
@@ -18,6 +22,8 @@ from lattice_desktop.ui.preferences import (
     save_preferences,
 )
 from lattice_desktop.ui.theme import use_theme
+
+ShortcutLike = str | QKeySequence | QKeySequence.StandardKey
 
 
 class WindowMenus(QObject):
@@ -44,7 +50,10 @@ class WindowMenus(QObject):
         # The Factory tab's keys work once it has the focus: give it when the tab opens.
         tabs.currentChanged.connect(self._focus_factory)
 
-    def _add(self, menu: QMenu, text: str, shortcut, slot) -> QAction:
+    def add_action(
+        self, menu: QMenu, text: str, shortcut: ShortcutLike | None, slot: Callable[[], object]
+    ) -> QAction:
+        """A menu entry calling `slot`, with its shortcut (None: none)."""
         action = menu.addAction(text)
         if shortcut is not None:
             action.setShortcut(QKeySequence(shortcut))
@@ -52,15 +61,43 @@ class WindowMenus(QObject):
         return action
 
     def add_open_scenario(self, menu: QMenu) -> None:
-        self._add(menu, "Open &scenario…", "Ctrl+Shift+O", self.choose_scenarios)
+        self.add_action(menu, "Open &scenario…", "Ctrl+Shift+O", self.choose_scenarios)
+
+    def add_recent(
+        self, menu: QMenu, sections: Sequence[tuple[str, Recent, Callable[[Path], object]]]
+    ) -> QMenu:
+        """File › Recent: each section's recent paths; choosing one calls its section's
+        handler with that path (each action holds its own call)."""
+        recent = menu.addMenu("Recent")
+
+        def fill() -> None:
+            recent.clear()
+            for title, paths, handler in sections:
+                recent.addSection(title)
+                for item in paths.items():
+                    recent.addAction(item).setData(partial(handler, Path(item)))
+            if recent.isEmpty():
+                recent.addAction("(nothing yet)").setEnabled(False)
+
+        recent.aboutToShow.connect(fill)
+        recent.triggered.connect(self._open_recent)
+        return recent
+
+    @Slot(QAction)
+    def _open_recent(self, action: QAction) -> None:
+        call = action.data()
+        if callable(call):
+            call()
 
     def add_preferences(self, menu: QMenu) -> None:
-        self._add(menu, "&Preferences…", "Ctrl+,", self.show_preferences)
+        self.add_action(menu, "&Preferences…", "Ctrl+,", self.show_preferences)
 
     def add_help(self, menu: QMenu) -> None:
-        self._add(menu, "&User guide", None, self.show_guide)
-        self._add(menu, "&Keyboard shortcuts", QKeySequence.StandardKey.HelpContents, self.show_shortcuts)
-        self._add(menu, "&About Lattice Desktop", None, self.show_about)
+        self.add_action(menu, "&User guide", None, self.show_guide)
+        self.add_action(
+            menu, "&Keyboard shortcuts", QKeySequence.StandardKey.HelpContents, self.show_shortcuts
+        )
+        self.add_action(menu, "&About Lattice Desktop", None, self.show_about)
 
     @Slot()
     def choose_scenarios(self) -> None:

@@ -80,6 +80,7 @@ def dask_cluster(tmp_path):
                 process.wait()
 
 
+@pytest.mark.slow
 def test_a_worker_killed_mid_batch_has_its_job_rerun_and_every_run_stored_once(
     tmp_path, dask_cluster, db_url
 ):
@@ -136,6 +137,7 @@ def test_a_worker_killed_mid_batch_has_its_job_rerun_and_every_run_stored_once(
     assert CaseResultRow.select().count() == 12
 
 
+@pytest.mark.slow
 def test_ctrl_c_cancels_the_cluster_and_stores_no_half_run(tmp_path):
     case_path = echo_case(tmp_path / "case", fuel_limit=10**10, sandbox="wall_clock_s = 60")
     field = slow_field(tmp_path / "field", 8, spins=SPINS)

@@ -9,7 +9,7 @@ from datetime import UTC, datetime
 from lattice_desktop.batch.driver import BatchProgress, FinishedRun
 from lattice_desktop.batch.field import Problem
 from lattice_desktop.cli.batch_text import ProgressPrinter
-from lattice_desktop.grading.grader import GradeReport
+from lattice_desktop.grading.report import GradeReport
 from lattice_desktop.manifest import load_case, load_submission
 from lattice_desktop.outcomes import Verdict
 from lattice_desktop.work import Work

@@ -7,7 +7,8 @@ from lattice_desktop.batch.backend import SerialBackend
 from lattice_desktop.batch.dask_backend import DaskBackend
 from lattice_desktop.batch.driver import grade_batch
 from lattice_desktop.batch.field import find_submissions
-from lattice_desktop.grading.grader import GradeReport, grade
+from lattice_desktop.grading.grader import grade
+from lattice_desktop.grading.report import GradeReport
 from lattice_desktop.manifest import load_case, load_submission
 from lattice_desktop.outcomes import Outcome
 from lattice_desktop.store.queries import load_run

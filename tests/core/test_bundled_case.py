@@ -6,6 +6,8 @@ from __future__ import annotations
 import shutil
 import struct
 
+import pytest
+
 from lattice_desktop.cli.main import main
 from lattice_desktop.grading.grader import grade
 from lattice_desktop.lattice.scenario import parse_scenario
@@ -67,6 +69,7 @@ def test_stress_scenarios_are_the_generators():
         assert case.entry(spec.name).input_bytes().decode() == spec.text()
 
 
+@pytest.mark.slow
 def test_case_check_confirms_every_sample(capsys):
     assert main(["case", "check", "lattice"]) == 0
     out = capsys.readouterr().out
@@ -74,6 +77,7 @@ def test_case_check_confirms_every_sample(capsys):
     assert out.count("ok  ") == 5
 
 
+@pytest.mark.slow
 def test_each_wrong_sample_fails_nearly_every_stress_case_on_its_own():
     # With the smoke gate removed (`case check --no-smoke-gate`), a wrong rule must show at
     # scale: each wrong sample gives a wrong answer on at least 5 of the 6 stress cases.
@@ -91,6 +95,7 @@ def test_each_wrong_sample_fails_nearly_every_stress_case_on_its_own():
     assert len(wrong) >= 5
 
 
+@pytest.mark.slow
 def test_buggy_fails_exactly_its_rule_and_reference_lands_on_the_runway():
     case = load_case(demo_case())
     buggy = grade(case, load_submission(case.samples_dir / "buggy"))

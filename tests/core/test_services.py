@@ -11,7 +11,7 @@ import pytest
 from lattice_desktop.errors import Cancelled
 from lattice_desktop.grading.compare import Mismatch
 from lattice_desktop.grading.fuel_growth import describe_slope, fit_slope
-from lattice_desktop.grading.grader import CaseResult
+from lattice_desktop.grading.report import CaseResult
 from lattice_desktop.lattice.snapshots import Snapshots
 from lattice_desktop.manifest import load_submission
 from lattice_desktop.outcomes import Outcome, Verdict

@@ -67,6 +67,7 @@ def rounds_of_grading(tmp_path: Path, db: str) -> list[str]:
     return failures
 
 
+@pytest.mark.slow
 def test_four_grading_processes_share_one_sqlite_file(tmp_path):
     db = tmp_path / "shared.db"  # created by the first round's processes, all at once
     assert rounds_of_grading(tmp_path, str(db)) == []

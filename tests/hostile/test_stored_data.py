@@ -93,7 +93,7 @@ def test_the_app_lists_and_opens_a_damaged_run(qtbot, tmp_path, settings):
     damage(path, *DAMAGE, f"update harness_run set imported = 'last week' where id = {harness}")
     window = MainWindow(str(path), demo=None, auto_demo=False, settings=settings)
     qtbot.addWidget(window)
-    qtbot.waitUntil(lambda: window._runs_loaded, timeout=10_000)
+    qtbot.waitUntil(lambda: window.runs_loaded, timeout=10_000)
     model = window.runs_panel.model
     leaf = model.index_of_run(1)
     chip = leaf.siblingAtColumn(1).data(CHIP_ROLE)

@@ -169,7 +169,7 @@ def test_the_app_header_shows_a_markup_model_name_as_text(qtbot, tmp_path):
         settings=QSettings(str(tmp_path / "s.ini"), QSettings.Format.IniFormat),
     )
     qtbot.addWidget(window)
-    qtbot.waitUntil(lambda: window._runs_loaded, timeout=10_000)
+    qtbot.waitUntil(lambda: window.runs_loaded, timeout=10_000)
     with qtbot.waitSignal(window.page_shown, timeout=10_000):
         window.runs_panel.select_run(1)
     title = window.header.title

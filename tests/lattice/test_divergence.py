@@ -87,6 +87,7 @@ def test_an_engine_whose_answer_depends_on_the_header_is_bisected_by_records():
     assert found.how == "bisecting records"
 
 
+@pytest.mark.slow
 def test_scale_bug_departs_when_a_line_takes_its_256th_item():
     entry = max(CASE.stress, key=lambda e: e.size)
     data = entry.input_bytes()

@@ -95,6 +95,7 @@ def test_submission_folder_builds_on_its_own(name):
 
 
 @pytest.mark.skipif(importlib.util.find_spec("ziglang") is None, reason="ziglang not installed")
+@pytest.mark.slow
 def test_rebuild_is_byte_identical(tmp_path):
     built = build_engines.build_all(tmp_path)
     for path in built:
@@ -200,6 +201,7 @@ def test_buggy_differs_on_some_generated_merges():
 
 @FAST
 @given(scenarios)
+@pytest.mark.slow
 def test_lines_matches_reference(text):
     data = text.encode()
     assert LINES.run(data) == REFERENCE.run(data)
@@ -250,6 +252,7 @@ def test_lines_matches_reference_on_stress(case):
     assert LINES.run(data) == REFERENCE.run(data)
 
 
+@pytest.mark.slow
 def test_lines_needs_20x_less_fuel_on_the_largest_stress_case():
     data = STRESS[-1].text().encode()
     assert LINES.run(data) == REFERENCE.run(data)

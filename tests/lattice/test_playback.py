@@ -10,7 +10,7 @@ import pytest
 
 from lattice_desktop.errors import Cancelled
 from lattice_desktop.lattice.generator import generate
-from lattice_desktop.lattice.playback import REFERENCE_WASM, Playback
+from lattice_desktop.lattice.playback import Playback
 from lattice_desktop.lattice.rules import Factory
 from lattice_desktop.lattice.scenario import parse_scenario
 from lattice_desktop.lattice.simulators import (
@@ -21,7 +21,7 @@ from lattice_desktop.lattice.simulators import (
     stepping_module,
 )
 from lattice_desktop.lattice.view import FactoryState
-from lattice_desktop.lattice.wasm_engine import WasmEngine
+from lattice_desktop.lattice.wasm_engine import REFERENCE_WASM, WasmEngine
 from lattice_desktop.work import Step, Work
 
 REPO = Path(__file__).resolve().parents[2]
@@ -86,6 +86,7 @@ def test_wasm_keyframes_match_the_python_reference(stepping_wasm):
             assert same_state(playback.state_at(tick), from_scratch(data, tick)), (name, tick)
 
 
+@pytest.mark.slow
 def test_adaptive_keyframes_on_a_long_run(stepping_wasm):
     data = generate(3, width=60, height=60, ticks=2000, snapshot=100, density=1.0).encode()
     playback = Playback(data, simulator=WasmSimulator(stepping_wasm, data), keyframe_seconds=0.001)
@@ -133,6 +134,7 @@ def test_ticks_are_clamped_to_the_run():
     assert playback.state_at(10**9).tick == playback.ticks
 
 
+@pytest.mark.slow
 def test_seeks_keep_raw_keyframes_and_the_walk_packs_them(stepping_wasm):
     data = generate(4, width=60, height=60, ticks=600, snapshot=50, density=1.0).encode()
     playback = Playback(data, simulator=WasmSimulator(stepping_wasm, data), keyframe_every=50)
@@ -184,7 +186,7 @@ def test_keyframes_kept_on_disk_make_the_next_open_warm(stepping_wasm, monkeypat
 
 
 def test_prewarm_walks_each_stress_scenario_once(tmp_path, monkeypatch):
-    from lattice_desktop.lattice.playback import prewarm
+    from lattice_desktop.services.prewarm import prewarm
 
     monkeypatch.setenv("LATTICE_DESKTOP_CACHE", str(tmp_path / "cache"))
     folder = tmp_path / "case"

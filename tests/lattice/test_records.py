@@ -27,7 +27,6 @@ from lattice_desktop.lattice.records import (
     RecordsError,
     as_pairs,
     cell_counts,
-    check_placement,
     decode_pairs,
     decode_records,
     diff_pairs,
@@ -47,7 +46,7 @@ from lattice_desktop.lattice.scenario import (
     parse_scenario,
 )
 from lattice_desktop.lattice.simulators import checked_state
-from lattice_desktop.lattice.view import NO_DIR, FactoryState, describe_cell
+from lattice_desktop.lattice.view import NO_DIR, FactoryState, check_placement, describe_cell
 
 
 @st.composite

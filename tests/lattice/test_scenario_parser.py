@@ -292,6 +292,7 @@ def scenarios(draw: st.DrawFn) -> Scenario:
 
 @settings(max_examples=200, deadline=None)
 @given(scenarios())
+@pytest.mark.slow
 def test_format_parse_round_trip(scenario: Scenario) -> None:
     text = format_scenario(scenario)
     assert parse_scenario(text) == scenario

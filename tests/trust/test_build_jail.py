@@ -101,6 +101,7 @@ def _grade_cli(folder: Path, case: Path, *flags: str, env: dict | None = None):
     )
 
 
+@pytest.mark.slow
 def test_grade_says_every_time_whether_the_build_ran_isolated(tmp_path):
     case = write_case(tmp_path / "case", ECHO_CASES)
     folder = build_folder(tmp_path / "sub", MAKE_MODULE)

@@ -1,8 +1,13 @@
 """Fixtures for the app's tests: a toy case built from WAT text in a temp folder, a real
-SQLite database there, and the main window on it (offscreen)."""
+SQLite database there, and the main window on it (offscreen).
+
+Every test ends settled: its windows' work cancelled, the pool idle, the signals its
+workers sent delivered, the Qt objects it let go deleted and its garbage collected on the
+GUI thread — so nothing of one test is freed during another (see ui/collector.py)."""
 
 from __future__ import annotations
 
+import gc
 import json
 import os
 from dataclasses import dataclass
@@ -113,6 +118,38 @@ BUILD_COMMAND = (
 )
 
 
+def drain(timeout_ms: int = 60_000) -> None:
+    """A barrier for negative assertions: every task has finished and every signal its
+    worker sent has been delivered (and so has whatever those slots started)."""
+    from PySide6.QtCore import QCoreApplication
+
+    from lattice_desktop.ui import tasks
+
+    for _ in range(20):
+        assert tasks.pool().waitForDone(timeout_ms), "background work did not finish"
+        QCoreApplication.sendPostedEvents()
+        if tasks.pool().activeThreadCount() == 0:
+            return
+    raise AssertionError("background work kept starting more work")
+
+
+@pytest.fixture(autouse=True)
+def _settled(qapp):
+    """Garbage is collected on the GUI thread only, as in the app; after the test (and
+    after pytest-qt closed its widgets) the pool is drained, deferred deletes are run and
+    the test's garbage is collected here, not in a later test."""
+    from PySide6.QtCore import QCoreApplication, QEvent
+
+    from lattice_desktop.ui import collector, tasks
+
+    collector.install()
+    yield
+    tasks.cancel_all()  # what the test left running stops now rather than runs to its end
+    drain()
+    QCoreApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
+    gc.collect()
+
+
 @pytest.fixture(autouse=True)
 def _isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """No test touches the user's database, compile cache or settings."""
@@ -171,16 +208,29 @@ def graded(db_path: Path, toy_case: ToyCase) -> dict[str, int]:
 def make_window(qtbot, db_path: Path, toy_case: ToyCase, settings):
     from lattice_desktop.ui.main_window import MainWindow
 
+    made: list[MainWindow] = []
+
     def make(*, auto_demo: bool = False, demo: Path | None = None) -> MainWindow:
         window = MainWindow(
             str(db_path), demo=demo or toy_case.case_path, auto_demo=auto_demo, settings=settings
         )
-        qtbot.addWidget(window)
+        made.append(window)
         window.resize(1400, 860)
-        qtbot.waitUntil(lambda: window._runs_loaded, timeout=10_000)
+        qtbot.waitUntil(lambda: window.runs_loaded, timeout=10_000)
         return window
 
-    return make
+    yield make
+    # Before the window goes: cancel every op it started and wait for the pool, then
+    # close it and delete it now, not at some later test's event loop.
+    import shiboken6
+    from PySide6.QtCore import QCoreApplication, QEvent
+
+    for window in filter(shiboken6.isValid, made):
+        assert window.cancel_all(), "a worker outlived its window's cancel_all"
+        window.close()
+        window.deleteLater()
+    drain()
+    QCoreApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
 
 
 @pytest.fixture

@@ -3,6 +3,8 @@ runs list and the leaderboard filling in as runs land, and Cancel."""
 
 from __future__ import annotations
 
+import pytest
+
 from lattice_desktop.store.schema import CaseResultRow, Run
 from tests.hostile.processes import wait_for_no_descendants
 
@@ -34,6 +36,7 @@ def test_grade_many_fills_the_runs_list_and_the_leaderboard(qtbot, window, tmp_p
     assert wait_for_no_descendants() == []  # the cluster's processes, and multiprocessing's helper, are gone
 
 
+@pytest.mark.slow
 def test_cancel_stops_the_batch_and_keeps_whole_runs_only(qtbot, window, tmp_path):
     toy = make_toy_case(tmp_path / "echo-case", fuel_limit=10**12, wall_clock=60.0)
     # One worker spins until cancelled while the other grades the three quick submissions.

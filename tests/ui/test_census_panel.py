@@ -17,7 +17,9 @@ from lattice_desktop.store.database import open_database
 from lattice_desktop.store.queries import load_run
 from lattice_desktop.store.writer import Writer
 from lattice_desktop.ui.factory.census_panel import CensusPanel
-from lattice_desktop.ui.factory_tab import FactoryTab
+from lattice_desktop.ui.factory.tab import FactoryTab
+
+from .conftest import drain
 
 LATTICE = CASES / "lattice"
 
@@ -59,8 +61,7 @@ def test_switching_scenarios_mid_count_shows_the_last_one(qtbot, cache):
     panel.show_scenario(big, parse_scenario(big), None)
     panel.show_scenario(small, parse_scenario(small), None)
     qtbot.waitUntil(lambda: panel.census is not None, timeout=60000)
-    QThreadPool.globalInstance().waitForDone(60000)
-    qtbot.wait(50)  # let a late result of the big one arrive, if any
+    drain()  # a late result of the big one, if any, has arrived
     assert panel.census == census(parse_scenario(small))
     assert stored_census(big) is None  # the big count stopped once it was not wanted
 

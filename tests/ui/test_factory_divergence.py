@@ -20,7 +20,7 @@ from lattice_desktop.store.database import open_database
 from lattice_desktop.store.queries import load_run
 from lattice_desktop.store.writer import Writer
 from lattice_desktop.ui.factory import palette as pal
-from lattice_desktop.ui.factory_tab import FactoryTab
+from lattice_desktop.ui.factory.tab import FactoryTab
 from tests.core.wat_cases import write_submission
 
 LATTICE = CASES / "lattice"
@@ -95,23 +95,24 @@ def assert_focused(tab: FactoryTab, cell: int) -> None:
     assert selected_cells(tab) == {cell}
 
 
+@pytest.mark.slow
 def test_opens_on_the_first_differing_cell_then_finds_the_first_wrong_tick(qtbot, tab, graded):
     case, run, _ = graded
     wrong = next(r for r in run.results if r.mismatch is not None)
     assert wrong.name == max(case.stress, key=lambda e: e.size).name
     assert tab.case_box.currentData() == wrong.name
-    qtbot.waitUntil(lambda: tab.cell_index == 0 and tab._diff_tick is not None, timeout=60000)
+    qtbot.waitUntil(lambda: tab.cell_index == 0 and tab.navigator.diff_tick is not None, timeout=60000)
     assert tab.modes.mode == "Diff"
     assert "lines (proven on this scenario)" in tab.engine_label.text()  # the fastest proven engine
-    assert tab._diff_tick in (wrong.mismatch.tick, getattr(tab.divergence, "tick", None))
+    assert tab.navigator.diff_tick in (wrong.mismatch.tick, getattr(tab.divergence, "tick", None))
     assert_focused(tab, tab.cells[0])
-    assert tab.cells == sorted(tab._marked)
+    assert tab.cells == sorted(tab.navigator.marked)
     overview = tab.minimap._pixels
     assert tab.minimap.isVisible() and (overview[..., :3] == pal.MARK_RGBA[:3]).all(axis=-1).any()
 
     qtbot.waitUntil(lambda: tab.divergence is not None, timeout=60000)
     found = tab.divergence
-    qtbot.waitUntil(lambda: tab._diff_tick == found.tick and tab.cell_index == 0, timeout=60000)
+    qtbot.waitUntil(lambda: tab.navigator.diff_tick == found.tick and tab.cell_index == 0, timeout=60000)
     assert tab.tick == found.tick and tab.transport.timeline.first_wrong == found.tick
     assert_focused(tab, found.cells[0])
     assert set(tab.cells) == set(found.cells)
@@ -123,9 +124,14 @@ def test_opens_on_the_first_differing_cell_then_finds_the_first_wrong_tick(qtbot
     assert tab.bar.minimumSizeHint().width() < 800  # the news wraps; it never widens the window
 
 
+@pytest.mark.slow
 def test_navigation_keeps_the_list_and_the_map_in_step(qtbot, tab):
     qtbot.waitUntil(
-        lambda: tab.divergence is not None and tab._diff_tick == tab.divergence.tick and tab.cell_index == 0,
+        lambda: (
+            tab.divergence is not None
+            and tab.navigator.diff_tick == tab.divergence.tick
+            and tab.cell_index == 0
+        ),
         timeout=90000,
     )
     tab.bar.next_cell.click()
@@ -174,34 +180,36 @@ def test_navigation_keeps_the_list_and_the_map_in_step(qtbot, tab):
     wrong = [tab.snapshots.tick(int(r)) for r in np.nonzero(tab.snapshots.status() == 0)[0]]
     target = next(t for t in wrong if t > tab.tick)
     tab.bar.next_snapshot.click()
-    qtbot.waitUntil(lambda: tab._diff_tick == target and tab.cell_index == 0, timeout=90000)
+    qtbot.waitUntil(lambda: tab.navigator.diff_tick == target and tab.cell_index == 0, timeout=90000)
     assert_focused(tab, tab.cells[0])
 
 
+@pytest.mark.slow
 def test_a_focused_cell_stays_focused_while_it_differs_and_the_ring_goes_when_none_is(qtbot, tab):
     qtbot.waitUntil(
-        lambda: tab.divergence is not None and tab._diff_tick == tab.divergence.tick, timeout=90000
+        lambda: tab.divergence is not None and tab.navigator.diff_tick == tab.divergence.tick, timeout=90000
     )
-    tab.step_cell(+1)
+    tab.navigator.step_cell(+1)
     focused = tab.cells[tab.cell_index]
     tab.step_ticks(+1)  # a lost item stays lost: the cell still differs one tick on
-    qtbot.waitUntil(lambda: tab._diff_tick == tab.divergence.tick + 1, timeout=30000)
+    qtbot.waitUntil(lambda: tab.navigator.diff_tick == tab.divergence.tick + 1, timeout=30000)
     assert tab.cells[tab.cell_index] == focused
     assert_focused_in_place(tab, focused)
-    tab.focus_cell(0, zoom=False)
-    tab.cell_index = None  # nothing focused (as after choosing a snapshot row)
+    tab.navigator.focus_cell(0, zoom=False)
+    tab.navigator.cell_index = None  # nothing focused (as after choosing a snapshot row)
     tab.step_ticks(-1)
-    qtbot.waitUntil(lambda: tab._diff_tick == tab.divergence.tick, timeout=30000)
+    qtbot.waitUntil(lambda: tab.navigator.diff_tick == tab.divergence.tick, timeout=30000)
     assert tab.cell_index is None and not tab.canvas.focus.isVisible()
 
 
+@pytest.mark.slow
 def test_only_the_marked_cells_in_view_are_outlined(qtbot, tab):
     qtbot.waitUntil(lambda: tab.cell_index == 0, timeout=90000)
     outlined = tab.canvas.outlines.path().boundingRect()
     assert not outlined.isEmpty() and tab.canvas.visible_cells().adjusted(-1, -1, 1, 1).contains(outlined)
     tab.canvas.fit()  # 512 cells across: too small to outline, the tint marks them
     assert tab.canvas.outlines.path().isEmpty() and tab.canvas.counts.any()
-    tab.focus_cell(0, zoom=True)
+    tab.navigator.focus_cell(0, zoom=True)
     assert not tab.canvas.outlines.path().isEmpty()
 
 

@@ -24,7 +24,7 @@ from lattice_desktop.store.schema import CaseRecord
 from lattice_desktop.store.writer import Writer
 from lattice_desktop.ui.factory.canvas import FactoryCanvas
 from lattice_desktop.ui.factory.raster import SCALES, Rasterizer, Region, Static, argb_palette, render
-from lattice_desktop.ui.factory_tab import FactoryTab
+from lattice_desktop.ui.factory.tab import FactoryTab
 
 LATTICE = CASES / "lattice"
 ARGB = argb_palette()

@@ -10,7 +10,7 @@ from PySide6.QtCore import QThreadPool
 from lattice_desktop.store.database import open_database
 from lattice_desktop.store.fuel_queries import comparable_runs, field_best_per_case
 from lattice_desktop.store.queries import load_run
-from lattice_desktop.ui.fuel_tab import FuelTab, plotted
+from lattice_desktop.ui.fuel.tab import FuelTab, plotted
 from tests.ui.conftest import grade_into, write_submission
 
 

@@ -10,7 +10,7 @@ from lattice_desktop.outcomes import Verdict
 from lattice_desktop.store.queries import load_run
 from lattice_desktop.store.schema import CaseResultRow, Run
 from lattice_desktop.ui.dialogs import BuildChoice, BuildConfirmDialog
-from lattice_desktop.ui.main_window import RESULTS
+from lattice_desktop.ui.window_tabs import RESULTS
 
 from .conftest import make_toy_case, write_submission
 

@@ -14,7 +14,7 @@ from PySide6.QtGui import QColor
 from PySide6.QtWidgets import QApplication
 
 from lattice_desktop.cli.report_text import result_rows, verdict_line
-from lattice_desktop.grading.grader import CaseResult
+from lattice_desktop.grading.report import CaseResult
 from lattice_desktop.manifest import load_case, load_submission
 from lattice_desktop.outcomes import Outcome, Verdict
 from lattice_desktop.resources import CASES
@@ -25,9 +25,10 @@ from lattice_desktop.store.writer import Writer
 from lattice_desktop.ui.delegates import CHIP_ROLE
 from lattice_desktop.ui.fuel.plots import outcome_style
 from lattice_desktop.ui.leaderboard_model import FuelBoardModel
-from lattice_desktop.ui.main_window import FACTORY, FUEL, MainWindow
+from lattice_desktop.ui.main_window import MainWindow
 from lattice_desktop.ui.results_model import ResultsModel
 from lattice_desktop.ui.runs_model import verdict_chip
+from lattice_desktop.ui.window_tabs import FACTORY, FUEL
 
 LATTICE = CASES / "lattice"
 SCREEN = (1366, 768)
@@ -116,7 +117,7 @@ def small_screen_window(qtbot, lattice_runs, settings):
     qtbot.addWidget(window)
     window.resize(*SCREEN)
     window.show()
-    qtbot.waitUntil(lambda: window._runs_loaded, timeout=10_000)
+    qtbot.waitUntil(lambda: window.runs_loaded, timeout=10_000)
     yield window, ids
     window.factory_tab.shutdown()
     QThreadPool.globalInstance().waitForDone(10_000)
@@ -199,12 +200,13 @@ def test_screenshots_take_a_window_size():
 ON_A_LAPTOP = """
 import sys
 from PySide6.QtWidgets import QApplication
-from lattice_desktop.ui.main_window import FACTORY, MainWindow
+from lattice_desktop.ui.main_window import MainWindow
+from lattice_desktop.ui.window_tabs import FACTORY
 from lattice_desktop.ui.screenshots import open_and_wait, open_largest_scenario, wait_until
 app = QApplication([])
 window = MainWindow(sys.argv[1], auto_demo=False)
 window.show()
-wait_until(lambda: window._runs_loaded, 30_000)
+wait_until(lambda: window.runs_loaded, 30_000)
 screen = app.primaryScreen().availableGeometry()
 print(screen.width(), screen.height(), window.width(), window.height())
 open_and_wait(window, int(sys.argv[2]))
@@ -219,6 +221,7 @@ window.close()
 
 
 @needs_engines
+@pytest.mark.slow
 def test_on_a_1366x768_screen_the_window_starts_and_stays_within_it(tmp_path, lattice_runs):
     """A real 1366x768 offscreen screen (the platform's config file), in a process of its own:
     the window starts within its available geometry and stays there once stress-512 is open."""
@@ -277,7 +280,7 @@ def test_a_very_long_model_name_is_elided_not_widening_the_window(qtbot, db_path
     qtbot.addWidget(window)
     window.resize(*SCREEN)
     window.show()
-    qtbot.waitUntil(lambda: window._runs_loaded, timeout=10_000)
+    qtbot.waitUntil(lambda: window.runs_loaded, timeout=10_000)
     open_run(qtbot, window, run_id)
     settle(qtbot)
     title = window.header.title

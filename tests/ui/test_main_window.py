@@ -9,7 +9,7 @@ from PySide6.QtGui import QDropEvent
 from lattice_desktop.outcomes import Verdict
 from lattice_desktop.sandbox.engine import WASMTIME_VERSION
 from lattice_desktop.ui.delegates import CHIP_ROLE
-from lattice_desktop.ui.main_window import FACTORY, FUEL, LEADERBOARD, RESULTS
+from lattice_desktop.ui.window_tabs import FACTORY, FUEL, LEADERBOARD, RESULTS
 
 
 def visible_runs(panel) -> list[str]:
@@ -153,9 +153,12 @@ def test_recent_cases_and_submissions_are_remembered(qtbot, window, toy_case, se
     settings.sync()
     assert window.recent_cases.items()[0] == str(toy_case.case_path)
     assert window.recent_submissions.items()[0] == str(toy_case.submission("echo").resolve())
-    window._fill_recent_menu()
-    texts = [a.text() for a in window.recent_menu.actions()]
-    assert str(toy_case.case_path) in texts
+    window.recent_menu.aboutToShow.emit()
+    actions = {a.text(): a for a in window.recent_menu.actions()}
+    assert str(toy_case.case_path) in actions
+    window.case_path = None
+    actions[str(toy_case.case_path)].trigger()  # each entry calls its own handler
+    assert window.case_path == toy_case.case_path
 
 
 def test_a_returning_user_sees_their_newest_run(qtbot, graded, make_window):

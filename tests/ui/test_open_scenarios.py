@@ -12,7 +12,9 @@ from PySide6.QtWidgets import QApplication
 
 from lattice_desktop.lattice.generator import generate
 from lattice_desktop.lattice.playback import reference_engine
-from lattice_desktop.ui.main_window import FACTORY, RESULTS
+from lattice_desktop.ui.window_tabs import FACTORY, RESULTS
+
+from .conftest import drain
 
 
 @pytest.fixture
@@ -129,7 +131,7 @@ def test_the_first_start_grades_the_demo_without_taking_the_files_away(qtbot, ma
     qtbot.waitUntil(
         lambda: len(window.runs_panel.model.summaries) == 3 and not window.grading.running, timeout=60_000
     )
-    qtbot.wait(200)  # past the idle signal that would open the newest run
+    drain()  # past the idle signal that would open the newest run, and any page it asked for
     assert window.page is None
     assert window.factory_tab.scenario_files == [p.resolve() for p in scenarios]
     assert window.tabs.currentIndex() == FACTORY

@@ -5,7 +5,7 @@ from __future__ import annotations
 from PySide6.QtWidgets import QApplication
 
 from lattice_desktop.grading.compare import Mismatch
-from lattice_desktop.grading.grader import CaseResult
+from lattice_desktop.grading.report import CaseResult
 from lattice_desktop.outcomes import Outcome
 from lattice_desktop.services.run_report import detail_text
 from lattice_desktop.store.pages import load_run_page

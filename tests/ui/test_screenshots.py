@@ -1,11 +1,17 @@
-"""`lattice-desktop screenshots OUTDIR` on a clean database: grades the bundled demo,
-imports the harness examples, and saves one real picture of each tab."""
+"""`lattice-desktop screenshots OUTDIR`: whatever the user's database holds, it grades the
+bundled demo into a temporary database of its own, imports the harness examples, saves
+eleven real pictures, finishes, and leaves stderr clean."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
+import pytest
 from PySide6.QtGui import QImage
 
-from lattice_desktop.ui.screenshots import save_screenshots
+from lattice_desktop.ui.app import main
+
+from .conftest import grade_into
 
 TABS = [
     "results",
@@ -22,9 +28,16 @@ TABS = [
 ]
 
 
-def test_screenshots_of_every_tab_from_a_clean_start(qapp, tmp_path):
-    saved = save_screenshots(tmp_path / "shots", str(tmp_path / "db.sqlite"))
+@pytest.mark.slow
+def test_screenshots_of_every_tab_whatever_the_database_holds(qapp, tmp_path, toy_case, monkeypatch, capsys):
+    used = tmp_path / "used.db"  # the user's: runs of another case, none of the demo
+    grade_into(used, toy_case.case_path, toy_case.submission("echo"), toy_case.submission("wrong"))
+    monkeypatch.setenv("LATTICE_DESKTOP_DB", str(used))
+    assert main(["screenshots", str(tmp_path / "shots")]) == 0
+    out, err = capsys.readouterr()
+    saved = [Path(line) for line in out.splitlines()]
     assert [p.stem for p in saved] == TABS
+    assert "temporary database" in err and "propagateSizeHints" not in err
     for path in saved:
         image = QImage(str(path))
         assert (image.width(), image.height()) == (1500, 920), path.name

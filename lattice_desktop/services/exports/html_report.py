@@ -11,7 +11,7 @@ from html import escape
 from lattice_desktop import __version__
 from lattice_desktop.formatting import grouped, si
 from lattice_desktop.grading.fuel_growth import describe_slope, fit_slope
-from lattice_desktop.grading.grader import CaseResult
+from lattice_desktop.grading.report import CaseResult
 from lattice_desktop.outcomes import GREY, Look, Verdict
 from lattice_desktop.services.exports.svg import Bar, Series, bar_chart, loglog_chart
 from lattice_desktop.services.exports.tables import Cell, Table, board_scope, board_table

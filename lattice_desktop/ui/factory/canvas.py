@@ -114,7 +114,7 @@ class FactoryCanvas(pg.GraphicsView):
     def set_scenario(self, scenario: Scenario | None) -> None:
         self.scenario, self.state, self.region = scenario, None, None
         self.static = Static.of(scenario) if scenario is not None else None
-        self.raster = Rasterizer(self.static, layout(scenario), ARGB) if scenario is not None else None
+        self.raster = Rasterizer(self.static, layout(scenario), ARGB) if self.static and scenario else None
         self.pixels = None
         self.set_marked(())
         self.image.clear()
@@ -271,7 +271,7 @@ class FactoryCanvas(pg.GraphicsView):
 
     def _mouse_clicked(self, event) -> None:
         cell = self.cell_at(event.scenePos())
-        if cell is not None and event.button() == Qt.MouseButton.LeftButton:
+        if cell is not None and self.scenario is not None and event.button() == Qt.MouseButton.LeftButton:
             self.clicked.emit(cell[1] * self.scenario.width + cell[0])
 
     def _describe(self, x: int, y: int) -> str:

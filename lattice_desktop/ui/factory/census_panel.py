@@ -31,7 +31,7 @@ class CensusPanel(QLabel):
         )
         self.census: Census | None = None
         self._wanted: bytes | None = None
-        self._counting: Work | None = None  # the count under way
+        self._counting = tasks.Background(self)  # the count under way
 
     def show_scenario(self, data: bytes, scenario: Scenario, case_dir: Path | None) -> None:
         """Show the census of `data` now if it is stored, else count it in the background."""
@@ -46,8 +46,7 @@ class CensusPanel(QLabel):
         task = Task(_count, data, scenario, case_dir, work=True)
         task.signals.done.connect(self._counted)
         task.signals.failed.connect(self._failed)
-        self._counting = task.work
-        tasks.start(task)
+        self._counting.start(task)
 
     def clear_scenario(self) -> None:
         self._stop_counting()
@@ -56,9 +55,7 @@ class CensusPanel(QLabel):
 
     def _stop_counting(self) -> None:
         """Another scenario is open (or none): stop counting the last one."""
-        if self._counting is not None:
-            self._counting.cancel()
-        self._counting = None
+        self._counting.cancel()
 
     @Slot(object)
     def _counted(self, counted: tuple[bytes, Census]) -> None:

@@ -4,13 +4,15 @@ the rows on screen."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 import numpy as np
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, Qt
+from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
 
 from lattice_desktop.lattice.checksum import Kind, key_low
 from lattice_desktop.lattice.records import RecordDiff, diff_cells
 
-KIND_NAMES = {
+KIND_NAMES: dict[int, str] = {
     Kind.BELT_ITEM: "belt item",
     Kind.SOURCE_ITEM: "source buffer",
     Kind.SINK_COUNT: "sink count",
@@ -33,7 +35,7 @@ class DiffModel(QAbstractTableModel):
         self._width = 1
         self._names: dict[int, str] = {}
 
-    def set_diffs(self, diffs: list[RecordDiff], width: int, items: dict[int, str] | None = None) -> None:
+    def set_diffs(self, diffs: list[RecordDiff], width: int, items: Mapping[int, str] | None = None) -> None:
         """Show `diffs` (sorted by key) grouped by cell; `items` names item types."""
         self.beginResetModel()
         cells = diff_cells(diffs)
@@ -71,7 +73,7 @@ class DiffModel(QAbstractTableModel):
             return self.HEADERS[section]
         return None
 
-    def data(self, index: QModelIndex, role=Qt.ItemDataRole.DisplayRole):
+    def data(self, index: QModelIndex | QPersistentModelIndex, role=Qt.ItemDataRole.DisplayRole):
         if not index.isValid():
             return None
         row, column = index.row(), index.column()

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from PySide6.QtCore import QItemSelection, QItemSelectionModel, QModelIndex, Qt, Signal
 from PySide6.QtGui import QFontDatabase
 from PySide6.QtWidgets import (
@@ -119,7 +121,7 @@ class DiffList(QWidget):
             self.cell_chosen.emit(self.model.cell_at(current.row()))
 
     def set_diffs(
-        self, diffs: list[RecordDiff], width: int, tick: int, items: dict[int, str] | None = None
+        self, diffs: list[RecordDiff], width: int, tick: int, items: Mapping[int, str] | None = None
     ) -> None:
         """`items` names item types (the scenario's `item` lines): "gear (5)", else "type 5"."""
         self._selecting = True

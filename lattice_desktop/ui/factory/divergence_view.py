@@ -1,61 +1,159 @@
 """The Factory tab's Diff view and its way around a divergence: the submission's records
 diffed at the tick shown, previous/next differing cell and divergent snapshot, the
 minimap, the heatmap, the list and the map in step, and the background search for the
-first wrong tick. A mixin of `FactoryTab` (it uses the tab's canvas, diff
-list, snapshots and playback)."""
+first wrong tick.
+
+`DivergenceNavigator` owns that state. The tab gives it the widgets it steers (canvas,
+diff list, divergence bar, minimap, timeline, mode switch), tells it what is open
+(`open`, `set_submission`) and where the replay is (`tick`, `playing`); the navigator
+asks the tab to move through `seek`."""
 
 from __future__ import annotations
 
 from bisect import bisect_left
 
-import shiboken6
-from PySide6.QtCore import QEvent, Slot
+from PySide6.QtCore import QEvent, QObject, Signal, Slot
 
+from lattice_desktop.lattice.divergence import Divergence
+from lattice_desktop.lattice.playback import Playback
+from lattice_desktop.lattice.snapshots import Snapshots
+from lattice_desktop.lattice.submission_records import SubmissionRecords
+from lattice_desktop.lattice.view import FactoryState
 from lattice_desktop.services.submission_diff import SubmissionDiff, search_divergence, submission_diff
 from lattice_desktop.ui import tasks
+from lattice_desktop.ui.factory.canvas import FactoryCanvas
+from lattice_desktop.ui.factory.diff_panel import DiffList, ModeSwitch
 from lattice_desktop.ui.factory.divergence_bar import DivergenceBar
 from lattice_desktop.ui.factory.minimap import Minimap
+from lattice_desktop.ui.factory.timeline import Timeline
+from lattice_desktop.ui.latest_query import LatestQuery
 from lattice_desktop.ui.tasks import Task
+from lattice_desktop.work import Step
+
+BIG = 64  # factories this wide or tall get the minimap
 
 
-class DivergenceNavigation:
-    """State and slots for finding one's way around where a submission went wrong."""
+class DivergenceNavigator(QObject):
+    """Where a submission went wrong, and the way around it."""
 
-    def _init_divergence(self) -> None:
+    seek = Signal(int)  # show this tick: stop playing, select its snapshot row if it has one
+
+    def __init__(
+        self,
+        canvas: FactoryCanvas,
+        diff_list: DiffList,
+        bar: DivergenceBar,
+        minimap: Minimap,
+        timeline: Timeline,
+        modes: ModeSwitch,
+        parent: QObject | None = None,
+    ) -> None:
+        super().__init__(parent)
+        self.canvas, self.diff_list, self.bar = canvas, diff_list, bar
+        self.minimap, self.timeline, self.modes = minimap, timeline, modes
+        self.playback: Playback | None = None
+        self.snapshots: Snapshots | None = None
+        self.submission: SubmissionRecords | None = None  # once its records export is known
+        self.tick = 0  # the tick the tab shows
+        self.playing = False
+        self.reference: FactoryState | None = None  # the reference's state at `tick`
         self.cells: list[int] = []  # the differing cells shown, in grid order
         self.cell_index: int | None = None  # which of them is focused
-        self.divergence = None  # lattice.divergence.Divergence once the first wrong tick is found
-        self._auto_diff = False  # open the Diff view at the first divergence once the records exist
-        self._focus_pending = False  # zoom to the first differing cell when the next diff arrives
+        self.marked: frozenset[int] = frozenset()
+        self.counts: dict[int, int] = {}  # differing records per cell at `diff_tick`
+        self.diff_tick: int | None = None  # the tick the cells were worked out at
+        self.divergence: Divergence | None = None  # once the first wrong tick is found
+        self.auto_diff = False  # open the Diff view at the first divergence once the records exist
+        self.focus_pending = False  # zoom to the first differing cell when the next diff arrives
+        self._diff_pending: int | None = None
         self._search_from: int | None = None  # the divergent snapshot's tick the search started at
         self._search_queued: tuple[int, int] | None = None  # (agrees, differs) to search once shown
-        self._search_work = None  # the running search's Work, to cancel it
+        self._search = tasks.Background(self)
+        self._diffs = LatestQuery(self._diff_done, self)
+        self._diffs.failed.connect(self._diff_failed)
+        canvas.clicked.connect(self._cell_clicked)
+        canvas.moved.connect(self._view_moved)
+        canvas.installEventFilter(self)
+        minimap.centre.connect(canvas.centre_at)
+        diff_list.cell_chosen.connect(self._row_cell_chosen)
+        modes.changed.connect(self.mode_changed)
+        bar.hide()
+        bar.previous_cell.clicked.connect(lambda: self.step_cell(-1))
+        bar.next_cell.clicked.connect(lambda: self.step_cell(+1))
+        bar.previous_snapshot.clicked.connect(lambda: self.step_divergent_snapshot(-1))
+        bar.next_snapshot.clicked.connect(lambda: self.step_divergent_snapshot(+1))
+        bar.heatmap.toggled.connect(canvas.set_heatmap)
+        bar.first_tick.clicked.connect(self.go_to_first_tick)
 
-    def _build_divergence(self) -> None:
-        """The bar over the map and the minimap in its corner (after the canvas exists)."""
-        self.canvas.clicked.connect(self._cell_clicked)
-        self.canvas.moved.connect(self._view_moved)
-        self.canvas.installEventFilter(self)
-        self.minimap = Minimap(self.canvas)
-        self.minimap.centre.connect(self.canvas.centre_at)
-        self.bar = DivergenceBar(self)
-        self.bar.hide()
-        self.bar.previous_cell.clicked.connect(lambda: self.step_cell(-1))
-        self.bar.next_cell.clicked.connect(lambda: self.step_cell(+1))
-        self.bar.previous_snapshot.clicked.connect(lambda: self.step_divergent_snapshot(-1))
-        self.bar.next_snapshot.clicked.connect(lambda: self.step_divergent_snapshot(+1))
-        self.bar.heatmap.toggled.connect(self.canvas.set_heatmap)
-        self.bar.first_tick.clicked.connect(self.go_to_first_tick)
+    # --- what is open ---------------------------------------------------------------------
 
-    def _reset_divergence(self) -> None:
-        """Another run is being opened: forget this one's divergence and stop its search."""
+    def reset(self) -> None:
+        """Another run is being opened: forget this one's divergence and stop its work."""
         self.stop_search()
-        self.divergence, self._search_from, self._auto_diff = None, None, False
-        self._search_queued = None
+        self._diffs.forget()
+        self.playback, self.snapshots, self.submission = None, None, None
+        self.divergence, self._search_from, self.auto_diff = None, None, False
+        self._search_queued, self._diff_pending = None, None
         self.bar.first_tick.setEnabled(False)
-        self.transport.timeline.set_first_wrong(None)
+        self.timeline.set_first_wrong(None)
         self.bar.status.setText("")
         self.bar.hide()
+
+    def open(self, playback: Playback, snapshots: Snapshots) -> None:
+        """A scenario is open: no cells are known yet; the bar shows if its snapshots differ."""
+        self.playback, self.snapshots = playback, snapshots
+        self.reference, self.marked = None, frozenset()
+        self.cells, self.cell_index, self.counts, self.diff_tick = [], None, {}, None
+        self.minimap.set_grid(playback.grid[0] if self._big() else None, None)
+        self._place_minimap()
+        if snapshots.first_divergence is not None:
+            self.bar.show()
+            self.bar.show_cell(None, 0)
+
+    def set_submission(self, submission: SubmissionRecords | None, why_not: str = "") -> None:
+        """The open run's records export (None: there is none, `why_not` says why)."""
+        self.submission = submission
+        self.modes.set_available(submission is not None, f"Submission view unavailable: {why_not}")
+        if submission is None:
+            self.bar.status.setText(
+                f"Only snapshots can be compared: {why_not}. The first wrong tick and "
+                "the differing cells need the records export (spec §8)."
+            )
+            return
+        self.start_diff_view()
+
+    def start_diff_view(self) -> None:
+        """A wrong run with records: open the Diff view and look for the first wrong tick."""
+        if not self.auto_diff or self.submission is None or self.snapshots is None:
+            return
+        self.auto_diff = False
+        first = self.snapshots.first_divergence
+        if first is None:
+            return
+        agrees, differs = first * self.snapshots.interval, self.snapshots.tick(first)
+        self._search_from = differs
+        self._search_queued = (agrees, differs)
+        self.bar.status.setText(f"Looking for the first wrong tick between {agrees:,} and {differs:,}…")
+        self.modes.buttons["Diff"].setChecked(True)
+
+    def show_state(self, state: FactoryState) -> None:
+        """The reference's state at the tick shown: drawn as it is, or diffed first."""
+        self.reference = state
+        if self.modes.mode == "Reference" or self.playing:
+            self.canvas.set_state(state)
+            if self.diff_tick == state.tick:
+                self.canvas.set_marked(self.marked, self.counts)
+            else:
+                self.canvas.set_marked(())
+        else:
+            self._request_diff(state.tick)
+
+    @property
+    def settled(self) -> bool:
+        """The Diff view (when shown) has been worked out for the tick shown."""
+        return self.modes.mode == "Reference" or self.diff_tick == self.tick
+
+    # --- moving around --------------------------------------------------------------------
 
     def step_cell(self, direction: int) -> None:
         """Focus the previous/next differing cell (wrapping around)."""
@@ -89,73 +187,64 @@ class DivergenceNavigation:
         ticks = [self.snapshots.tick(r) for r in rows]
         targets = [t for t in ticks if (t > self.tick if direction > 0 else t < self.tick)]
         if targets:
-            target = targets[0] if direction > 0 else targets[-1]
-            self._stop_playing()
-            self._focus_pending = True
-            self._select_row(self.snapshots.row_of(target))
-            self.show_tick(target)
+            self.focus_pending = True
+            self.seek.emit(targets[0] if direction > 0 else targets[-1])
 
     def go_to_first_tick(self) -> None:
         """Show the first tick whose state departs from the reference's (once found)."""
         if self.divergence is not None:
-            self._focus_pending = True
-            self._stop_playing()
-            self.show_tick(self.divergence.tick)
+            self.focus_pending = True
+            self.seek.emit(self.divergence.tick)
 
-    def _start_diff_view(self) -> None:
-        """A wrong run with records: open the Diff view and look for the first wrong tick."""
-        if not self._auto_diff or self._submission is None or self.snapshots is None:
-            return
-        self._auto_diff = False
-        first = self.snapshots.first_divergence
-        if first is None:
-            return
-        agrees, differs = first * self.snapshots.interval, self.snapshots.tick(first)
-        self._search_from = differs
-        self._search_queued = (agrees, differs)
-        self.bar.status.setText(f"Looking for the first wrong tick between {agrees:,} and {differs:,}…")
-        self.modes.buttons["Diff"].setChecked(True)
+    @Slot(str)
+    def mode_changed(self, mode: str) -> None:
+        self.diff_list.setVisible(mode != "Reference")
+        if mode == "Reference":
+            self.canvas.set_marked(())
+            self.cells, self.cell_index = [], None
+            self.bar.show_cell(None, 0)
+            if self.playback is not None and self._big():
+                self.minimap.set_grid(self.playback.grid[0], None)
+            if self.reference is not None:
+                self.canvas.set_state(self.reference)
+        else:
+            self._request_diff(self.tick)
+
+    # --- the first wrong tick -------------------------------------------------------------
 
     def _start_search(self) -> None:
         """Once the divergent snapshot's diff is on screen (the two would share the CPU),
         search for the first wrong tick in the background."""
-        if self._search_queued is None or self._submission is None or self.playback is None:
+        if self._search_queued is None or self.submission is None or self.playback is None:
             return
         agrees, differs = self._search_queued
         self._search_queued = None
-        self.stop_search()
-        task = Task(search_divergence, self._submission, self.playback, agrees, differs, work=True)
-        self._search_work = task.work
+        task = Task(search_divergence, self.submission, self.playback, agrees, differs, work=True)
         task.signals.progress.connect(self._search_progress)
         task.signals.done.connect(self._search_done)
         task.signals.failed.connect(self._search_failed)
-        tasks.start(task)
+        self._search.start(task)
 
     def stop_search(self) -> None:
         """Cancel a search still running (another run or scenario is being opened)."""
-        if self._search_work is not None:
-            self._search_work.cancel()
-            self._search_work = None
+        self._search.cancel()
 
     def _searching(self) -> bool:
-        """Whether a search is still wanted: a stopped one (another run opened, the window
-        closed) may have queued progress or its answer before it saw the cancel, and a tab
-        deleted without closing (a test's) may still be sent them."""
-        return self._search_work is not None and shiboken6.isValid(self)
+        """Whether a search is still wanted: a stopped one may have queued progress or its
+        answer before it saw the cancel."""
+        return self._search.work is not None
 
     @Slot(object)
-    def _search_progress(self, step) -> None:
-        if not self._searching():
-            return
-        if self.divergence is None and self._search_from is not None and step.message:
+    def _search_progress(self, step: Step) -> None:
+        if self._searching() and self.divergence is None and self._search_from is not None and step.message:
             self.bar.status.setText(f"Looking for the first wrong tick: {step.message}")
 
     @Slot(object)
-    def _search_done(self, result) -> None:
+    def _search_done(self, result: tuple[Playback, Divergence]) -> None:
         playback, found = result
         if not self._searching() or playback is not self.playback:
             return
-        self._search_work = None
+        self._search.work = None
         self.divergence = found
         width = playback.scenario.width
         first = found.cells[0] if found.cells else 0
@@ -165,24 +254,26 @@ class DivergenceNavigation:
             f"({first % width}, {first // width}) · found by {found.how}"
         )
         self.bar.first_tick.setEnabled(True)
-        self.transport.timeline.set_first_wrong(found.tick)
-        if self.tick == self._search_from and not self.timer.isActive():
+        self.timeline.set_first_wrong(found.tick)
+        if self.tick == self._search_from and not self.playing:
             self.go_to_first_tick()  # the reviewer has not moved: show the moment it went wrong
 
     @Slot(str, str)
     def _search_failed(self, message: str, trace: str) -> None:
         if not self._searching():
             return
-        self._search_work = None
+        self._search.work = None
         self.bar.status.setText(f"⚠ Could not find the first wrong tick: {message}")
         self.bar.status.setToolTip(trace or message)
 
+    # --- the diff at the tick shown -------------------------------------------------------
+
     def _request_diff(self, tick: int) -> None:
-        if self._submission is None or self.playback is None or self._diff_pending == tick:
+        if self.submission is None or self.playback is None or self._diff_pending == tick:
             return
         self._diff_pending = tick
         self.diff_list.set_message(f"Running the submission to tick {tick:,}…")
-        self._diff_query.request(submission_diff, self._submission, self.playback, tick)
+        self._diffs.request(submission_diff, self.submission, self.playback, tick)
 
     def _diff_done(self, result: SubmissionDiff) -> None:
         tick, state, diffs = result.tick, result.state, result.diffs
@@ -193,20 +284,20 @@ class DivergenceNavigation:
         index = self.cell_index
         focused = self.cells[index] if index is not None and index < len(self.cells) else None
         self.cells = list(result.counts)  # grid order, worked out on the worker
-        self._diff_tick, self._marked, self._counts = tick, frozenset(self.cells), result.counts
-        shown = state if self.modes.mode == "Submission" else self._reference
+        self.diff_tick, self.marked, self.counts = tick, frozenset(self.cells), result.counts
+        shown = state if self.modes.mode == "Submission" else self.reference
         if shown is not None:
             self.canvas.set_state(shown)
-        self.canvas.set_marked(self.cells, self._counts)
+        self.canvas.set_marked(self.cells, self.counts)
         self.minimap.set_grid(self.playback.grid[0] if self._big() else None, self.canvas.counts)
         self._place_minimap()
         self.diff_list.set_diffs(diffs, self.playback.scenario.width, tick, self.playback.scenario.items)
         self.cell_index = None
         self.bar.show_cell(None, len(self.cells))
-        if self._focus_pending and self.cells:
-            self._focus_pending = False
+        if self.focus_pending and self.cells:
+            self.focus_pending = False
             self.focus_cell(0, zoom=True)
-        elif focused is not None and focused in self._marked:  # still differs: keep it focused
+        elif focused is not None and focused in self.marked:  # still differs: keep it focused
             self.focus_cell(bisect_left(self.cells, focused), zoom=False)
         else:
             self.canvas.focus_cell(None)
@@ -217,37 +308,25 @@ class DivergenceNavigation:
         self._diff_pending = None
         self._start_search()
         self.diff_list.set_message(message + (f"\n{trace}" if trace else ""))
-        if self._reference is not None:
-            self.canvas.set_state(self._reference)
+        if self.reference is not None:
+            self.canvas.set_state(self.reference)
 
-    def _mode_changed(self, mode: str) -> None:
-        self.diff_list.setVisible(mode != "Reference")
-        if mode == "Reference":
-            self.canvas.set_marked(())
-            self.cells, self.cell_index = [], None
-            self.bar.show_cell(None, 0)
-            if self.playback is not None and self._big():
-                self.minimap.set_grid(self.playback.grid[0], None)
-            if self._reference is not None:
-                self.canvas.set_state(self._reference)
-        else:
-            self._stop_playing()
-            self._request_diff(self.tick)
+    # --- the map and the minimap ----------------------------------------------------------
 
     def _big(self) -> bool:
         return (
             self.playback is not None
-            and max(self.playback.scenario.width, self.playback.scenario.height) >= 64
+            and max(self.playback.scenario.width, self.playback.scenario.height) >= BIG
         )
 
     def _cell_clicked(self, cell: int) -> None:
         """A click on a marked cell selects its records."""
-        if cell in self._marked and self.cells:
+        if cell in self.marked and self.cells:
             self.focus_cell(bisect_left(self.cells, cell), zoom=False)
 
     def _row_cell_chosen(self, cell: int) -> None:
         """A record chosen in the diff list: centre its cell."""
-        if cell in self._marked and self.cells:
+        if cell in self.marked and self.cells:
             self.focus_cell(bisect_left(self.cells, cell), zoom=True)
 
     def _view_moved(self) -> None:
@@ -260,7 +339,7 @@ class DivergenceNavigation:
         self.minimap.raise_()
         self.minimap.set_visible_region(self.canvas.visible_cells())
 
-    def eventFilter(self, watched, event) -> bool:  # noqa: N802 (Qt's name)
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 (Qt's name)
         if watched is self.canvas and event.type() == QEvent.Type.Resize:
             self._place_minimap()
         return super().eventFilter(watched, event)

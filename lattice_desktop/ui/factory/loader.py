@@ -16,10 +16,10 @@ from lattice_desktop.lattice.view import FactoryState
 from lattice_desktop.ui import tasks
 from lattice_desktop.ui.latest_query import LatestQuery
 from lattice_desktop.ui.tasks import Task
-from lattice_desktop.work import Step, Work
+from lattice_desktop.work import Step
 
 
-class StateLoader(QObject):
+class StateLoader(tasks.Op):
     """Loads states of one `Playback`; emits `loaded(state)` for the newest request only."""
 
     loaded = Signal(object)
@@ -32,7 +32,7 @@ class StateLoader(QObject):
         self.playback: Playback | None = None
         self._seeks = LatestQuery(self.loaded.emit, self, on_step=self._on_step)
         self._seeks.failed.connect(self.failed)
-        self._walk: Work | None = None  # the keyframe walk of the current playback
+        self._walk = tasks.Background(self)  # the keyframe walk of the current playback
         self.requested: int | None = None
 
     @property
@@ -40,18 +40,15 @@ class StateLoader(QObject):
         return self._seeks.busy
 
     def set_playback(self, playback: Playback | None) -> None:
-        if self._walk is not None:
-            self._walk.cancel()
-            self._walk = None
+        self._walk.cancel()
         self._seeks.forget()
         self.playback = playback
         self.requested = None
         if playback is not None:
             task = Task(playback.prepare, work=True)
-            self._walk = task.work
             task.signals.progress.connect(self._on_prepared)
             task.signals.failed.connect(self.failed)
-            tasks.start(task)
+            self._walk.start(task)
 
     def request(self, tick: int) -> None:
         if self.playback is None:
@@ -62,6 +59,9 @@ class StateLoader(QObject):
     def stop(self) -> None:
         """Forget the playback: running tasks cancel themselves at their next chunk."""
         self.set_playback(None)
+
+    def cancel(self) -> None:
+        self.stop()
 
     def _on_step(self, step: Step) -> None:
         if isinstance(step.item, FactoryState) and self.requested is not None:

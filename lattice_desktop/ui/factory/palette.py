@@ -104,10 +104,10 @@ def _lut() -> np.ndarray:
         lut[code, :3] = rgb(colour)
     belt = rgb(_ENTITY_COLOURS[BELT])
     for slot in range(ITEM_SLOTS):
-        colour = item_colour(slot)
-        lut[ITEM + slot, :3] = colour
-        lut[TINTED_BELT + slot, :3] = _mix(belt, colour, 0.55)
-        lut[SOURCE_BODY + slot, :3] = _mix(colour, rgb(GROUND), 0.35)
+        item = item_colour(slot)
+        lut[ITEM + slot, :3] = item
+        lut[TINTED_BELT + slot, :3] = _mix(belt, item, 0.55)
+        lut[SOURCE_BODY + slot, :3] = _mix(item, rgb(GROUND), 0.35)
     return lut
 
 

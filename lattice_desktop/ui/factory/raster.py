@@ -10,16 +10,15 @@ and a direction chevron, sources a notch, assemblers a progress arc.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import lru_cache
 
 import numpy as np
 
 from lattice_desktop.lattice.scenario import Entity, Scenario
 from lattice_desktop.lattice.view import FactoryState
 from lattice_desktop.ui.factory import palette as pal
+from lattice_desktop.ui.factory.cell_masks import ARC_STEPS, cell_masks, mask_boxes
 
 SCALES = (1, 4, 8, 16, 32)
-ARC_STEPS = 24
 
 
 @dataclass(frozen=True)
@@ -84,9 +83,10 @@ def cell_codes(state: FactoryState, static: Static, region: Region) -> np.ndarra
         codes[source & (state.source_buffer[sl] != 0)] = pal.ITEM_CODE[
             static.source_type[sl][source & (state.source_buffer[sl] != 0)]
         ]
+        rows, cols = len(codes), codes.size // max(1, len(codes))
         for c, (remaining, _, _) in state.assemblers.items():
             x, y = c % state.entity.shape[1] - region.x0, c // state.entity.shape[1] - region.y0
-            if remaining and 0 <= x < codes.shape[1] and 0 <= y < codes.shape[0]:
+            if remaining and 0 <= x < cols and 0 <= y < rows:
                 codes[y, x] = pal.ASSEMBLER_CRAFTING
     return codes
 
@@ -101,7 +101,7 @@ def render(state: FactoryState, static: Static, region: Region) -> np.ndarray:
     sl = np.s_[region.y0 : region.y1, region.x0 : region.x1]
     entity, direction, slots = state.entity[sl], state.direction[sl], state.slots[sl]
     belt = entity == Entity.BELT
-    masks = _masks(p)
+    masks = cell_masks(p)
     _paint(image, entity == Entity.WALL, masks["hatch"], pal.WALL_HATCH, p)
     _paint(image, entity == Entity.SINK, masks["rim"], pal.SINK_RIM, p)
     for d in range(4):
@@ -153,95 +153,6 @@ def _paint(image: np.ndarray, cells: np.ndarray, mask: np.ndarray, value, p: int
     cols = xs[:, None] * p + mx[None, :]
     values = value[:, None] if isinstance(value, np.ndarray) else value
     image[rows, cols] = values
-
-
-@lru_cache(maxsize=8)
-def _masks(p: int) -> dict:
-    """Boolean P×P masks, drawn facing east and turned for the other directions."""
-    v, u = (np.mgrid[0:p, 0:p] + 0.5) / p  # u across (x), v down (y), pixel centres in 0..1
-
-    def turned(east: np.ndarray) -> list[np.ndarray]:
-        # N, E, S, W: rot90 turns counter-clockwise, so east's entry side ends at the bottom.
-        return [np.rot90(east, 1), east, np.rot90(east, 3), np.rot90(east, 2)]
-
-    seg = p / 4
-    gap = 1 if seg >= 3 else 0
-    half = max(1.0, seg - gap) / 2
-    slots = []
-    for d in range(4):
-        per_slot = []
-        for s in range(4):
-            along = (u * p >= s * seg + gap / 2) & (u * p < (s + 1) * seg - gap / 2)
-            across = np.abs(v * p - p / 2) <= half
-            per_slot.append(turned(along & across)[d])
-        slots.append(per_slot)
-    thin = max(1.0, p / 16) / p
-    rails_east = (v < thin) | (v >= 1 - thin)
-    chevron_east = np.abs(np.abs(v - 0.5) - (0.62 - u)) < 0.07 + 0.35 / p
-    chevron_east &= (u > 0.3) & (u < 0.66) & (np.abs(v - 0.5) < 0.3)
-    notch_east = (u > 1 - 0.2) & (np.abs(v - 0.5) < 0.16)
-    centre = (np.abs(u - 0.5) < 0.2) & (np.abs(v - 0.5) < 0.2)
-    inset = (u > thin) & (u < 1 - thin) & (v > thin) & (v < 1 - thin)
-    radius = np.hypot(u - 0.5, v - 0.5)
-    ring = (radius > 0.3) & (radius < 0.42)
-    angle = (np.arctan2(u - 0.5, 0.5 - v) % (2 * np.pi)) / (2 * np.pi)  # 0 at north, clockwise
-    arcs = [ring & (angle < k / ARC_STEPS) for k in range(ARC_STEPS + 1)]
-    hatch = ((np.mgrid[0:p, 0:p].sum(axis=0)) % max(3, p // 3)) == 0
-    rim = ~inset | ((radius > 0.25) & (radius < 0.25 + 1.5 / p))
-    return {
-        "slot": slots,
-        "rails": turned(rails_east),
-        "chevron": turned(chevron_east),
-        "notch": turned(notch_east),
-        "centre": centre,
-        "inset": inset,
-        "ring": ring,
-        "arc": arcs,
-        "hatch": hatch,
-        "rim": rim,
-    }
-
-
-# --- the fast path ------------------------------------------------------------------------
-#
-# `render` above is the plain statement of what a frame looks like; the canvas draws
-# with `Rasterizer`, which gives exactly the same picture (tests/ui/test_factory_tab.py
-# checks it at every scale) for far less work per frame:
-#
-# * A cell's look at rest depends only on its class (entity, direction, source type),
-#   so each scale has one P×P tile per class, and the still layer of a region (ground,
-#   hatched walls, sink rims, belt rails and chevrons, source bodies with their notch
-#   and empty buffer, idle assemblers with their arc track) is one gather of tiles,
-#   built when the region changes and copied into a reused buffer each frame.
-# * The moving parts are painted on top as rectangles through a (rows, P, cols, P) view
-#   of the image: one fancy-indexed assignment per slot and direction, no pixel lists.
-# * It paints colours straight away when given the palette as 32-bit ARGB words, so a
-#   QImage wraps the buffer as it is: no lookup pass, no levels, no copy.
-
-
-def _box(mask: np.ndarray) -> tuple[int, int, int, int] | None:
-    """(row0, row1, col0, col1) when `mask` is exactly a filled rectangle, else None."""
-    rows, cols = np.nonzero(mask)
-    if not len(rows):
-        return None
-    r0, r1, c0, c1 = int(rows.min()), int(rows.max()) + 1, int(cols.min()), int(cols.max()) + 1
-    filled = mask[r0:r1, c0:c1].all() and int(mask.sum()) == (r1 - r0) * (c1 - c0)
-    return (r0, r1, c0, c1) if filled else None
-
-
-@lru_cache(maxsize=8)
-def _boxes(p: int) -> dict:
-    """The rectangular masks of `_masks(p)` as (row0, row1, col0, col1)."""
-    masks = _masks(p)
-    boxes = {
-        "slot": [[_box(m) for m in per_dir] for per_dir in masks["slot"]],
-        "centre": _box(masks["centre"]),
-        "inset": _box(masks["inset"]),
-    }
-    for value in (boxes["centre"], boxes["inset"], *(b for d in boxes["slot"] for b in d)):
-        if value is None:
-            raise AssertionError(f"a slot, centre or inset mask at scale {p} is not a rectangle")
-    return boxes
 
 
 def argb_palette() -> np.ndarray:
@@ -371,7 +282,7 @@ class Rasterizer:
     def _blocks(self, out: np.ndarray, state: FactoryState, region: Region, sl) -> None:
         p = region.scale
         view = out.reshape(region.y1 - region.y0, p, region.x1 - region.x0, p)
-        boxes = _boxes(p)
+        boxes = mask_boxes(p)
         slots, direction = state.slots[sl], self.direction[sl]
         for s in range(4):
             ys, xs = np.nonzero(slots[..., s])
@@ -402,7 +313,7 @@ class Rasterizer:
             r0, r1, c0, c1 = boxes["inset"]
             view[by, r0:r1, bx, c0:c1] = self._crafting
             if p >= 8:
-                masks = _masks(p)
+                masks = cell_masks(p)
                 _paint_blocks(view, by, bx, masks["ring"], self._track)
                 time = self._asm_time[busy]
                 done = [

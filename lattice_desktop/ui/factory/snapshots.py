@@ -7,8 +7,9 @@ million snapshots cost nothing up front.
 from __future__ import annotations
 
 import numpy as np
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, Qt
-from PySide6.QtGui import QBrush, QColor, QFont, QFontDatabase
+from PySide6.QtCore import QAbstractTableModel, QItemSelectionModel, QModelIndex, QPersistentModelIndex, Qt
+from PySide6.QtGui import QBrush, QColor, QFont, QFontDatabase, QFontMetrics
+from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableView, QWidget
 
 from lattice_desktop.lattice.snapshots import Snapshots
 
@@ -51,7 +52,7 @@ class SnapshotModel(QAbstractTableModel):
             return self.HEADERS[section]
         return None
 
-    def data(self, index: QModelIndex, role=Qt.ItemDataRole.DisplayRole):
+    def data(self, index: QModelIndex | QPersistentModelIndex, role=Qt.ItemDataRole.DisplayRole):
         if not index.isValid() or self.snapshots is None:
             return None
         row, col = index.row(), index.column()
@@ -79,6 +80,7 @@ class SnapshotModel(QAbstractTableModel):
         return None
 
     def _checksum(self, row: int, col: int) -> int | None:
+        assert self.snapshots is not None  # data() asks only while snapshots are shown
         values = self.snapshots.expected if col == 2 else self.snapshots.got
         return int(values[row]) if values is not None and row < len(values) else None
 
@@ -86,8 +88,38 @@ class SnapshotModel(QAbstractTableModel):
         if col == 0:
             return str(row + 1)
         if col == 1:
+            assert self.snapshots is not None
             return f"{self.snapshots.tick(row):,}"
         if col in (2, 3):
             value = self._checksum(row, col)
             return "—" if value is None else f"{value:016x}"
         return {1: "✓", 0: "✗"}.get(status, "·")
+
+
+class SnapshotTable(QTableView):
+    """The snapshot list: one row per snapshot, wide enough for both 16-digit checksums
+    and the ✓/✗ column, never cut off."""
+
+    def __init__(self, model: SnapshotModel, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setModel(model)
+        self.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.verticalHeader().hide()
+        self.verticalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Fixed)
+        self.verticalHeader().setDefaultSectionSize(22)
+        header = self.horizontalHeader()
+        header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        header.setStretchLastSection(True)
+        self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.setAlternatingRowColors(True)
+        mono = QFontMetrics(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
+        digits = mono.horizontalAdvance("0" * 16)
+        self.setMinimumWidth(2 * digits + mono.horizontalAdvance("000,000,000") + 110)
+
+    def select_row(self, row: int) -> None:
+        index = self.model().index(row, 0)
+        self.selectionModel().setCurrentIndex(
+            index, QItemSelectionModel.SelectionFlag.ClearAndSelect | QItemSelectionModel.SelectionFlag.Rows
+        )
+        self.scrollTo(index, QAbstractItemView.ScrollHint.PositionAtCenter)

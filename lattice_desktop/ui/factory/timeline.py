@@ -81,6 +81,8 @@ class Timeline(QSlider):
         super().paintEvent(event)
 
     def _paint_marks(self, painter: QPainter, left: float, span: float, base: int) -> None:
+        if self.snapshots is None:
+            return
         ticks = (np.arange(len(self._status)) + 1) * self.snapshots.interval
         total = max(1, self.maximum() - self.minimum())
         xs = (left + span * (ticks - self.minimum()) / total).astype(np.int64)

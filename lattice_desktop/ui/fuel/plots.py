@@ -13,7 +13,7 @@ from PySide6.QtWidgets import QApplication
 
 from lattice_desktop.formatting import si
 from lattice_desktop.grading.fuel_growth import fit_slope
-from lattice_desktop.grading.grader import CaseResult
+from lattice_desktop.grading.report import CaseResult
 from lattice_desktop.outcomes import Outcome
 from lattice_desktop.store.fuel_queries import CaseBest
 from lattice_desktop.ui.fuel.axes import CategoryAxis, SILogAxis

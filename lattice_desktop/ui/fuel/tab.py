@@ -10,7 +10,7 @@ from PySide6.QtCore import Qt, Slot
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QSplitter, QStackedWidget, QVBoxLayout, QWidget
 
 from lattice_desktop.grading.fuel_growth import describe_slope
-from lattice_desktop.grading.grader import CaseResult
+from lattice_desktop.grading.report import CaseResult
 from lattice_desktop.manifest.case import CaseManifest
 from lattice_desktop.store.fuel_queries import CaseBest, Comparable, comparable_runs, field_best_per_case
 from lattice_desktop.store.queries import StoredRun, load_run
@@ -146,6 +146,8 @@ class FuelTab(QWidget):
         self.summary.setToolTip(trace or message)
 
     def _redraw(self) -> None:
+        if self.run is None:
+            return
         results = plotted(self.run.results)
         other = {r.name: r for r in self.other.results} if self.other else None
         other_name = f"#{self.other.id} {self.other.summary.model}" if self.other else ""
@@ -175,7 +177,7 @@ class FuelTab(QWidget):
         if not other:
             return ""
         ratios = [
-            r.fuel / other[r.name].fuel for r in results if r.fuel and r.name in other and other[r.name].fuel
+            r.fuel / theirs for r in results if r.fuel and r.name in other and (theirs := other[r.name].fuel)
         ]
         if not ratios:
             return f"{name} has no fuel on these cases"
