@@ -26,7 +26,7 @@ window.show()
 app.processEvents()
 shown = time.perf_counter() - start
 def check():
-    if window._runs_loaded:
+    if window.runs_loaded:
         print(f"{shown:.4f} {time.perf_counter() - start:.4f}")
         window.close()
         app.quit()

@@ -226,9 +226,13 @@ class MainWindow(QMainWindow):
         self._runs_query.request(runs_listing, self.run_actions.show_hidden)
 
     @Slot()
+    def refresh_scores(self) -> None:
+        """What ranks runs changed (a run was hidden, shown again or deleted): the leaderboard."""
+        self.leaderboard_tab.refresh()
+
     def refresh_all(self) -> None:
         self.refresh_runs()
-        self.leaderboard_tab.refresh()
+        self.refresh_scores()
         if self.page is not None:
             self.open_run(self.page.run.id)
         elif self.harness.page is not None:

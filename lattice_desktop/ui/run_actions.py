@@ -51,6 +51,7 @@ class RunHost(Protocol):
     def open_run(self, run_id: int) -> None: ...
     def refresh_all(self) -> None: ...
     def refresh_runs(self) -> None: ...
+    def refresh_scores(self) -> None: ...
     def report_failure(self, message: str, details: str) -> None: ...
     def statusBar(self) -> QStatusBar: ...
 
@@ -219,7 +220,10 @@ class RunActions(QObject):
             neighbour = rest[min(ids.index(run_id) if run_id in ids else 0, len(rest) - 1)]
             self.host.runs_panel.select_run(neighbour, notify=False)
             self.host.open_run(neighbour)
-        self.host.refresh_runs()  # (and the leaderboard with it)
+            self.host.refresh_runs()
+            self.host.refresh_scores()
+        else:
+            self.host.refresh_all()
 
     # Exports -------------------------------------------------------------------------
 

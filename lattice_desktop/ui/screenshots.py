@@ -240,7 +240,7 @@ def save_profile_screenshot(
     out: Path, db: str, runs: dict[str, int], *, size: tuple[int, int] = (1500, 920)
 ) -> Path:
     """The Profile tab of `runs["lines"]` compared with `runs["reference"]`, saved to `out`
-    (`python -m lattice_desktop.ui.profile.screenshot` grades them first if need be)."""
+    (`python -m lattice_desktop.ui.profile_screenshot` grades them first if need be)."""
     from PySide6.QtCore import QSettings
 
     settings = QSettings(str(Path(tempfile.mkdtemp()) / "settings.ini"), QSettings.Format.IniFormat)

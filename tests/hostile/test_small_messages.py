@@ -78,7 +78,7 @@ def harness_widths(qtbot, tmp_path: Path, harness: str) -> tuple[int, int, int]:
     settings = QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat)
     window = MainWindow(str(db), auto_demo=False, settings=settings)
     qtbot.addWidget(window)
-    qtbot.waitUntil(lambda: window._runs_loaded, timeout=20_000)
+    qtbot.waitUntil(lambda: window.runs_loaded, timeout=20_000)
     with qtbot.waitSignal(window.harness.page_shown, timeout=20_000):
         window.runs_panel.select_harness_run(stored)
     summary = window.harness.results.summary

@@ -10,7 +10,7 @@ from PySide6.QtWidgets import QApplication
 
 from lattice_desktop.outcomes import Outcome
 from lattice_desktop.ui import theme
-from lattice_desktop.ui.fuel_tab import FuelTab
+from lattice_desktop.ui.fuel.tab import FuelTab
 
 AA = 4.5
 

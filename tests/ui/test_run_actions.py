@@ -32,7 +32,7 @@ def _open(qtbot, window, run_id: int) -> None:
 
 
 def test_a_run_has_a_context_menu_of_what_can_be_done_to_it(window, graded, qtbot):
-    window.refresh_runs()
+    window.refresh_all()  # graded outside the window: View › Refresh
     qtbot.waitUntil(lambda: len(window.runs_panel.model.summaries) == 3, timeout=10_000)
     menu = window.run_actions.menu_for(_summary(window, graded["echo"]))
     assert _texts(menu) == [
@@ -50,7 +50,7 @@ def test_a_run_has_a_context_menu_of_what_can_be_done_to_it(window, graded, qtbo
 
 
 def test_copy_and_open_name_the_runs_own_folders(window, graded, toy_case, qtbot):
-    window.refresh_runs()
+    window.refresh_all()  # graded outside the window: View › Refresh
     qtbot.waitUntil(lambda: len(window.runs_panel.model.summaries) == 3, timeout=10_000)
     opened: list[QUrl] = []
     window.run_actions.open_url = opened.append  # the desktop's file manager, not started in a test
@@ -64,7 +64,7 @@ def test_copy_and_open_name_the_runs_own_folders(window, graded, toy_case, qtbot
 
 
 def test_hiding_a_run_takes_it_out_of_the_list_and_the_leaderboard(window, graded, qtbot):
-    window.refresh_runs()
+    window.refresh_all()  # graded outside the window: View › Refresh
     _open(qtbot, window, graded["echo"])
     board = window.leaderboard_tab.fuel_model
     qtbot.waitUntil(lambda: board.board is not None and len(board.board.entries) == 1, timeout=10_000)
@@ -79,7 +79,7 @@ def test_hiding_a_run_takes_it_out_of_the_list_and_the_leaderboard(window, grade
 
 
 def test_hidden_runs_can_be_shown_greyed_and_put_back_in_the_field(window, graded, qtbot):
-    window.refresh_runs()
+    window.refresh_all()  # graded outside the window: View › Refresh
     qtbot.waitUntil(lambda: len(window.runs_panel.model.summaries) == 3, timeout=10_000)
     actions = window.run_actions
     _action(actions.menu_for(_summary(window, graded["echo"])), "Hide run").trigger()
@@ -100,7 +100,7 @@ def test_hidden_runs_can_be_shown_greyed_and_put_back_in_the_field(window, grade
 
 
 def test_deleting_asks_first_then_the_run_is_gone(window, graded, qtbot, monkeypatch):
-    window.refresh_runs()
+    window.refresh_all()  # graded outside the window: View › Refresh
     qtbot.waitUntil(lambda: len(window.runs_panel.model.summaries) == 3, timeout=10_000)
     answers = iter([QMessageBox.StandardButton.Cancel, QMessageBox.StandardButton.Yes])
     monkeypatch.setattr(QMessageBox, "question", lambda *a, **k: next(answers))
@@ -113,7 +113,7 @@ def test_deleting_asks_first_then_the_run_is_gone(window, graded, qtbot, monkeyp
 
 
 def test_regrading_grades_the_same_submission_against_its_case_again(window, graded, toy_case, qtbot):
-    window.refresh_runs()
+    window.refresh_all()  # graded outside the window: View › Refresh
     qtbot.waitUntil(lambda: len(window.runs_panel.model.summaries) == 3, timeout=10_000)
     _action(window.run_actions.menu_for(_summary(window, graded["echo"])), "Re-grade").trigger()
     qtbot.waitUntil(lambda: len(list_runs()) == 4 and not window.grading.running, timeout=30_000)
@@ -123,7 +123,7 @@ def test_regrading_grades_the_same_submission_against_its_case_again(window, gra
 
 
 def test_file_export_writes_the_open_run_the_list_and_the_leaderboard(window, graded, qtbot, tmp_path):
-    window.refresh_runs()
+    window.refresh_all()  # graded outside the window: View › Refresh
     _open(qtbot, window, graded["bytewise"])
     actions = window.run_actions
     actions.export_open_run("html", tmp_path / "run.html")

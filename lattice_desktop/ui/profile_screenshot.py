@@ -1,7 +1,7 @@
 """Save docs/screenshots/profile.png: `lines` on the bundled case's largest stress case,
 compared with `reference` (graded first if the database has no run of them).
 
-    python -m lattice_desktop.ui.profile.screenshot OUT.png [--db PATH]
+    python -m lattice_desktop.ui.profile_screenshot OUT.png [--db PATH]
 
 Grading the reference and profiling it on the largest case take a few minutes.
 """
