@@ -1,4 +1,4 @@
-"""A submission that ships its own `lattice` v2 case and is graded last does not become the
+"""A submission that ships its own `lattice` case (the bundled version) and is graded last does not become the
 default board of `lattice`: the default is the bundled content, and the impostor's board is
 ranked apart and says that its content is not the registered one."""
 
@@ -14,10 +14,10 @@ from tests.core.wat_cases import ECHO, ECHO_CASES, write_case, write_submission
 LINES = CASES / "lattice" / "submissions" / "lines"
 
 
-def impostor(folder):
+def impostor(folder, version: int):
     """A submission with a trivial case of its own under the bundled case's name and version."""
     write_submission(folder, ECHO, model="impostor")
-    write_case(folder / "case", ECHO_CASES, meta='name = "lattice"\nversion = 2\nvariant = "standard"')
+    write_case(folder / "case", ECHO_CASES, meta=f'name = "lattice"\nversion = {version}\nvariant = "standard"')
     manifest = folder / "submission.toml"
     manifest.write_text(
         manifest.read_text().replace('model = "impostor"', 'model = "impostor"\ncase = "case"')
@@ -29,10 +29,10 @@ def test_an_impostor_case_graded_last_is_not_the_default_board(tmp_path, capsys)
     db = ["--db", str(tmp_path / "runs.db")]
     real = load_case(CASES / "lattice" / "case.toml")
     assert main(["grade", str(LINES), "--case", "lattice", *db]) == 0
-    fake = impostor(tmp_path / "impostor")
+    fake = impostor(tmp_path / "impostor", real.version)
     assert main(["grade", str(fake), *db]) == 0  # ✓ correct on its own case, graded last
     said = capsys.readouterr().out
-    assert f"NOT the registered lattice 2 (content {real.manifest_hash[:12]})" in said
+    assert f"NOT the registered lattice {real.version} (content {real.manifest_hash[:12]})" in said
 
     assert main(["leaderboard", "lattice", *db]) == 0
     heading, *rows = capsys.readouterr().out.splitlines()
@@ -43,7 +43,7 @@ def test_an_impostor_case_graded_last_is_not_the_default_board(tmp_path, capsys)
     fake_hash = load_case(fake / "case" / "case.toml").manifest_hash
     assert main(["leaderboard", "lattice", "--content", fake_hash[:12], *db]) == 0
     heading, *rows = capsys.readouterr().out.splitlines()
-    assert f"NOT the registered lattice 2 (content {real.manifest_hash[:12]})" in heading
+    assert f"NOT the registered lattice {real.version} (content {real.manifest_hash[:12]})" in heading
     assert "impostor" in rows[0]
 
     open_database(tmp_path / "runs.db")
