@@ -19,10 +19,10 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from lattice_desktop.lattice.playback import Playback, reference_engine  # noqa: E402
-from lattice_desktop.lattice.simulators import checked_state  # noqa: E402
-from lattice_desktop.lattice.view import FactoryState  # noqa: E402
-from lattice_desktop.resources import CASES  # noqa: E402
+from lattice_desktop.lattice.playback import Playback, reference_engine
+from lattice_desktop.lattice.simulators import checked_state
+from lattice_desktop.lattice.view import FactoryState
+from lattice_desktop.resources import CASES
 
 STRESS = CASES / "lattice" / "stress" / "stress-512.lat"
 

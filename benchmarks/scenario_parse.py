@@ -18,7 +18,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from lattice_desktop.lattice.scenario import MAX_SCENARIO_BYTES, parse_scenario  # noqa: E402
+from lattice_desktop.lattice.scenario import MAX_SCENARIO_BYTES, parse_scenario
 
 SIDE = 4096
 

@@ -22,10 +22,7 @@ from lattice_desktop.manifest.submission import Submission
 from lattice_desktop.sandbox.isolation import TOOLCHAIN
 
 SHELL_WORDS = frozenset(
-    "! { } ( ) if then else elif fi for while until do done case esac in function time "
-    ": . cd echo printf exit export set unset test [ true false read return shift source "
-    "trap type umask wait eval alias ulimit pwd local [[ ]] break continue let declare typeset "
-    "readonly getopts hash select coproc".split()
+    ["!", "{", "}", "(", ")", "if", "then", "else", "elif", "fi", "for", "while", "until", "do", "done", "case", "esac", "in", "function", "time", ":", ".", "cd", "echo", "printf", "exit", "export", "set", "unset", "test", "[", "true", "false", "read", "return", "shift", "source", "trap", "type", "umask", "wait", "eval", "alias", "ulimit", "pwd", "local", "[[", "]]", "break", "continue", "let", "declare", "typeset", "readonly", "getopts", "hash", "select", "coproc"]
 )
 WRAPPERS = frozenset({"env", "nice", "time", "nohup", "command", "exec", "timeout", "xargs", "sudo"})
 PYTHONS = re.compile(r"^python(\d+(\.\d+)?)?$")

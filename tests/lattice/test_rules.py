@@ -341,7 +341,7 @@ class NaiveFactory:
         self.s = scenario
         self.t = 0
         self.belts = {c: list(items) for c, items in belts.items()}
-        self.buffers = {c: 0 for c in scenario.sources}
+        self.buffers = dict.fromkeys(scenario.sources, 0)
         self.sinks = {c: {} for c in range(scenario.cells) if scenario.char(*self.xy(c)) == "K"}
         self.asm = {c: [0, 0, {k: 0 for k, _ in self.recipe(c).inputs}] for c in scenario.assemblers}
 

@@ -52,7 +52,7 @@ class RasterItem(pg.GraphicsObject):
         self._pixels, self._image, self._rect = None, None, QRectF()
         self.update()
 
-    def boundingRect(self) -> QRectF:  # noqa: N802 (Qt's name)
+    def boundingRect(self) -> QRectF:
         return QRectF(self._rect)
 
     def paint(self, painter: QPainter, _option, _widget=None) -> None:
@@ -281,14 +281,14 @@ class FactoryCanvas(pg.GraphicsView):
         self.hovered.emit(text)
         return text
 
-    def keyPressEvent(self, event) -> None:  # noqa: N802 (Qt's name)
+    def keyPressEvent(self, event) -> None:
         if event.key() == Qt.Key.Key_F and not event.modifiers():
             self.fit()
             event.accept()
             return
         super().keyPressEvent(event)
 
-    def leaveEvent(self, event) -> None:  # noqa: N802
+    def leaveEvent(self, event) -> None:
         self._hover = None
         self.cursor.hide()
         self.hovered.emit("")

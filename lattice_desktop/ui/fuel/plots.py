@@ -50,7 +50,7 @@ def style_legend(legend: pg.LegendItem) -> None:
 class _LegendFollowsPalette:
     """Restyles `self.legend` when the light/dark theme (the application palette) changes."""
 
-    def changeEvent(self, event: QEvent) -> None:  # noqa: N802 (Qt's name)
+    def changeEvent(self, event: QEvent) -> None:
         legend = self.__dict__.get("legend")  # None while the plot is being built
         if legend is not None and event.type() in (
             QEvent.Type.PaletteChange,
