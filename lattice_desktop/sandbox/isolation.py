@@ -145,6 +145,7 @@ def _probe_once() -> Isolation:
         try:
             done = subprocess.run(
                 jail_command(jail, jail, ["/bin/sh", "-c", script]),
+                check=False,
                 capture_output=True,
                 text=True,
                 timeout=20,

@@ -21,6 +21,7 @@ from lattice_desktop.store.field import leaderboard
 from lattice_desktop.store.queries import list_runs, load_run
 from lattice_desktop.store.writer import Writer
 from tests.core.wat_cases import ECHO, SLOW_ECHO, module_with_run_body, write_case, write_submission
+import itertools
 
 SIZES = (10, 100, 1000)
 CASES = """
@@ -77,8 +78,8 @@ def test_a_run_report_is_one_file_with_its_plots_drawn_from_the_numbers(graded):
     assert len(bars) == len(SIZES)
     # Each bar's length is the log of its fuel on the drawn axis: equal ratios, equal steps.
     ends = [float(x) + float(w) for x, w in bars]
-    steps = [b - a for a, b in zip(ends, ends[1:])]
-    ratios = [math.log10(b / a) for a, b in zip(fuels, fuels[1:])]
+    steps = [b - a for a, b in itertools.pairwise(ends)]
+    ratios = [math.log10(b / a) for a, b in itertools.pairwise(fuels)]
     assert steps[0] / steps[1] == pytest.approx(ratios[0] / ratios[1], rel=0.02)
     slope = re.search(r"slope (\d\.\d\d) ≈ O\(n\)", page)
     assert slope is not None and 0.8 < float(slope.group(1)) < 1.2  # fuel grows with the input

@@ -14,6 +14,7 @@ from lattice_desktop.store.base import db_proxy
 from lattice_desktop.store.database import open_database
 from lattice_desktop.store.field import leaderboard
 from lattice_desktop.store.schema import CaseRecord, Run, SubmissionRecord
+import itertools
 
 VERDICTS = [Verdict.CORRECT, Verdict.CORRECT, Verdict.INCORRECT, Verdict.OVER_CEILING, Verdict.RUNNING]
 
@@ -51,7 +52,7 @@ def populate(seed: int = 7) -> list[dict]:
     for r in rows:
         r["submission"] = subs[r["model"]]
     Run.insert_many(rows).execute()
-    for r, run in zip(rows, Run.select().order_by(Run.id)):
+    for r, run in zip(rows, Run.select().order_by(Run.id), strict=True):
         r["id"] = run.id
     return rows
 
@@ -90,7 +91,7 @@ def check(rows: list[dict]) -> None:
     assert [(e.model, e.run_id, e.fuel, e.runs, e.percent_over) for e in board.over_ceiling] == over
     assert len(entries) > 20 and [e.model for e in board.over_ceiling] == ["m0"]
     ranks = [e.rank for e in board.entries]
-    assert ranks[0] == 1 and any(a == b for a, b in zip(ranks, ranks[1:]))  # ties share a rank
+    assert ranks[0] == 1 and any(a == b for a, b in itertools.pairwise(ranks))  # ties share a rank
     assert board.entries[-1].ratio == pytest.approx(board.entries[-1].fuel / board.entries[0].fuel)
 
 

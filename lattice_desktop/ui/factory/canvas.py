@@ -154,7 +154,8 @@ class FactoryCanvas(pg.GraphicsView):
             x1, y1 = min(w, int(np.ceil(view.right()))), min(h, int(np.ceil(view.bottom())))
             if x0 < x1 and y0 < y1:
                 ys, xs = np.nonzero(self.counts[y0:y1, x0:x1])
-                for x, y in zip((xs[:MAX_OUTLINES] + x0).tolist(), (ys[:MAX_OUTLINES] + y0).tolist()):
+                shown = (xs[:MAX_OUTLINES] + x0).tolist(), (ys[:MAX_OUTLINES] + y0).tolist()
+                for x, y in zip(*shown, strict=True):
                     path.addRect(QRectF(x, y, 1, 1))
         self.outlines.setPath(path)
 

@@ -248,7 +248,7 @@ class FuelScaling(_LegendFollowsPalette, pg.PlotWidget):
             xs = [math.log10(s) for _, s, _ in rows]
             ys = [math.log10(f) for _, _, f in rows]
             self.points[name].setData(x=xs, y=ys)
-            for (case, size, fuel), x, y in zip(rows, xs, ys):
+            for (case, size, fuel), x, y in zip(rows, xs, ys, strict=True):
                 self.tips.add_point(x, y, f"{name} · {case}\n{size:,} bytes · {exact(fuel)}")
             fit = fit_slope([s for _, s, _ in rows], [f for _, _, f in rows])
             slopes[name] = fit[0] if fit else None
