@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import csv
 import io
+import itertools
 import math
 import re
 
@@ -21,7 +22,6 @@ from lattice_desktop.store.field import leaderboard
 from lattice_desktop.store.queries import list_runs, load_run
 from lattice_desktop.store.writer import Writer
 from tests.core.wat_cases import ECHO, SLOW_ECHO, module_with_run_body, write_case, write_submission
-import itertools
 
 SIZES = (10, 100, 1000)
 CASES = """
@@ -116,7 +116,7 @@ def test_an_export_is_written_whole_and_a_bad_path_is_named(graded, tmp_path):
     target = write_export(export, tmp_path / "wrong.csv")
     assert target.read_text() == export.text
     assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".wrong")] == []  # no scratch left
-    with pytest.raises(UserError, match="no-such-folder/x.csv: cannot write run"):
+    with pytest.raises(UserError, match=r"no-such-folder/x\.csv: cannot write run"):
         write_export(export, tmp_path / "no-such-folder" / "x.csv")
     with pytest.raises(UserError, match="there is no run 999"):
         run_export(999, "html")

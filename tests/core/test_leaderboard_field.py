@@ -4,6 +4,7 @@ case and another wasmtime version mixed in. SQLite and PostgreSQL."""
 
 from __future__ import annotations
 
+import itertools
 import random
 from datetime import UTC, datetime, timedelta
 
@@ -14,7 +15,6 @@ from lattice_desktop.store.base import db_proxy
 from lattice_desktop.store.database import open_database
 from lattice_desktop.store.field import leaderboard
 from lattice_desktop.store.schema import CaseRecord, Run, SubmissionRecord
-import itertools
 
 VERDICTS = [Verdict.CORRECT, Verdict.CORRECT, Verdict.INCORRECT, Verdict.OVER_CEILING, Verdict.RUNNING]
 
@@ -31,22 +31,22 @@ def populate(seed: int = 7) -> list[dict]:
         verdict = rng.choice(VERDICTS) if model != "m0" else Verdict.OVER_CEILING  # m0: over only
         fuel = rng.choice([100, 100, 120, 130, 150]) * (1 + int(model[1:]) % 3)  # many ties
         rows.append(
-            dict(
-                case=case.id,
-                model=model,
-                case_name="c" if i % 17 else "other",
-                case_version=1,
-                case_variant="standard",
-                wasmtime_version="50.0.1" if i % 23 else "49.0.0",
-                verdict=verdict.value,
-                score=fuel if verdict is Verdict.CORRECT else None,
-                stress_fuel=fuel,
-                max_percent_over=float(fuel % 7) if verdict is Verdict.OVER_CEILING else None,
-                fuel_limit=100,
-                fuel_settings="x",
-                started=start,
-                finished=start + timedelta(minutes=i),
-            )
+            {
+                "case": case.id,
+                "model": model,
+                "case_name": "c" if i % 17 else "other",
+                "case_version": 1,
+                "case_variant": "standard",
+                "wasmtime_version": "50.0.1" if i % 23 else "49.0.0",
+                "verdict": verdict.value,
+                "score": fuel if verdict is Verdict.CORRECT else None,
+                "stress_fuel": fuel,
+                "max_percent_over": float(fuel % 7) if verdict is Verdict.OVER_CEILING else None,
+                "fuel_limit": 100,
+                "fuel_settings": "x",
+                "started": start,
+                "finished": start + timedelta(minutes=i),
+            }
         )
     subs = {m: SubmissionRecord.create(model=m, name=m, path=f"/{m}").id for m in {r["model"] for r in rows}}
     for r in rows:

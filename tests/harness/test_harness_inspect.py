@@ -56,10 +56,8 @@ def scored(path: Path, the_box=None):
 
 
 def converted(path: Path, the_box=None) -> list[list[dict]]:
-    out = []
-    for sample in read_inspect_log(path, the_box or box()):
-        out.append([json.loads(line) for line in sample.text.splitlines()])
-    return out
+    samples = read_inspect_log(path, the_box or box())
+    return [[json.loads(line) for line in sample.text.splitlines()] for sample in samples]
 
 
 def test_a_sample_becomes_one_run_with_calls_statuses_and_captures(logs):

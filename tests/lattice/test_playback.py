@@ -73,7 +73,7 @@ def test_python_keyframes_match_stepping_from_scratch(name, data):
     playback = Playback(data, None, keyframe_every=3)
     order = list(range(ticks + 1))
     random.Random(name).shuffle(order)
-    for tick in order[:25] + [ticks, 0, ticks - 1]:
+    for tick in [*order[:25], ticks, 0, ticks - 1]:
         assert same_state(playback.state_at(tick), from_scratch(data, tick)), (name, tick)
     assert len(playback.keyframe_ticks()) > 1 or ticks < 3
 

@@ -74,7 +74,7 @@ def test_the_probe_works_under_a_hard_process_limit_below_the_jails():
 
 def test_a_failed_probe_is_not_cached_for_the_session(monkeypatch):
     monkeypatch.delenv(SWITCH, raising=False)
-    monkeypatch.setattr(isolation_module, "_available", None)  # a fresh session
+    monkeypatch.setattr(isolation_module._probed, "working", None)  # a fresh session
     real_which = isolation_module.shutil.which
     monkeypatch.setattr(isolation_module.shutil, "which", lambda name: None)
     assert not isolation().available and "unshare" in isolation().reason
