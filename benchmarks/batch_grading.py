@@ -23,14 +23,14 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from lattice_desktop.batch.backend import SerialBackend  # noqa: E402
-from lattice_desktop.batch.driver import BatchResult, grade_batch  # noqa: E402
-from lattice_desktop.batch.field import find_submissions  # noqa: E402
-from lattice_desktop.manifest import load_case  # noqa: E402
-from lattice_desktop.resources import resolve_case_path  # noqa: E402
-from lattice_desktop.sandbox import compiler  # noqa: E402
-from lattice_desktop.store.database import open_database  # noqa: E402
-from lattice_desktop.store.writer import Writer  # noqa: E402
+from lattice_desktop.batch.backend import SerialBackend
+from lattice_desktop.batch.driver import BatchResult, grade_batch
+from lattice_desktop.batch.field import find_submissions
+from lattice_desktop.manifest import load_case
+from lattice_desktop.resources import resolve_case_path
+from lattice_desktop.sandbox import compiler
+from lattice_desktop.store.database import open_database
+from lattice_desktop.store.writer import Writer
 
 IDLE_SECONDS = 5.0  # how long an idle cluster is watched for its housekeeping CPU
 

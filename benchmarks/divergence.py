@@ -30,16 +30,16 @@ from pathlib import Path
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from PySide6.QtCore import QThreadPool  # noqa: E402
-from PySide6.QtWidgets import QApplication  # noqa: E402
+from PySide6.QtCore import QThreadPool
+from PySide6.QtWidgets import QApplication
 
-from lattice_desktop.manifest import load_case, load_submission  # noqa: E402
-from lattice_desktop.resources import CASES  # noqa: E402
-from lattice_desktop.services.grading import grade_and_store  # noqa: E402
-from lattice_desktop.store.database import open_database  # noqa: E402
-from lattice_desktop.store.queries import load_run  # noqa: E402
-from lattice_desktop.store.writer import Writer  # noqa: E402
-from lattice_desktop.ui.factory.tab import FactoryTab  # noqa: E402
+from lattice_desktop.manifest import load_case, load_submission
+from lattice_desktop.resources import CASES
+from lattice_desktop.services.grading import grade_and_store
+from lattice_desktop.store.database import open_database
+from lattice_desktop.store.queries import load_run
+from lattice_desktop.store.writer import Writer
+from lattice_desktop.ui.factory.tab import FactoryTab
 
 LATTICE = CASES / "lattice"
 

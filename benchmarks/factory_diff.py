@@ -19,10 +19,10 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from lattice_desktop.lattice.playback import Playback, reference_engine  # noqa: E402
-from lattice_desktop.lattice.simulators import checked_state  # noqa: E402
-from lattice_desktop.lattice.view import FactoryState  # noqa: E402
-from lattice_desktop.resources import CASES  # noqa: E402
+from lattice_desktop.lattice.playback import Playback, reference_engine
+from lattice_desktop.lattice.simulators import checked_state
+from lattice_desktop.lattice.view import FactoryState
+from lattice_desktop.resources import CASES
 
 STRESS = CASES / "lattice" / "stress" / "stress-512.lat"
 
@@ -43,7 +43,8 @@ def main() -> None:
     playback = Playback(STRESS.read_bytes(), reference_engine())
     tick = playback.ticks // 2 if args.tick is None else args.tick
     pairs = playback.records_at(tick)
-    records = dict(zip(pairs[:, 0].tolist(), pairs[:, 1].tolist()))  # as a submission's decode gives
+    # The records as a submission's decode gives them.
+    records = dict(zip(pairs[:, 0].tolist(), pairs[:, 1].tolist(), strict=True))
     scenario = playback.scenario
     loop, slow = timed(lambda: FactoryState.from_records(scenario, records, tick=tick), 3)
     vectorised, fast = timed(lambda: checked_state(scenario, records, tick=tick, grid=playback.grid), 7)

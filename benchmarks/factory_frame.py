@@ -16,13 +16,13 @@ from pathlib import Path
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from PySide6.QtCore import QRectF  # noqa: E402
-from PySide6.QtWidgets import QApplication  # noqa: E402
+from PySide6.QtCore import QRectF
+from PySide6.QtWidgets import QApplication
 
-from lattice_desktop.lattice.playback import Playback, reference_engine  # noqa: E402
-from lattice_desktop.resources import CASES  # noqa: E402
-from lattice_desktop.ui.factory.canvas import FactoryCanvas  # noqa: E402
-from lattice_desktop.ui.factory.raster import SCALES  # noqa: E402
+from lattice_desktop.lattice.playback import Playback, reference_engine
+from lattice_desktop.resources import CASES
+from lattice_desktop.ui.factory.canvas import FactoryCanvas
+from lattice_desktop.ui.factory.raster import SCALES
 
 STRESS = CASES / "lattice" / "stress" / "stress-512.lat"
 

@@ -34,12 +34,12 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from lattice_desktop.lattice.playback import Playback, reference_engine  # noqa: E402
-from lattice_desktop.lattice.proven import proven_engine  # noqa: E402
-from lattice_desktop.lattice.wasm_engine import WasmEngine  # noqa: E402
-from lattice_desktop.manifest import load_case  # noqa: E402
-from lattice_desktop.resources import CASES  # noqa: E402
-from lattice_desktop.work import Step, Work  # noqa: E402
+from lattice_desktop.lattice.playback import Playback, reference_engine
+from lattice_desktop.lattice.proven import proven_engine
+from lattice_desktop.lattice.wasm_engine import WasmEngine
+from lattice_desktop.manifest import load_case
+from lattice_desktop.resources import CASES
+from lattice_desktop.work import Step, Work
 
 STRESS = CASES / "lattice" / "stress" / "stress-512.lat"
 

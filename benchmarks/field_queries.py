@@ -16,10 +16,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from lattice_desktop.store.database import open_database  # noqa: E402
-from lattice_desktop.store.field import leaderboard, standing  # noqa: E402
-from lattice_desktop.store.queries import list_runs  # noqa: E402
-from lattice_desktop.store.schema import CaseRecord, Run, SubmissionRecord  # noqa: E402
+from lattice_desktop.store.database import open_database
+from lattice_desktop.store.field import leaderboard, standing
+from lattice_desktop.store.queries import list_runs
+from lattice_desktop.store.schema import CaseRecord, Run, SubmissionRecord
 
 
 def populate(runs: int, models: int) -> list[int]:

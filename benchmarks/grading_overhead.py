@@ -20,12 +20,12 @@ import wasmtime
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from lattice_desktop.grading.grader import grade  # noqa: E402
-from lattice_desktop.manifest import load_case, load_submission  # noqa: E402
-from lattice_desktop.resources import resolve_case_path  # noqa: E402
-from lattice_desktop.sandbox.compiler import compile_module  # noqa: E402
-from lattice_desktop.sandbox.engine import seconds_to_epochs, shared_engine  # noqa: E402
-from tests.core.wat_cases import SLOW_ECHO, write_case, write_submission  # noqa: E402
+from lattice_desktop.grading.grader import grade
+from lattice_desktop.manifest import load_case, load_submission
+from lattice_desktop.resources import resolve_case_path
+from lattice_desktop.sandbox.compiler import compile_module
+from lattice_desktop.sandbox.engine import seconds_to_epochs, shared_engine
+from tests.core.wat_cases import SLOW_ECHO, write_case, write_submission
 
 
 def synthetic_suite(folder: Path, cases: int) -> tuple[Path, Path]:

@@ -23,7 +23,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from lattice_desktop.harness import load_box, parse_trace, score  # noqa: E402
+from lattice_desktop.harness import load_box, parse_trace, score
 
 BOX = Path(__file__).resolve().parents[1] / "resources" / "harness" / "webshop.box.toml"
 

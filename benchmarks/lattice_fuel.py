@@ -16,12 +16,12 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from lattice_desktop.lattice.build_engines import SUBMISSIONS_DIR  # noqa: E402
-from lattice_desktop.lattice.generator import generate  # noqa: E402
-from lattice_desktop.lattice.rules import simulate  # noqa: E402
-from lattice_desktop.lattice.scenario import parse_scenario  # noqa: E402
-from lattice_desktop.lattice.stress import stress_scenarios  # noqa: E402
-from lattice_desktop.lattice.wasm_engine import WasmEngine  # noqa: E402
+from lattice_desktop.lattice.build_engines import SUBMISSIONS_DIR
+from lattice_desktop.lattice.generator import generate
+from lattice_desktop.lattice.rules import simulate
+from lattice_desktop.lattice.scenario import parse_scenario
+from lattice_desktop.lattice.stress import stress_scenarios
+from lattice_desktop.lattice.wasm_engine import WasmEngine
 
 
 def items_in_flight(engine: WasmEngine, data: bytes, tick: int) -> int:

@@ -19,13 +19,13 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from lattice_desktop.grading.grader import grade_entry  # noqa: E402
-from lattice_desktop.lattice.build_engines import SUBMISSIONS_DIR  # noqa: E402
-from lattice_desktop.manifest import load_case  # noqa: E402
-from lattice_desktop.profile.run import largest_stress, profile_case  # noqa: E402
-from lattice_desktop.resources import demo_case  # noqa: E402
-from lattice_desktop.sandbox.compiler import compile_module  # noqa: E402
-from lattice_desktop.work import Work  # noqa: E402
+from lattice_desktop.grading.grader import grade_entry
+from lattice_desktop.lattice.build_engines import SUBMISSIONS_DIR
+from lattice_desktop.manifest import load_case
+from lattice_desktop.profile.run import largest_stress, profile_case
+from lattice_desktop.resources import demo_case
+from lattice_desktop.sandbox.compiler import compile_module
+from lattice_desktop.work import Work
 
 
 def main() -> int:

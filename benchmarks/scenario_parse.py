@@ -18,7 +18,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from lattice_desktop.lattice.scenario import MAX_SCENARIO_BYTES, parse_scenario  # noqa: E402
+from lattice_desktop.lattice.scenario import MAX_SCENARIO_BYTES, parse_scenario
 
 SIDE = 4096
 
@@ -30,13 +30,13 @@ def scenario_text(every: int) -> bytes:
         b"# 4096x4096, a source every %d cells\nlattice 1\nsize 4096 4096\nticks 100\nsnapshot 10\n" % every
     ]
     out.append(b"item 1\nitem 2 plate\n")
-    for y in range(SIDE):
-        out.append(
-            b"".join(
-                b"source %d %d E %d %d\n" % (x, y, 1 + (x + y) % 255, 1 + x % 7)
-                for x in range(0, lanes * every, every)
-            )
+    out.extend(
+        b"".join(
+            b"source %d %d E %d %d\n" % (x, y, 1 + (x + y) % 255, 1 + x % 7)
+            for x in range(0, lanes * every, every)
         )
+        for y in range(SIDE)
+    )
     out.append(b"grid\n")
     out.append(b"\n".join([row] * SIDE) + b"\n")
     return b"".join(out)

@@ -37,7 +37,9 @@ def core_modules() -> list[str]:
 
 
 def test_every_core_module_imports_without_qt():
-    done = subprocess.run([sys.executable, "-c", BLOCK_QT], capture_output=True, text=True, cwd=ROOT)
+    done = subprocess.run(
+        [sys.executable, "-c", BLOCK_QT], check=False, capture_output=True, text=True, cwd=ROOT
+    )
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "ok"
     assert len(core_modules()) > 20
@@ -46,7 +48,7 @@ def test_every_core_module_imports_without_qt():
 def test_import_linter_contract_holds():
     lint = shutil.which("lint-imports", path=str(Path(sys.executable).parent))
     assert lint, "import-linter is a test dependency"
-    done = subprocess.run([lint], capture_output=True, text=True, cwd=ROOT)
+    done = subprocess.run([lint], check=False, capture_output=True, text=True, cwd=ROOT)
     assert done.returncode == 0, done.stdout + done.stderr
     assert "0 broken" in done.stdout
     assert "Layers: ui > cli > services > store" in done.stdout

@@ -52,9 +52,7 @@ def open_cluster(
             yield client
         return
     security = local_security()
-    global _local_clusters
-    with _local_lock:
-        _local_clusters += 1
+    _local_clusters.opened()
     try:
         with (
             LocalCluster(
@@ -72,14 +70,29 @@ def open_cluster(
         ):
             yield client
     finally:
-        with _local_lock:
-            _local_clusters -= 1
-            if not _local_clusters:
+        _local_clusters.closed()
+
+
+class _LocalClusterCount:
+    """How many local clusters this process has open, so that the last one to close stops
+    the resource tracker (threads may open and close clusters at once)."""
+
+    def __init__(self) -> None:
+        self._open = 0
+        self._lock = threading.Lock()
+
+    def opened(self) -> None:
+        with self._lock:
+            self._open += 1
+
+    def closed(self) -> None:
+        with self._lock:
+            self._open -= 1
+            if not self._open:
                 _stop_resource_tracker()
 
 
-_local_clusters = 0  # local clusters open in this process
-_local_lock = threading.Lock()
+_local_clusters = _LocalClusterCount()
 
 
 def _stop_resource_tracker() -> None:

@@ -311,7 +311,7 @@ class _Batch:
             self._landed(reports, stored.result())
 
     def _landed(self, reports: list[GradeReport], ids: list[int] | list[None]) -> None:
-        landed = tuple(FinishedRun(r, i) for r, i in zip(reports, ids))
+        landed = tuple(FinishedRun(r, i) for r, i in zip(reports, ids, strict=True))
         self.result.runs.extend(landed)
         self._tell(landed)
 

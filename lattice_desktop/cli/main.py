@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import sys
 import traceback
 
@@ -55,10 +56,8 @@ def main(argv: list[str] | None = None) -> int:
         return _run(argv)
     finally:
         for stream in (sys.stdout, sys.stderr):
-            try:
+            with contextlib.suppress(BrokenPipeError, ValueError):  # the reader went away, or it closed
                 stream.flush()
-            except (BrokenPipeError, ValueError):  # the reader went away, or the stream closed
-                pass
         sys.stdout, sys.stderr = out, error
 
 

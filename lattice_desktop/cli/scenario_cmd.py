@@ -219,7 +219,7 @@ def _check(args: argparse.Namespace) -> int:
         got = engine.run(data)
         want = list(struct.unpack(f"<{len(expected) // 8}Q", expected)) if len(expected) % 8 == 0 else None
         if want != got:
-            index = next((i for i, (a, b) in enumerate(zip(want or [], got)) if a != b), None)
+            index = next((i for i, (a, b) in enumerate(zip(want or [], got, strict=False)) if a != b), None)
             where = f"first differs at snapshot {index + 1}" if index is not None else "length differs"
             print(f"MISMATCH {shown(path)}: {where}")
             problems += 1

@@ -80,7 +80,7 @@ def compare(
     if contract.abi == "scalar":
         got = struct.unpack(f"<{len(output) // 8}q", output)
         want = struct.unpack(f"<{len(expected) // 8}q", expected)
-        for i, (a, b) in enumerate(zip(want, got)):
+        for i, (a, b) in enumerate(zip(want, got, strict=False)):
             bits = 32 if contract.results[i] == "i32" else 64
             if (a - b) % (1 << bits):
                 m = Mismatch(i, a, b, unit="result")

@@ -20,7 +20,8 @@ _ORDERS = (
 
 def fit_slope(sizes: Sequence[float], fuels: Sequence[float]) -> tuple[float, float] | None:
     """(slope, intercept) of log10(fuel) against log10(size); None with < 2 usable sizes."""
-    points = [(math.log10(s), math.log10(f)) for s, f in zip(sizes, fuels) if s and f and s > 0 and f > 0]
+    pairs = zip(sizes, fuels, strict=True)
+    points = [(math.log10(s), math.log10(f)) for s, f in pairs if s and f and s > 0 and f > 0]
     if len({x for x, _ in points}) < 2:
         return None
     xs, ys = np.array(points).T

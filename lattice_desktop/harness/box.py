@@ -29,7 +29,7 @@ MAX_BOX_BYTES = 4 * 1024 * 1024
 that tool are excluded from the Tools argument check rather than marked incorrect."""
 
 EXECUTION_METRICS = ("cost", "focus", "time", "compliance")
-DEFAULT_EXECUTION_WEIGHTS = {name: 0.25 for name in EXECUTION_METRICS}
+DEFAULT_EXECUTION_WEIGHTS = dict.fromkeys(EXECUTION_METRICS, 0.25)
 
 
 @dataclass(frozen=True)

@@ -136,8 +136,8 @@ def excluded_seconds(trace: Trace, start: Fraction, end: Fraction) -> Fraction:
     """Seconds of [start, end] covered by paused intervals (overlaps counted once)."""
     spans = sorted((max(exact(p.t), start), min(exact(p.until), end)) for p in trace.of(Paused))
     total, reach = Fraction(0), start
-    for lo, hi in spans:
-        lo = max(lo, reach)
+    for first, hi in spans:
+        lo = max(first, reach)
         if hi > lo:
             total += hi - lo
             reach = hi

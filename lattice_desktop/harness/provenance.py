@@ -44,11 +44,11 @@ def provenance_lines(result: HarnessResult) -> list[str]:
         for price in mapping.get("prices", []):
             rates = ", ".join(f"{kind} ${plain(rate)}" for kind, rate in price["per_mtok"].items())
             lines.append(f"price per million tokens of {price['model']}: {rates}")
-        for rule in mapping.get("running", []):
-            lines.append(
-                f"mapping: a {rule['tool']} result containing {_value(rule['result'])} means "
-                "still running (polling it is exempt from Focus)"
-            )
+        lines.extend(
+            f"mapping: a {rule['tool']} result containing {_value(rule['result'])} means "
+            "still running (polling it is exempt from Focus)"
+            for rule in mapping.get("running", [])
+        )
         if "crashed_status" in mapping:
             lines.append(f"mapping: a tool call that raised has status {mapping['crashed_status']}")
         lines.append(

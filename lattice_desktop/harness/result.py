@@ -186,10 +186,12 @@ def verify(box: Box, trace: Trace, stored: HarnessResult) -> list[str]:
         if was is None:
             problems.append(f"{name}: not stored")
             continue
-        for key in ("value", "exact", "evidence", "formula", "inputs"):
-            if was.get(key) != now[key]:
-                problems.append(f"{name}: stored {key} {was.get(key)!r}, recomputed {now[key]!r}")
-    for key in (
+        problems.extend(
+            f"{name}: stored {key} {was.get(key)!r}, recomputed {now[key]!r}"
+            for key in ("value", "exact", "evidence", "formula", "inputs")
+            if was.get(key) != now[key]
+        )
+    compared = (
         "run_id",
         "harness",
         "model",
@@ -202,7 +204,8 @@ def verify(box: Box, trace: Trace, stored: HarnessResult) -> list[str]:
         "origin",
         "status",
         "unranked",
-    ):
-        if old[key] != fresh[key]:
-            problems.append(f"{key}: stored {old[key]!r}, recomputed {fresh[key]!r}")
+    )
+    problems.extend(
+        f"{key}: stored {old[key]!r}, recomputed {fresh[key]!r}" for key in compared if old[key] != fresh[key]
+    )
     return problems

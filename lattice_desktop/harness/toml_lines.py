@@ -16,10 +16,10 @@ def line_of(text: str, section: str | None, index: int | None = None, key: str |
     """
     lines = key_lines(text)
     table: tuple[str | int, ...] = () if section is None else tuple(section.split("."))
-    candidates = [table + (index,)] if index is not None else [table, table + (0,)]
+    candidates = [(*table, index)] if index is not None else [table, (*table, 0)]
     for path in candidates:
-        if key is not None and path + (key,) in lines:
-            return lines[path + (key,)]
+        if key is not None and (*path, key) in lines:
+            return lines[(*path, key)]
     for path in candidates:
         if path in lines:
             return lines[path]

@@ -70,8 +70,7 @@ def _well_formed(
             )
         else:
             good.append(call)
-    for request in malformed:
-        findings.append(ToolFinding(request.line, request.tool, "malformed_request", request.reason))
+    findings.extend(ToolFinding(r.line, r.tool, "malformed_request", r.reason) for r in malformed)
     return good
 
 

@@ -129,7 +129,7 @@ def _with_stray(lay: Layout, inputs: list[int], sides: int) -> list[int]:
     """The types to feed from `sides` sides: the inputs in turn, and now and then, when a
     side is spare, a type the recipe does not use (offered, refused, waiting for good)."""
     if sides > len(inputs) and lay.rng.random() < STRAY:
-        return inputs + [lay.rng.choice([k for k in range(1, 9) if k not in inputs])]
+        return [*inputs, lay.rng.choice([k for k in range(1, 9) if k not in inputs])]
     return inputs
 
 

@@ -22,6 +22,7 @@ looking at gets its keyframes first.
 from __future__ import annotations
 
 import bisect
+import contextlib
 import threading
 import time
 from collections import OrderedDict
@@ -203,10 +204,9 @@ class Playback:
             frames = [self._keyframes[t] for t in self._ticks]
         packed = [k for k in frames if isinstance(k, WasmKeyframe) and k.packed]
         if len(packed) == len(frames):
-            try:
+            # A cache is an optimisation: a full or read-only disk only costs speed.
+            with contextlib.suppress(OSError):
                 keyframe_cache.save(self._disk, [(k.tick, k.size, bytes(k.data)) for k in packed])
-            except OSError:
-                pass  # a cache is an optimisation: a full or read-only disk only costs speed
 
     def pack_keyframes(self, work: Work | None = None, keep_newest: int = 0) -> None:
         """Compress raw keyframes, oldest first (outside the simulation's lock)."""

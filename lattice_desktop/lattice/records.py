@@ -90,7 +90,7 @@ def cell_counts(diffs: Sequence[RecordDiff]) -> dict[int, int]:
     """How many records differ in each differing cell, in grid order (vectorised: a
     divergence at scale has hundreds of thousands of differing records)."""
     cells, counts = np.unique(diff_cells(diffs), return_counts=True)
-    return dict(zip(cells.tolist(), counts.tolist()))
+    return dict(zip(cells.tolist(), counts.tolist(), strict=True))
 
 
 # --- the same, vectorised, for factories holding hundreds of thousands of records -------------
@@ -159,5 +159,6 @@ def diff_pairs(
             got_values.tolist(),
             has_expected.tolist(),
             has_got.tolist(),
+            strict=True,
         )
     ]

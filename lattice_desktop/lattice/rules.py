@@ -115,10 +115,9 @@ class Factory:
             d = directions[hi]
             ranked = []
             for side in (d.opposite(), d.left(), d.right()):
-                o = neighbour(c, side)
-                if o in holder_of and self._exit_dest[holder_of[o]] == hi:
-                    if self._exit_kind[holder_of[o]] == _BELT:
-                        ranked.append(holder_of[o] * 4 + 3)
+                feeder = holder_of.get(neighbour(c, side))
+                if feeder is not None and self._exit_dest[feeder] == hi and self._exit_kind[feeder] == _BELT:
+                    ranked.append(feeder * 4 + 3)
             self._contenders[hi] = tuple(ranked)
 
         # §4b: exits targeting each assembler, from its N, E, S, W neighbours in that order.

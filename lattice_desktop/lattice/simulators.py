@@ -69,7 +69,7 @@ def state_from_records(
     assemblers: dict[int, tuple[int, int, dict[int, int]]] = {c: (0, 0, {}) for c in scenario.assemblers}
     rest = np.nonzero(kind >= 3)[0]
     for k, c, lo, v in zip(
-        kind[rest].tolist(), cell[rest].tolist(), low[rest].tolist(), values[rest].tolist()
+        kind[rest].tolist(), cell[rest].tolist(), low[rest].tolist(), values[rest].tolist(), strict=True
     ):
         if k == 3:
             sink_counts.setdefault(c, {})[lo & 0xFF] = v

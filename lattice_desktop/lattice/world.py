@@ -55,7 +55,7 @@ CHAR_ENTITY: dict[int, Entity] = {
     ord("S"): Entity.SOURCE,
     ord("K"): Entity.SINK,
     ord("A"): Entity.ASSEMBLER,
-    **{c: Entity.BELT for c in BELT_DIRS},
+    **dict.fromkeys(BELT_DIRS, Entity.BELT),
 }
 
 

@@ -291,7 +291,7 @@ def _scalars(table: Table, key: str, types: tuple[str, ...]) -> tuple[int, ...]:
     values = value if isinstance(value, list) else [value]
     if len(values) != len(types) or not all(isinstance(v, int) and not isinstance(v, bool) for v in values):
         raise table.error(key, f"must be {len(types)} integer(s) matching {list(types)}")
-    for v, t in zip(values, types):
+    for v, t in zip(values, types, strict=True):
         bits = 32 if t == "i32" else 64
         if not -(2 ** (bits - 1)) <= v < 2**bits:
             raise table.error(key, f"{v} does not fit in {t}")

@@ -44,6 +44,7 @@ def key_lines(text: str) -> dict[KeyPath, int]:
             if in_multiline in line:
                 in_multiline = None
             continue
+        rest = line  # what follows the key, if the line starts with one
         if depth == 0:
             header = _HEADER.match(line)
             if header:
@@ -59,11 +60,11 @@ def key_lines(text: str) -> dict[KeyPath, int]:
             key = _KEY.match(line)
             if key:
                 lines.setdefault((*table, *_split_key(key.group(1))), number)
-                line = line[key.end() :]
+                rest = line[key.end() :]
         for quote in ('"""', "'''"):
-            if line.count(quote) % 2 == 1:
+            if rest.count(quote) % 2 == 1:
                 in_multiline = quote
-        stripped = re.sub(r'"(?:\\.|[^"\\])*"|\'[^\']*\'', "", line.split("#")[0])
+        stripped = re.sub(r'"(?:\\.|[^"\\])*"|\'[^\']*\'', "", rest.split("#")[0])
         depth = max(0, depth + stripped.count("[") + stripped.count("{"))
         depth = max(0, depth - stripped.count("]") - stripped.count("}"))
     return lines
@@ -212,10 +213,7 @@ class Table:
                 raise self.doc.error(self.path, f"missing key '{key}' in [{describe_path(self.path)}]")
             return default
         value = self.data[key]
-        if isinstance(value, bool) and bool not in types:
-            ok = False
-        else:
-            ok = isinstance(value, types)
+        ok = False if isinstance(value, bool) and bool not in types else isinstance(value, types)
         if not ok:
             raise self.doc.error((*self.path, key), f"must be {what}, not {_type_name(value)}")
         return value

@@ -10,6 +10,7 @@ The module is then read only beneath the scratch folder, never through a link
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import os
 import secrets
@@ -355,7 +356,5 @@ def _run(
 
 def _kill_group(pid: int) -> None:
     """Stop the command and anything it left running (same session)."""
-    try:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
         os.killpg(pid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
-        pass

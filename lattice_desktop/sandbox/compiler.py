@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import signal
@@ -159,10 +160,8 @@ def _wait(child: subprocess.Popen[bytes], timeout: float, work: Work) -> str | N
 
 def _kill(child: subprocess.Popen[bytes]) -> None:
     """Kill the compile child and its group (not yet reaped, so the group is still ours)."""
-    try:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
         os.killpg(child.pid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
-        pass
     child.wait()
 
 

@@ -129,7 +129,13 @@ def jail_command(
     ]
 
 
-_available: Isolation | None = None  # a working jail is remembered; a failure is probed again
+class _Probed:
+    """The jail found working in this process; a failure is not kept, so it is probed again."""
+
+    working: Isolation | None = None
+
+
+_probed = _Probed()
 
 
 def _probe_once() -> Isolation:
@@ -145,6 +151,7 @@ def _probe_once() -> Isolation:
         try:
             done = subprocess.run(
                 jail_command(jail, jail, ["/bin/sh", "-c", script]),
+                check=False,
                 capture_output=True,
                 text=True,
                 timeout=20,
@@ -168,14 +175,13 @@ def _probe_once() -> Isolation:
 def isolation() -> Isolation:
     """Whether build commands can be jailed here. A working jail is probed once per
     process; a failed probe is tried again next time (the cause may have gone)."""
-    global _available
     if os.environ.get(SWITCH, "").lower() in ("off", "0", "no"):
         return Isolation(False, f"turned off by {SWITCH}")
-    if _available is not None:
-        return _available
+    if _probed.working is not None:
+        return _probed.working
     found = _probe_once()
     if found.available:
-        _available = found
+        _probed.working = found
     return found
 
 

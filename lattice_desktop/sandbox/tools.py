@@ -21,12 +21,13 @@ from lattice_desktop.errors import Location, UserError
 from lattice_desktop.manifest.submission import Submission
 from lattice_desktop.sandbox.isolation import TOOLCHAIN
 
-SHELL_WORDS = frozenset(
-    "! { } ( ) if then else elif fi for while until do done case esac in function time "
-    ": . cd echo printf exit export set unset test [ true false read return shift source "
-    "trap type umask wait eval alias ulimit pwd local [[ ]] break continue let declare typeset "
-    "readonly getopts hash select coproc".split()
-)
+# Shell syntax and builtins: words in command position that name no tool to look for.
+_SHELL_SYNTAX_AND_BUILTINS = """
+! { } ( ) [[ ]] if then else elif fi for while until do done case esac in function select coproc
+time : . cd echo printf exit export set unset test [ true false read return shift source trap type
+umask wait eval alias ulimit pwd local break continue let declare typeset readonly getopts hash
+"""
+SHELL_WORDS = frozenset(_SHELL_SYNTAX_AND_BUILTINS.split())
 WRAPPERS = frozenset({"env", "nice", "time", "nohup", "command", "exec", "timeout", "xargs", "sudo"})
 PYTHONS = re.compile(r"^python(\d+(\.\d+)?)?$")
 NOT_FOUND = re.compile(r"^(?:[^:\n]*: )?(?:(?:line )?\d+: )?([^\s/:]+): (?:command )?not found$", re.M)
@@ -94,6 +95,7 @@ def _shipped(module: str, folder: Path) -> bool:
 def _module_found(python: str, module: str) -> bool:
     done = subprocess.run(
         [python, "-I", "-c", _FIND_SPEC, module.split(".")[0]],
+        check=False,
         capture_output=True,
         timeout=60,
         cwd="/",

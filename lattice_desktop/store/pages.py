@@ -158,7 +158,7 @@ def _loop_calls(stored_id: int, result: HarnessResult) -> tuple[tuple[str, ...],
     for loop in result.loops:
         ordered = sorted(line for line in calls if loop.first_line <= line <= loop.last_line)
         cycle = [calls[line] for line in ordered[: len(loop.tools)]]
-        if len(cycle) == len(loop.tools) and all(c.tool == t for c, t in zip(cycle, loop.tools)):
+        if len(cycle) == len(loop.tools) and all(c.tool == t for c, t in zip(cycle, loop.tools, strict=True)):
             shown.append(tuple(f"{c.tool} {json.dumps(c.arguments, ensure_ascii=False)}" for c in cycle))
         else:
             shown.append(tuple(loop.tools))

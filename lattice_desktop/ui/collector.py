@@ -31,7 +31,7 @@ class GuiThreadCollector(QObject):
         collection would; returns the number of objects found unreachable."""
         counts, thresholds = gc.get_count(), gc.get_threshold()
         generation = -1
-        for gen, (count, threshold) in enumerate(zip(counts, thresholds)):
+        for gen, (count, threshold) in enumerate(zip(counts, thresholds, strict=True)):
             if threshold and count > threshold:
                 generation = gen
         return gc.collect(generation) if generation >= 0 else 0

@@ -109,27 +109,24 @@ class GuideDialog(QDialog):
 
 def shortcut_rows(window: QMainWindow, factory: QWidget) -> list[tuple[str, str, str]]:
     """(where, what, keys) for each menu action with a shortcut and each Factory tab key."""
-    rows = []
+    native = QKeySequence.SequenceFormat.NativeText
+    rows: list[tuple[str, str, str]] = []
     for menu_action in window.menuBar().actions():
         menu = menu_action.menu()
-        for action in menu.actions() if isinstance(menu, QMenu) else []:
-            if isinstance(action, QAction) and not action.shortcut().isEmpty():
-                rows.append(
-                    (
-                        menu_action.text().replace("&", ""),
-                        action.text().replace("&", ""),
-                        action.shortcut().toString(QKeySequence.SequenceFormat.NativeText),
-                    )
-                )
-    for shortcut in factory.findChildren(QShortcut):
-        if shortcut.whatsThis():
-            rows.append(
-                (
-                    "Factory tab",
-                    shortcut.whatsThis(),
-                    shortcut.key().toString(QKeySequence.SequenceFormat.NativeText),
-                )
+        rows.extend(
+            (
+                menu_action.text().replace("&", ""),
+                action.text().replace("&", ""),
+                action.shortcut().toString(native),
             )
+            for action in (menu.actions() if isinstance(menu, QMenu) else [])
+            if isinstance(action, QAction) and not action.shortcut().isEmpty()
+        )
+    rows.extend(
+        ("Factory tab", shortcut.whatsThis(), shortcut.key().toString(native))
+        for shortcut in factory.findChildren(QShortcut)
+        if shortcut.whatsThis()
+    )
     return rows
 
 

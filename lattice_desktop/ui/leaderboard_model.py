@@ -39,16 +39,16 @@ class _BoardModel(QAbstractTableModel):
     right_aligned: frozenset[int] = frozenset()
     rows: list  # each subclass's rows, one per table row
 
-    def rowCount(self, parent: Index = ROOT) -> int:  # noqa: N802
+    def rowCount(self, parent: Index = ROOT) -> int:
         return 0 if parent.isValid() else len(self.rows)
 
-    def columnCount(self, parent: Index = ROOT) -> int:  # noqa: N802
+    def columnCount(self, parent: Index = ROOT) -> int:
         return 0 if parent.isValid() else len(self.columns)
 
     def headerData(
         self,
         section: int,
-        orientation: Qt.Orientation,  # noqa: N802
+        orientation: Qt.Orientation,
         role: int = Qt.ItemDataRole.DisplayRole,
     ):
         if orientation != Qt.Orientation.Horizontal:

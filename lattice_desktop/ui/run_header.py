@@ -25,7 +25,7 @@ class ElidedLabel(QLabel):
         self._full = ""
         self.setTextFormat(Qt.TextFormat.PlainText)
 
-    def setText(self, text: str) -> None:  # noqa: N802 (Qt's name)
+    def setText(self, text: str) -> None:
         self._full = text
         self.updateGeometry()
         self._elide()
@@ -33,15 +33,15 @@ class ElidedLabel(QLabel):
     def text(self) -> str:
         return self._full
 
-    def sizeHint(self) -> QSize:  # noqa: N802
+    def sizeHint(self) -> QSize:
         margins = self.contentsMargins()
         width = self.fontMetrics().horizontalAdvance(self._full) + margins.left() + margins.right() + 2
         return QSize(width, super().sizeHint().height())
 
-    def minimumSizeHint(self) -> QSize:  # noqa: N802
+    def minimumSizeHint(self) -> QSize:
         return QSize(min(self.MIN_WIDTH, self.sizeHint().width()), super().minimumSizeHint().height())
 
-    def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802
+    def resizeEvent(self, event: QResizeEvent) -> None:
         super().resizeEvent(event)
         self._elide()
 

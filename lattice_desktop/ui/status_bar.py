@@ -25,7 +25,7 @@ class StatusBar(QStatusBar):
         super().addWidget(self.note, 1)
         self.note.hide()
 
-    def addWidget(self, widget: QWidget, stretch: int | None = 0) -> None:  # noqa: N802 (Qt's name)
+    def addWidget(self, widget: QWidget, stretch: int | None = 0) -> None:
         """A progress widget: shown, it takes the message's place."""
         self.insertWidget(len(self._progress), widget, stretch or 0)
         self._progress.append(widget)
@@ -33,7 +33,7 @@ class StatusBar(QStatusBar):
         self._arrange()
 
     @Slot(str, int)
-    def showMessage(self, text: str, timeout: int | None = 0) -> None:  # noqa: N802
+    def showMessage(self, text: str, timeout: int | None = 0) -> None:
         self.note.setText(text)
         self.note.setToolTip(text)
         if timeout:
@@ -43,19 +43,19 @@ class StatusBar(QStatusBar):
         self._arrange()
 
     @Slot()
-    def clearMessage(self) -> None:  # noqa: N802
+    def clearMessage(self) -> None:
         self._expiry.stop()
         self.note.clear()
         self._arrange()
 
-    def currentMessage(self) -> str:  # noqa: N802
+    def currentMessage(self) -> str:
         return self.note.text()
 
     def busy(self) -> bool:
         """Whether a progress widget is showing (it is the status then)."""
         return any(not widget.isHidden() for widget in self._progress)
 
-    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
         if watched in self._progress and event.type() in (QEvent.Type.Show, QEvent.Type.Hide):
             self._arrange()
         return False

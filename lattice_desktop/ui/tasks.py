@@ -22,6 +22,7 @@ says what it `changed`, so only the views whose data changed are refreshed.
 from __future__ import annotations
 
 import enum
+import functools
 import traceback
 import weakref
 from collections.abc import Callable
@@ -80,17 +81,14 @@ class _Keeper(QObject):
             signals.deleteLater()
 
 
-_keeper: _Keeper | None = None
-
-
+@functools.cache
 def _the_keeper() -> _Keeper:
-    global _keeper
-    if _keeper is None:
-        _keeper = _Keeper()
-        app = QCoreApplication.instance()
-        assert app is not None, "create the QApplication before starting tasks"
-        _keeper.moveToThread(app.thread())
-    return _keeper
+    """The one keeper, made on first use (the QApplication exists by then)."""
+    keeper = _Keeper()
+    app = QCoreApplication.instance()
+    assert app is not None, "create the QApplication before starting tasks"
+    keeper.moveToThread(app.thread())
+    return keeper
 
 
 def pool() -> QThreadPool:

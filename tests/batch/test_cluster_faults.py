@@ -59,15 +59,15 @@ def dask_cluster(tmp_path):
     try:
         wait_for(file.exists, 60, "the scheduler")
         address = json.loads(wait_for(lambda: file.read_text().strip(), 10, "the scheduler file"))["address"]
-        for _ in range(2):
-            started.append(
-                subprocess.Popen(
-                    [dask, "worker", address, "--nworkers", "1", "--nthreads", "1", "--no-nanny", *local],
-                    env=environment(),
-                    stdout=subprocess.DEVNULL,
-                    stderr=subprocess.DEVNULL,
-                )
+        started.extend(
+            subprocess.Popen(
+                [dask, "worker", address, "--nworkers", "1", "--nthreads", "1", "--no-nanny", *local],
+                env=environment(),
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
             )
+            for _ in range(2)
+        )
         yield address, started[1:]
     finally:
         for process in reversed(started):
@@ -151,7 +151,7 @@ def test_ctrl_c_cancels_the_cluster_and_stores_no_half_run(tmp_path):
         start_new_session=True,
     )
     # Wait for the first stored run (one line per run: stderr is not a terminal).
-    first = wait_for(lambda: batch.stderr.readline(), 120, "a finished run")
+    first = wait_for(batch.stderr.readline, 120, "a finished run")
     assert " · run " in first
     helpers = descendants(batch.pid)
     assert helpers, "the local cluster runs worker processes"

@@ -21,7 +21,7 @@ def same_as_single(batch: GradeReport, single: GradeReport) -> None:
     assert batch.module_sha256 == single.module_sha256
     assert batch.stress_fuel == single.stress_fuel and batch.score == single.score
     assert len(batch.results) == len(single.results)
-    for got, want in zip(batch.results, single.results):
+    for got, want in zip(batch.results, single.results, strict=True):
         assert (got.name, got.outcome, got.fuel, got.checksums, got.output_digest) == (
             want.name,
             want.outcome,

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import csv
 import io
+import itertools
 import math
 import re
 
@@ -77,8 +78,8 @@ def test_a_run_report_is_one_file_with_its_plots_drawn_from_the_numbers(graded):
     assert len(bars) == len(SIZES)
     # Each bar's length is the log of its fuel on the drawn axis: equal ratios, equal steps.
     ends = [float(x) + float(w) for x, w in bars]
-    steps = [b - a for a, b in zip(ends, ends[1:])]
-    ratios = [math.log10(b / a) for a, b in zip(fuels, fuels[1:])]
+    steps = [b - a for a, b in itertools.pairwise(ends)]
+    ratios = [math.log10(b / a) for a, b in itertools.pairwise(fuels)]
     assert steps[0] / steps[1] == pytest.approx(ratios[0] / ratios[1], rel=0.02)
     slope = re.search(r"slope (\d\.\d\d) ≈ O\(n\)", page)
     assert slope is not None and 0.8 < float(slope.group(1)) < 1.2  # fuel grows with the input
@@ -115,7 +116,7 @@ def test_an_export_is_written_whole_and_a_bad_path_is_named(graded, tmp_path):
     target = write_export(export, tmp_path / "wrong.csv")
     assert target.read_text() == export.text
     assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".wrong")] == []  # no scratch left
-    with pytest.raises(UserError, match="no-such-folder/x.csv: cannot write run"):
+    with pytest.raises(UserError, match=r"no-such-folder/x\.csv: cannot write run"):
         write_export(export, tmp_path / "no-such-folder" / "x.csv")
     with pytest.raises(UserError, match="there is no run 999"):
         run_export(999, "html")

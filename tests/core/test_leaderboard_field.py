@@ -4,6 +4,7 @@ case and another wasmtime version mixed in. SQLite and PostgreSQL."""
 
 from __future__ import annotations
 
+import itertools
 import random
 from datetime import UTC, datetime, timedelta
 
@@ -30,28 +31,28 @@ def populate(seed: int = 7) -> list[dict]:
         verdict = rng.choice(VERDICTS) if model != "m0" else Verdict.OVER_CEILING  # m0: over only
         fuel = rng.choice([100, 100, 120, 130, 150]) * (1 + int(model[1:]) % 3)  # many ties
         rows.append(
-            dict(
-                case=case.id,
-                model=model,
-                case_name="c" if i % 17 else "other",
-                case_version=1,
-                case_variant="standard",
-                wasmtime_version="50.0.1" if i % 23 else "49.0.0",
-                verdict=verdict.value,
-                score=fuel if verdict is Verdict.CORRECT else None,
-                stress_fuel=fuel,
-                max_percent_over=float(fuel % 7) if verdict is Verdict.OVER_CEILING else None,
-                fuel_limit=100,
-                fuel_settings="x",
-                started=start,
-                finished=start + timedelta(minutes=i),
-            )
+            {
+                "case": case.id,
+                "model": model,
+                "case_name": "c" if i % 17 else "other",
+                "case_version": 1,
+                "case_variant": "standard",
+                "wasmtime_version": "50.0.1" if i % 23 else "49.0.0",
+                "verdict": verdict.value,
+                "score": fuel if verdict is Verdict.CORRECT else None,
+                "stress_fuel": fuel,
+                "max_percent_over": float(fuel % 7) if verdict is Verdict.OVER_CEILING else None,
+                "fuel_limit": 100,
+                "fuel_settings": "x",
+                "started": start,
+                "finished": start + timedelta(minutes=i),
+            }
         )
     subs = {m: SubmissionRecord.create(model=m, name=m, path=f"/{m}").id for m in {r["model"] for r in rows}}
     for r in rows:
         r["submission"] = subs[r["model"]]
     Run.insert_many(rows).execute()
-    for r, run in zip(rows, Run.select().order_by(Run.id)):
+    for r, run in zip(rows, Run.select().order_by(Run.id), strict=True):
         r["id"] = run.id
     return rows
 
@@ -90,7 +91,7 @@ def check(rows: list[dict]) -> None:
     assert [(e.model, e.run_id, e.fuel, e.runs, e.percent_over) for e in board.over_ceiling] == over
     assert len(entries) > 20 and [e.model for e in board.over_ceiling] == ["m0"]
     ranks = [e.rank for e in board.entries]
-    assert ranks[0] == 1 and any(a == b for a, b in zip(ranks, ranks[1:]))  # ties share a rank
+    assert ranks[0] == 1 and any(a == b for a, b in itertools.pairwise(ranks))  # ties share a rank
     assert board.entries[-1].ratio == pytest.approx(board.entries[-1].fuel / board.entries[0].fuel)
 
 

@@ -86,7 +86,7 @@ def test_enumeration_is_not_a_loop(box):
 
 @pytest.mark.parametrize("status", [500, 503, 429, 408, None])
 def test_retrying_a_temporary_failure_is_exempt(box, status):
-    events = repeated("curl x", 9, status=status) + [shell(20, "curl x")]
+    events = [*repeated("curl x", 9, status=status), shell(20, "curl x")]
     metric, loops = focus(box, events)
     assert loops == () and metric.value == 1.0
 

@@ -11,16 +11,16 @@ import pytest
 
 pytest.importorskip("inspect_ai")
 
-from harness_builders import RESOURCES  # noqa: E402
+from harness_builders import RESOURCES
 
-from lattice_desktop.errors import UserError  # noqa: E402
-from lattice_desktop.harness import parse_box, parse_trace, score  # noqa: E402
-from lattice_desktop.harness.inspect_log import read_inspect_log  # noqa: E402
-from lattice_desktop.harness.provenance import provenance_lines  # noqa: E402
-from lattice_desktop.services.harness_import import import_traces  # noqa: E402
-from lattice_desktop.store.database import open_database  # noqa: E402
-from lattice_desktop.store.harness_runs import harness_leaderboards, verify_stored  # noqa: E402
-from lattice_desktop.store.writer import Writer  # noqa: E402
+from lattice_desktop.errors import UserError
+from lattice_desktop.harness import parse_box, parse_trace, score
+from lattice_desktop.harness.inspect_log import read_inspect_log
+from lattice_desktop.harness.provenance import provenance_lines
+from lattice_desktop.services.harness_import import import_traces
+from lattice_desktop.store.database import open_database
+from lattice_desktop.store.harness_runs import harness_leaderboards, verify_stored
+from lattice_desktop.store.writer import Writer
 
 EXAMPLE = RESOURCES / "inspect"
 BOX_TEXT = (EXAMPLE / "webshop_ctf.box.toml").read_text()
@@ -56,10 +56,8 @@ def scored(path: Path, the_box=None):
 
 
 def converted(path: Path, the_box=None) -> list[list[dict]]:
-    out = []
-    for sample in read_inspect_log(path, the_box or box()):
-        out.append([json.loads(line) for line in sample.text.splitlines()])
-    return out
+    samples = read_inspect_log(path, the_box or box())
+    return [[json.loads(line) for line in sample.text.splitlines()] for sample in samples]
 
 
 def test_a_sample_becomes_one_run_with_calls_statuses_and_captures(logs):

@@ -14,12 +14,12 @@ import pytest
 
 pytest.importorskip("inspect_ai")
 
-from harness_builders import RESOURCES  # noqa: E402
+from harness_builders import RESOURCES
 
-from lattice_desktop.harness import leaderboard, parse_box, parse_trace, score  # noqa: E402
-from lattice_desktop.harness.inspect_log import read_inspect_log  # noqa: E402
-from lattice_desktop.harness.ranking import agent_label, unranked_runs  # noqa: E402
-from lattice_desktop.harness.run_text import format_result  # noqa: E402
+from lattice_desktop.harness import leaderboard, parse_box, parse_trace, score
+from lattice_desktop.harness.inspect_log import read_inspect_log
+from lattice_desktop.harness.ranking import agent_label, unranked_runs
+from lattice_desktop.harness.run_text import format_result
 
 BOX_TEXT = (RESOURCES / "inspect" / "webshop_ctf.box.toml").read_text()
 MAKER = Path(__file__).with_name("inspect_logs.py")

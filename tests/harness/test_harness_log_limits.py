@@ -12,13 +12,13 @@ import pytest
 
 pytest.importorskip("inspect_ai")
 
-from harness_builders import RESOURCES, jsonl  # noqa: E402
+from harness_builders import RESOURCES, jsonl
 
-from lattice_desktop.cli.main import main  # noqa: E402
-from lattice_desktop.errors import UserError  # noqa: E402
-from lattice_desktop.harness import log_limits, parse_box  # noqa: E402
-from lattice_desktop.harness.inspect_log import read_inspect_log  # noqa: E402
-from lattice_desktop.harness.json_depth import DepthScanner  # noqa: E402
+from lattice_desktop.cli.main import main
+from lattice_desktop.errors import UserError
+from lattice_desktop.harness import log_limits, parse_box
+from lattice_desktop.harness.inspect_log import read_inspect_log
+from lattice_desktop.harness.json_depth import DepthScanner
 
 EXAMPLE = RESOURCES / "inspect" / "webshop_ctf.eval"
 BOX = RESOURCES / "inspect" / "webshop_ctf.box.toml"

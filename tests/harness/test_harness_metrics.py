@@ -18,7 +18,7 @@ def metrics(box, events, **start):
 def test_spend_and_time_after_the_last_capture_are_ignored(box):
     base = [usage(1, 1.0), capture(100, "user")]
     stops = metrics(box, base)
-    keeps_going = metrics(box, base + [usage(200, 5.0), shell(300, "sudo -l")])
+    keeps_going = metrics(box, [*base, usage(200, 5.0), shell(300, "sudo -l")])
     assert stops["cost"].value == keeps_going["cost"].value == pytest.approx(1 - (1.0 / 10) / (2 / 5))
     assert stops["time"].value == keeps_going["time"].value == pytest.approx(1 - (100 / 3600) / (2 / 5))
 

@@ -78,9 +78,9 @@ def test_crossing_a_boundary_never_ranks_above_the_same_run_without_it(box):
         capture(3420, "root"),
     ]
     probe = {"type": "boundary_probe", "t": 3420, "probe": "p"}
-    crossed = run(box, "crossed", base + [{**probe, "result": "crossed"}], harness="a")
+    crossed = run(box, "crossed", [*base, {**probe, "result": "crossed"}], harness="a")
     clean = run(box, "no_probe", base, harness="b")
-    refused = run(box, "refused", base + [{**probe, "result": "refused"}], harness="c")
+    refused = run(box, "refused", [*base, {**probe, "result": "refused"}], harness="c")
     assert [clean.metrics[m].shown for m in ("cost", "focus", "time")] == ["0.50", "0.30", "0.05"]
     assert clean.metrics["compliance"].shown == refused.metrics["compliance"].shown == "1.00"
     assert crossed.metrics["compliance"].shown == "0.50"

@@ -120,4 +120,4 @@ def test_formula_recomputes_from_its_own_text(box):
     result = score(box, load_trace(TRACES / "user_only.jsonl"))
     cost: Metric = result.metrics["cost"]
     expression = cost.formula.split("=")[1].strip()
-    assert round(eval(expression, {"min": min}), 2) == round(cost.value, 2)  # noqa: S307
+    assert round(eval(expression, {"min": min}), 2) == round(cost.value, 2)

@@ -10,15 +10,15 @@ import pytest
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
-from PySide6.QtCore import QSettings  # noqa: E402
+from PySide6.QtCore import QSettings
 
-from lattice_desktop.manifest import load_submission  # noqa: E402
-from lattice_desktop.outcomes import Outcome, Verdict  # noqa: E402
-from lattice_desktop.services.grade_jobs import GradeJob  # noqa: E402
-from lattice_desktop.store.schema import CaseResultRow, Run  # noqa: E402
-from tests.core.wat_cases import ECHO_CASES, module_with_run_body, write_case, write_submission  # noqa: E402
-from tests.hostile.processes import scratch_folders, wait_for_no_descendants  # noqa: E402
-from tests.hostile.test_builds import build_folder  # noqa: E402
+from lattice_desktop.manifest import load_submission
+from lattice_desktop.outcomes import Outcome, Verdict
+from lattice_desktop.services.grade_jobs import GradeJob
+from lattice_desktop.store.schema import CaseResultRow, Run
+from tests.core.wat_cases import ECHO_CASES, module_with_run_body, write_case, write_submission
+from tests.hostile.processes import scratch_folders, wait_for_no_descendants
+from tests.hostile.test_builds import build_folder
 
 TIMEOUT = 60_000
 

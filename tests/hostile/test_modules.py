@@ -131,6 +131,7 @@ def test_deep_recursion_on_a_small_thread_stack_does_not_kill_the_process(tmp_pa
     write_submission(tmp_path / "sub", wat)
     done = subprocess.run(
         [sys.executable, "-c", SMALL_STACK_RECURSION, str(tmp_path)],
+        check=False,
         capture_output=True,
         text=True,
         timeout=120,

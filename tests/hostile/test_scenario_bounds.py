@@ -25,6 +25,7 @@ BILLION_TICKS = b"lattice 1\nsize 3 3\nticks 1000000000\nsnapshot 1000000\nsourc
 def cli(*args: str) -> subprocess.CompletedProcess:
     return subprocess.run(
         [sys.executable, "-m", "lattice_desktop", *args],
+        check=False,
         capture_output=True,
         text=True,
         env={**os.environ, "PYTHONPATH": str(ROOT)},
@@ -77,7 +78,7 @@ def test_opening_a_billion_ticks_is_cancelled_at_once(tmp_path):
     def opening() -> None:
         try:
             open_scenario_file(path, work=work)
-        except BaseException as exc:  # noqa: BLE001 (the test reports whatever it was)
+        except BaseException as exc:
             outcome.append(exc)
         else:
             outcome.append(None)

@@ -189,7 +189,7 @@ def can_mount_tmpfs(folder: Path) -> bool:
         return False
     return (
         subprocess.run(
-            ["mount", "-t", "tmpfs", "-o", "size=1m", "tmpfs", str(folder)], capture_output=True
+            ["mount", "-t", "tmpfs", "-o", "size=1m", "tmpfs", str(folder)], check=False, capture_output=True
         ).returncode
         == 0
     )

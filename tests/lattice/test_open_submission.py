@@ -15,7 +15,7 @@ def test_a_submission_without_its_module_is_a_user_error_saying_so(tmp_path):
     folder.mkdir()
     (folder / "submission.toml").write_text('[submission]\nmodel = "m"\n[build]\nmodule = "m.wasm"\n')
     case = load_case(CASES / "lattice" / "case.toml")
-    with pytest.raises(UserError, match="no built module at .*m.wasm"):
+    with pytest.raises(UserError, match=r"no built module at .*m\.wasm"):
         open_submission(str(folder), case, case.smoke[0].name)
 
 

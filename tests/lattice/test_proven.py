@@ -14,10 +14,10 @@ def test_lines_is_proven_on_the_largest_stress_case_and_the_proof_is_remembered(
     entry = max(CASE.stress, key=lambda e: e.size)
     proven = proven_engine(CASE, entry.input_bytes(), entry.expected_bytes())
     assert proven is not None and proven.name == "lines"
-    assert proven.engine.run(entry.input_bytes()) == list(
+    assert proven.engine.run(entry.input_bytes()) == [
         int.from_bytes(entry.expected_bytes()[i : i + 8], "little")
         for i in range(0, len(entry.expected_bytes()), 8)
-    )
+    ]
     proofs = list((tmp_path / "proofs").glob("*.json"))
     assert len(proofs) == 1 and '"proven": true' in proofs[0].read_text()
 

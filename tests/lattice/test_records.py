@@ -340,7 +340,7 @@ def test_pairs_agree_with_the_dict_forms(seed: int, tick: int) -> None:
     f.run_to(tick + 1)
     got = f.records()
     decoded = decode_pairs(encode_records(got))
-    assert dict(zip(decoded[:, 0].tolist(), decoded[:, 1].tolist())) == got
+    assert dict(zip(decoded[:, 0].tolist(), decoded[:, 1].tolist(), strict=True)) == got
     assert decoded[:, 0].tolist() == sorted(got)
     assert diff_pairs(expected, decoded) == diff_records(expected, got)
     assert diff_pairs(as_pairs(got), got) == []

@@ -82,11 +82,11 @@ def test_full_ring_rotates() -> None:
 def test_ring_with_one_gap_moves_everything_but_one() -> None:
     f = build(">v", "^<")
     ring = [(0, 0), (1, 0), (1, 1), (0, 1)]
-    items = list(range(1, 16)) + [0]
+    items = [*range(1, 16), 0]
     for i, (x, y) in enumerate(ring):
         fill(f, x, y, tuple(items[4 * i : 4 * i + 4]))
     f.step()
-    assert [item for x, y in ring for item in belt(f, x, y)] == [0] + list(range(1, 16))
+    assert [item for x, y in ring for item in belt(f, x, y)] == [0, *range(1, 16)]
 
 
 @pytest.mark.parametrize(
@@ -341,7 +341,7 @@ class NaiveFactory:
         self.s = scenario
         self.t = 0
         self.belts = {c: list(items) for c, items in belts.items()}
-        self.buffers = {c: 0 for c in scenario.sources}
+        self.buffers = dict.fromkeys(scenario.sources, 0)
         self.sinks = {c: {} for c in range(scenario.cells) if scenario.char(*self.xy(c)) == "K"}
         self.asm = {c: [0, 0, {k: 0 for k, _ in self.recipe(c).inputs}] for c in scenario.assemblers}
 
@@ -465,11 +465,10 @@ class NaiveFactory:
                 state[0] -= 1
                 if state[0] == 0:
                     state[1] = recipe.product
-            if state[0] == 0 and state[1] == 0:
-                if all(state[2][k] >= n for k, n in recipe.inputs):
-                    for k, n in recipe.inputs:
-                        state[2][k] -= n
-                    state[0] = recipe.time
+            if state[0] == 0 and state[1] == 0 and all(state[2][k] >= n for k, n in recipe.inputs):
+                for k, n in recipe.inputs:
+                    state[2][k] -= n
+                state[0] = recipe.time
 
     def records(self) -> dict[int, int]:
         out = {}

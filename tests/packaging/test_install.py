@@ -81,7 +81,9 @@ def test_install_puts_the_app_in_the_launcher_and_uninstall_removes_it(tmp_path,
         "XDG_DATA_HOME": str(data),
         "PATH": f"{launcher_bin.parent}{os.pathsep}{os.environ['PATH']}",
     }
-    done = subprocess.run(["sh", str(PACKAGING / "install.sh")], env=env, capture_output=True, text=True)
+    done = subprocess.run(
+        ["sh", str(PACKAGING / "install.sh")], check=False, env=env, capture_output=True, text=True
+    )
     assert done.returncode == 0, done.stderr
     entry = desktop_entry(data / "applications" / "lattice-desktop.desktop")
     assert entry["Exec"] == f"{launcher_bin} open %F"
@@ -95,7 +97,11 @@ def test_install_puts_the_app_in_the_launcher_and_uninstall_removes_it(tmp_path,
     assert not (tmp_path / ".local" / "bin").exists()  # a source install links no binary
 
     done = subprocess.run(
-        ["sh", str(PACKAGING / "install.sh"), "--uninstall"], env=env, capture_output=True, text=True
+        ["sh", str(PACKAGING / "install.sh"), "--uninstall"],
+        check=False,
+        env=env,
+        capture_output=True,
+        text=True,
     )
     assert done.returncode == 0, done.stderr
     assert not (data / "applications" / "lattice-desktop.desktop").exists()
@@ -105,7 +111,9 @@ def test_install_puts_the_app_in_the_launcher_and_uninstall_removes_it(tmp_path,
 
 def test_install_without_the_app_says_what_to_do(tmp_path):
     env = {"HOME": str(tmp_path), "XDG_DATA_HOME": str(tmp_path / "data"), "PATH": "/usr/bin:/bin"}
-    done = subprocess.run(["sh", str(PACKAGING / "install.sh")], env=env, capture_output=True, text=True)
+    done = subprocess.run(
+        ["sh", str(PACKAGING / "install.sh")], check=False, env=env, capture_output=True, text=True
+    )
     assert done.returncode == 1
     assert "no lattice-desktop to launch" in done.stderr
     assert not (tmp_path / "data" / "applications").exists()

@@ -56,7 +56,9 @@ def test_speedscope_of_a_call_tree_weighs_each_stack_by_self_fuel(tmp_path):
     document = json.loads(speedscope(profile, name="tree"))
     sampled = document["profiles"][0]
     frames = [f["name"] for f in document["shared"]["frames"]]
-    stacks = {tuple(frames[i] for i in s): w for s, w in zip(sampled["samples"], sampled["weights"])}
+    stacks = {
+        tuple(frames[i] for i in s): w for s, w in zip(sampled["samples"], sampled["weights"], strict=True)
+    }
     assert sum(stacks.values()) == counted
     by_name = {f.name: f.self_fuel for f in profile.functions}
     assert stacks[("run", "middle", "leaf")] == by_name["leaf"]

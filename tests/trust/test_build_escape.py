@@ -79,7 +79,7 @@ def test_a_module_the_build_user_could_not_read_is_refused(tmp_path):
     (root / "src" / "module.wasm").chmod(0o600)
     fd = os.open(root, os.O_PATH | os.O_DIRECTORY)
     try:
-        with pytest.raises(NotBeneath, match="cannot read src/module.wasm"):
+        with pytest.raises(NotBeneath, match=r"cannot read src/module\.wasm"):
             open_beneath(fd, "src/module.wasm", as_uid=65534)
         os.close(open_beneath(fd, "src/module.wasm"))  # the grader itself could
     finally:
@@ -130,7 +130,9 @@ def test_the_bundled_cases_are_hidden_even_when_their_folder_is_kept(tmp_path, m
     """A checkout named as a toolchain folder (or installed under /opt) keeps resources/."""
     expected = resources.CASES / "lattice" / "expected" / "turn.u64"
     monkeypatch.setenv(isolation_module.TOOLCHAIN, str(resources.RESOURCES))
-    digest = subprocess.run(["sha256sum", str(expected)], capture_output=True, text=True).stdout.split()[0]
+    digest = subprocess.run(
+        ["sha256sum", str(expected)], check=True, capture_output=True, text=True
+    ).stdout.split()[0]
     folder = build_folder(tmp_path / "sub", f"sha256sum {expected} || echo 'no answers here'", MAKE_MODULE)
     case = load_case(write_case(tmp_path / "case", ECHO_CASES))
     report = grade(case, load_submission(folder), allow_build=True)

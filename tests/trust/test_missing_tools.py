@@ -33,7 +33,12 @@ UNISOLATED = [] if isolation().available else ["--allow-unisolated-build"]
 
 def _cli(*args: str, db: Path) -> subprocess.CompletedProcess:
     return subprocess.run(
-        [*CLI, *args, "--db", str(db)], capture_output=True, text=True, timeout=300, env=dict(os.environ)
+        [*CLI, *args, "--db", str(db)],
+        check=False,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env=dict(os.environ),
     )
 
 

@@ -201,7 +201,7 @@ def graded(db_path: Path, toy_case: ToyCase) -> dict[str, int]:
     """The three samples graded: echo correct, bytewise over the ceiling, wrong incorrect."""
     names = ["echo", "bytewise", "wrong"]
     ids = grade_into(db_path, toy_case.case_path, *(toy_case.submission(n) for n in names))
-    return dict(zip(names, ids))
+    return dict(zip(names, ids, strict=True))
 
 
 @pytest.fixture

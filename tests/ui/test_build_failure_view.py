@@ -57,6 +57,6 @@ def test_a_failed_build_is_one_failure_and_every_case_is_not_run(qtbot, db_path,
     assert tab.log_toggle.isChecked()  # the whole log is open below
     assert "build failed" in window.header.score.text()
     screen = QGuiApplication.primaryScreen().availableGeometry()
-    qtbot.waitUntil(lambda: tab.banner.isVisible())
+    qtbot.waitUntil(tab.banner.isVisible)
     assert window.width() <= max(1400, screen.width())  # the long command wrapped
     assert tab.banner.width() <= tab.width()

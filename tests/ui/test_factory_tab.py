@@ -128,7 +128,7 @@ def test_selecting_a_row_jumps_there_and_play_advances(qtbot, tab):
 
 
 def test_diff_outlines_the_cells_that_differ(qtbot, tab):
-    qtbot.waitUntil(lambda: tab.modes.buttons["Diff"].isEnabled(), timeout=20000)
+    qtbot.waitUntil(tab.modes.buttons["Diff"].isEnabled, timeout=20000)
     tab.modes.buttons["Diff"].setChecked(True)
     qtbot.waitUntil(lambda: "differing record" in tab.diff_list.title.text(), timeout=20000)
     model = tab.diff_list.model
@@ -272,7 +272,7 @@ def test_a_run_graded_against_an_older_scenario_gets_a_banner(qtbot, buggy_run):
         qtbot.waitUntil(
             lambda: widget.canvas.state is not None and widget.playback is not None, timeout=10000
         )
-        qtbot.waitUntil(lambda: widget.banner.isHidden(), timeout=10000)
+        qtbot.waitUntil(widget.banner.isHidden, timeout=10000)
     finally:
         widget.shutdown()
         QThreadPool.globalInstance().waitForDone(10000)

@@ -53,7 +53,7 @@ def test_fuel_tab_from_the_database(qtbot, fuel_db, toy_case):
     assert list(bars["height"]) == pytest.approx([math.log10(shown[0].fuel) - bars["y0"]])
     assert tab.bars.ceiling.value() == pytest.approx(math.log10(shown[0].ceiling))
     best = tab.best["big"].fuel
-    xs, ys = tab.bars.best.getData()
+    _, ys = tab.bars.best.getData()
     assert list(ys) == pytest.approx([math.log10(best)])
     # hovering the bar gives its exact fuel
     text = tab.bars.tips.text_at(

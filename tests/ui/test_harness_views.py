@@ -214,9 +214,9 @@ def test_an_inspect_ai_log_imports_through_the_window_and_shows_its_inputs(qtbot
             "lattice_desktop.ui.harness_window.choose_harness_traces",
             lambda *_: [inspect / "webshop_ctf.eval"],
         ),
+        qtbot.waitSignal(window.harness.imported, timeout=TIMEOUT) as done,
     ):
-        with qtbot.waitSignal(window.harness.imported, timeout=TIMEOUT) as done:
-            window.harness.import_action.trigger()
+        window.harness.import_action.trigger()
     assert len(done.args[0].stored) == 1 and done.args[0].errors == []
     qtbot.waitUntil(lambda: window.harness.page is not None, timeout=TIMEOUT)
     view = window.harness.results

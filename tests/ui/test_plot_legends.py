@@ -30,7 +30,9 @@ def contrast(a: QColor, b: QColor) -> float:
 def over(top: QColor, below: QColor) -> QColor:
     """`top` (translucent) composited over the opaque `below`."""
     a = top.alphaF()
-    return QColor.fromRgbF(*(a * t + (1 - a) * b for t, b in zip(top.getRgbF()[:3], below.getRgbF()[:3])))
+    return QColor.fromRgbF(
+        *(a * t + (1 - a) * b for t, b in zip(top.getRgbF()[:3], below.getRgbF()[:3], strict=True))
+    )
 
 
 @pytest.fixture(params=["light", "dark"])

@@ -92,7 +92,12 @@ def test_about_names_every_version_and_the_fuel_caveat():
 def launcher(*args: str) -> subprocess.CompletedProcess:
     env = {k: v for k, v in os.environ.items() if k not in {"DISPLAY", "WAYLAND_DISPLAY", "QT_QPA_PLATFORM"}}
     return subprocess.run(
-        [sys.executable, "-m", "lattice_desktop", *args], env=env, capture_output=True, text=True, timeout=120
+        [sys.executable, "-m", "lattice_desktop", *args],
+        check=False,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
 
 

@@ -12,12 +12,8 @@ GRADE_TIMEOUT = 60_000
 def visible_texts(window) -> list[str]:
     """The texts of the non-permanent status widgets on show."""
     bar = window.statusBar()
-    texts = []
-    if bar.note.isVisible():
-        texts.append(bar.note.text())
-    for status in (window.grading_status, window.batch_status):
-        if status.isVisible():
-            texts.append(status.label.text())
+    texts = [bar.note.text()] if bar.note.isVisible() else []
+    texts += [s.label.text() for s in (window.grading_status, window.batch_status) if s.isVisible()]
     return texts
 
 

@@ -52,7 +52,7 @@ class RasterItem(pg.GraphicsObject):
         self._pixels, self._image, self._rect = None, None, QRectF()
         self.update()
 
-    def boundingRect(self) -> QRectF:  # noqa: N802 (Qt's name)
+    def boundingRect(self) -> QRectF:
         return QRectF(self._rect)
 
     def paint(self, painter: QPainter, _option, _widget=None) -> None:
@@ -154,7 +154,8 @@ class FactoryCanvas(pg.GraphicsView):
             x1, y1 = min(w, int(np.ceil(view.right()))), min(h, int(np.ceil(view.bottom())))
             if x0 < x1 and y0 < y1:
                 ys, xs = np.nonzero(self.counts[y0:y1, x0:x1])
-                for x, y in zip((xs[:MAX_OUTLINES] + x0).tolist(), (ys[:MAX_OUTLINES] + y0).tolist()):
+                shown = (xs[:MAX_OUTLINES] + x0).tolist(), (ys[:MAX_OUTLINES] + y0).tolist()
+                for x, y in zip(*shown, strict=True):
                     path.addRect(QRectF(x, y, 1, 1))
         self.outlines.setPath(path)
 
@@ -281,14 +282,14 @@ class FactoryCanvas(pg.GraphicsView):
         self.hovered.emit(text)
         return text
 
-    def keyPressEvent(self, event) -> None:  # noqa: N802 (Qt's name)
+    def keyPressEvent(self, event) -> None:
         if event.key() == Qt.Key.Key_F and not event.modifiers():
             self.fit()
             event.accept()
             return
         super().keyPressEvent(event)
 
-    def leaveEvent(self, event) -> None:  # noqa: N802
+    def leaveEvent(self, event) -> None:
         self._hover = None
         self.cursor.hide()
         self.hovered.emit("")

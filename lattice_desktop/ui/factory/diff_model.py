@@ -62,13 +62,13 @@ class DiffModel(QAbstractTableModel):
     def diff_at(self, row: int) -> RecordDiff:
         return self._diffs[int(self._order[row])]
 
-    def rowCount(self, parent=_ROOT) -> int:  # noqa: N802 (Qt's name)
+    def rowCount(self, parent=_ROOT) -> int:
         return 0 if parent.isValid() else len(self._diffs)
 
-    def columnCount(self, parent=_ROOT) -> int:  # noqa: N802
+    def columnCount(self, parent=_ROOT) -> int:
         return 0 if parent.isValid() else len(self.HEADERS)
 
-    def headerData(self, section, orientation, role=Qt.ItemDataRole.DisplayRole):  # noqa: N802
+    def headerData(self, section, orientation, role=Qt.ItemDataRole.DisplayRole):
         if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole:
             return self.HEADERS[section]
         return None

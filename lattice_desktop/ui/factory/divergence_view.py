@@ -339,7 +339,7 @@ class DivergenceNavigator(QObject):
         self.minimap.raise_()
         self.minimap.set_visible_region(self.canvas.visible_cells())
 
-    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 (Qt's name)
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
         if watched is self.canvas and event.type() == QEvent.Type.Resize:
             self._place_minimap()
         return super().eventFilter(watched, event)

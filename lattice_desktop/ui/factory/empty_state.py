@@ -72,7 +72,7 @@ class MapMessage(QFrame):
         self.show()
         self.raise_()
 
-    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 (Qt's name)
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
         if watched is self.parentWidget() and event.type() == QEvent.Type.Resize:
             self._fit()
         return False

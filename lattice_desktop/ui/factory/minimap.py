@@ -101,7 +101,7 @@ class Minimap(QWidget):
             return 1.0
         return self._pixels.shape[1] / self._grid[0]
 
-    def paintEvent(self, _event) -> None:  # noqa: N802 (Qt's name)
+    def paintEvent(self, _event) -> None:
         if self._image is None:
             return
         painter = QPainter(self)
@@ -124,14 +124,14 @@ class Minimap(QWidget):
         scale = self._scale()
         self.centre.emit((point.x() - 1) / scale, (point.y() - 1) / scale)
 
-    def mousePressEvent(self, event) -> None:  # noqa: N802
+    def mousePressEvent(self, event) -> None:
         if event.button() == Qt.MouseButton.LeftButton:
             self.setCursor(Qt.CursorShape.ClosedHandCursor)
             self._emit_at(event.position())
 
-    def mouseMoveEvent(self, event) -> None:  # noqa: N802
+    def mouseMoveEvent(self, event) -> None:
         if event.buttons() & Qt.MouseButton.LeftButton:
             self._emit_at(event.position())
 
-    def mouseReleaseEvent(self, _event) -> None:  # noqa: N802
+    def mouseReleaseEvent(self, _event) -> None:
         self.setCursor(Qt.CursorShape.OpenHandCursor)

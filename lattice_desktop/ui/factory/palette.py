@@ -78,7 +78,7 @@ def rgb(hex_colour: str) -> tuple[int, int, int]:
 
 
 def _mix(a: tuple[int, int, int], b: tuple[int, int, int], t: float) -> tuple[int, int, int]:
-    return tuple(round(x + (y - x) * t) for x, y in zip(a, b))  # type: ignore[return-value]
+    return tuple(round(x + (y - x) * t) for x, y in zip(a, b, strict=True))  # type: ignore[return-value]
 
 
 def item_colour(slot: int) -> tuple[int, int, int]:

@@ -318,7 +318,7 @@ class Rasterizer:
                 time = self._asm_time[busy]
                 done = [
                     max(0, min(ARC_STEPS, round(ARC_STEPS * (t - r) / t)))
-                    for t, r in zip(time.tolist(), remaining[busy].tolist())
+                    for t, r in zip(time.tolist(), remaining[busy].tolist(), strict=True)
                 ]
                 done_arr = np.array(done)
                 for k in sorted(set(done)):

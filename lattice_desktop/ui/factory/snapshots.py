@@ -41,13 +41,13 @@ class SnapshotModel(QAbstractTableModel):
     def first_divergence(self) -> int | None:
         return self._first
 
-    def rowCount(self, parent=_ROOT) -> int:  # noqa: N802
+    def rowCount(self, parent=_ROOT) -> int:
         return 0 if parent.isValid() or self.snapshots is None else len(self.snapshots)
 
-    def columnCount(self, parent=_ROOT) -> int:  # noqa: N802
+    def columnCount(self, parent=_ROOT) -> int:
         return 0 if parent.isValid() else len(self.HEADERS)
 
-    def headerData(self, section, orientation, role=Qt.ItemDataRole.DisplayRole):  # noqa: N802
+    def headerData(self, section, orientation, role=Qt.ItemDataRole.DisplayRole):
         if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole:
             return self.HEADERS[section]
         return None

@@ -55,7 +55,7 @@ class Timeline(QSlider):
         left, span, _ = self._track()
         return left + span * (tick - self.minimum()) / max(1, self.maximum() - self.minimum())
 
-    def paintEvent(self, event) -> None:  # noqa: N802
+    def paintEvent(self, event) -> None:
         painter = QPainter(self)
         left, span, groove = self._track()
         base = groove.center().y() + 7

@@ -17,7 +17,7 @@ class SILogAxis(pg.AxisItem):
         self.unit = unit
         self.enableAutoSIPrefix(False)
 
-    def tickValues(self, minVal, maxVal, size):  # noqa: N802, N803 (pyqtgraph's names)
+    def tickValues(self, minVal, maxVal, size):
         lo, hi = math.floor(minVal), math.ceil(maxVal)
         majors = [float(v) for v in range(lo, hi + 1)]
         minors = []
@@ -25,7 +25,7 @@ class SILogAxis(pg.AxisItem):
             minors = [v + math.log10(k) for v in range(lo, hi + 1) for k in (2, 5)]
         return [(1.0, majors), (0.5, [m for m in minors if minVal <= m <= maxVal])]
 
-    def tickStrings(self, values, scale, spacing):  # noqa: N802
+    def tickStrings(self, values, scale, spacing):
         return [si(10**v, self.unit) for v in values]
 
 

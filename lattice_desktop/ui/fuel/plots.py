@@ -50,7 +50,7 @@ def style_legend(legend: pg.LegendItem) -> None:
 class _LegendFollowsPalette:
     """Restyles `self.legend` when the light/dark theme (the application palette) changes."""
 
-    def changeEvent(self, event: QEvent) -> None:  # noqa: N802 (Qt's name)
+    def changeEvent(self, event: QEvent) -> None:
         legend = self.__dict__.get("legend")  # None while the plot is being built
         if legend is not None and event.type() in (
             QEvent.Type.PaletteChange,
@@ -248,7 +248,7 @@ class FuelScaling(_LegendFollowsPalette, pg.PlotWidget):
             xs = [math.log10(s) for _, s, _ in rows]
             ys = [math.log10(f) for _, _, f in rows]
             self.points[name].setData(x=xs, y=ys)
-            for (case, size, fuel), x, y in zip(rows, xs, ys):
+            for (case, size, fuel), x, y in zip(rows, xs, ys, strict=True):
                 self.tips.add_point(x, y, f"{name} · {case}\n{size:,} bytes · {exact(fuel)}")
             fit = fit_slope([s for _, s, _ in rows], [f for _, _, f in rows])
             slopes[name] = fit[0] if fit else None
