@@ -17,7 +17,9 @@ LINES = CASES / "lattice" / "submissions" / "lines"
 def impostor(folder, version: int):
     """A submission with a trivial case of its own under the bundled case's name and version."""
     write_submission(folder, ECHO, model="impostor")
-    write_case(folder / "case", ECHO_CASES, meta=f'name = "lattice"\nversion = {version}\nvariant = "standard"')
+    write_case(
+        folder / "case", ECHO_CASES, meta=f'name = "lattice"\nversion = {version}\nvariant = "standard"'
+    )
     manifest = folder / "submission.toml"
     manifest.write_text(
         manifest.read_text().replace('model = "impostor"', 'model = "impostor"\ncase = "case"')

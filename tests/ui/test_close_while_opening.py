@@ -7,7 +7,9 @@ from __future__ import annotations
 from lattice_desktop.ui import tasks
 
 # 89 bytes, a billion ticks: its reference run would take far longer than any test.
-BILLION_TICKS = b"lattice 1\nsize 3 3\nticks 1000000000\nsnapshot 1000000\nsource 0 2 N 18 15\ngrid\n^..\n^..\nS..\n"
+BILLION_TICKS = (
+    b"lattice 1\nsize 3 3\nticks 1000000000\nsnapshot 1000000\nsource 0 2 N 18 15\ngrid\n^..\n^..\nS..\n"
+)
 
 
 def test_closing_while_a_billion_tick_scenario_opens_cancels_its_run(window, qtbot, tmp_path, capfd):
