@@ -23,7 +23,7 @@ from lattice_desktop.manifest import load_case, load_submission
 from lattice_desktop.manifest.case import CaseManifest
 from lattice_desktop.resources import resolve_case_path
 from lattice_desktop.services.grading import grade_and_store
-from lattice_desktop.store.field import registered_content, standing
+from lattice_desktop.store.field import standing, unregistered_note
 from lattice_desktop.work import Step, Work
 
 
@@ -108,15 +108,8 @@ def run(args: argparse.Namespace) -> int:
 def _unregistered_note(case: CaseManifest) -> str | None:
     """Says so when the case is not the registered content of its name and version (a case a
     submission shipped under the bundled case's name): its field is ranked apart."""
-    registered = registered_content(case.name, case.version, case.variant)
-    if registered is None or registered[:2] != (case.version, case.variant) or registered[2] is None:
-        return None
-    if registered[2] == case.manifest_hash:
-        return None
-    return (
-        f"note: this case is NOT the registered {shown(case.name)} {case.version} "
-        f"(content {registered[2][:12]}); its field is ranked apart"
-    )
+    note = unregistered_note(case.name, case.version, case.variant, case.manifest_hash)
+    return None if note is None else f"note: this case is {shown(note)}"
 
 
 def _progress_printer():

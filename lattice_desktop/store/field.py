@@ -223,6 +223,18 @@ def leaderboard(
     )
 
 
+def unregistered_note(case_name: str, version: int, variant: str, content: str) -> str | None:
+    """ "NOT the registered NAME VERSION (content …), ranked apart" when `content` is not the
+    registered content of its name, version and variant (a case a submission shipped under the
+    bundled case's name); None when it is, or when nothing is registered."""
+    registered = registered_content(case_name, version, variant)
+    if registered is None or registered[:2] != (version, variant) or registered[2] is None:
+        return None
+    if registered[2] == content:
+        return None
+    return f"NOT the registered {case_name} {version} (content {registered[2][:12]}), ranked apart"
+
+
 def registered_content(
     case_name: str, version: int | None = None, variant: str | None = None
 ) -> tuple[int, str, str | None] | None:

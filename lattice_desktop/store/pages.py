@@ -17,7 +17,7 @@ from lattice_desktop.harness.trace import ToolCall
 from lattice_desktop.manifest.case import CaseManifest, load_case
 from lattice_desktop.outcomes import Verdict
 from lattice_desktop.store.base import tuples
-from lattice_desktop.store.field import Standing, standing
+from lattice_desktop.store.field import Standing, standing, unregistered_note
 from lattice_desktop.store.harness_runs import (
     StoredHarnessRun,
     list_harness_runs,
@@ -38,6 +38,7 @@ class RunPage:
     standing: Standing | None
     case: CaseManifest | None
     case_problem: str = ""  # why the case manifest could not be read again
+    apart: str | None = None  # its case content is not the registered one of its name: why
 
 
 def load_run_page(run_id: int) -> RunPage | None:
@@ -51,7 +52,9 @@ def load_run_page(run_id: int) -> RunPage | None:
         problem = str(exc)
     except OSError as exc:
         problem = f"{run.manifest_path}: {exc.strerror or exc}"
-    return RunPage(run, standing(run_id), case, problem)
+    s = run.summary
+    apart = unregistered_note(s.case_name, s.case_version, s.case_variant, run.manifest_hash)
+    return RunPage(run, standing(run_id), case, problem, apart)
 
 
 @dataclass(frozen=True)

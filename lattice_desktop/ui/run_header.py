@@ -139,6 +139,8 @@ class RunHeader(QFrame):
         else:
             self.standing.setText("not ranked (only correct runs are)")
             self.standing.setToolTip("")
+        if page.apart is not None:  # a case shipped under another's name: its own field
+            self.standing.setText(f"{self.standing.text()} · case {page.apart}")
         when = moment(s.started, local=True)
         self.subtitle.setText(f"run #{s.id} · {when} · wasmtime {page.run.wasmtime_version}")
 

@@ -9,6 +9,7 @@ from lattice_desktop.manifest import load_case
 from lattice_desktop.resources import CASES
 from lattice_desktop.store.database import open_database
 from lattice_desktop.store.field import leaderboard, registered_content
+from lattice_desktop.store.pages import load_run_page
 from tests.core.wat_cases import ECHO, ECHO_CASES, write_case, write_submission
 
 LINES = CASES / "lattice" / "submissions" / "lines"
@@ -71,3 +72,17 @@ def test_without_a_bundled_case_the_first_registered_content_is_the_default(tmp_
     assert board.content == first.manifest_hash and [e.model for e in board.entries] == ["a"]
     other = leaderboard("echo", content=later.manifest_hash)
     assert other.unregistered and [e.model for e in other.entries] == ["b"]
+
+
+def test_the_impostors_run_page_says_its_field_is_apart(tmp_path):
+    db = ["--db", str(tmp_path / "runs.db")]
+    real = load_case(CASES / "lattice" / "case.toml")
+    assert main(["grade", str(LINES), "--case", "lattice", *db]) == 0
+    assert main(["grade", str(impostor(tmp_path / "impostor", real.version)), *db]) == 0
+    open_database(tmp_path / "runs.db")
+    honest, fake = load_run_page(1), load_run_page(2)
+    assert honest is not None and honest.apart is None
+    assert fake is not None and fake.run.summary.model == "impostor"
+    assert fake.apart == (
+        f"NOT the registered lattice {real.version} (content {real.manifest_hash[:12]}), ranked apart"
+    )
