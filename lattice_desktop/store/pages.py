@@ -13,6 +13,7 @@ from peewee import fn
 from lattice_desktop.errors import UserError
 from lattice_desktop.harness import HarnessResult, parse_trace
 from lattice_desktop.harness import leaderboard as rank_boards
+from lattice_desktop.harness.ranking import agent_of
 from lattice_desktop.harness.trace import ToolCall
 from lattice_desktop.manifest.case import CaseManifest, load_case
 from lattice_desktop.outcomes import Verdict
@@ -113,9 +114,9 @@ class HarnessPage:
     result: HarnessResult
     box_source: str
     trace_source: str
-    position: int | None  # on its box's board; None when another run of its harness and
-    board_size: int  # model ranks in its place
-    best_id: int | None  # the stored run that ranks for this harness and model
+    position: int | None  # on its box's board; None when another run of its agent (harness,
+    board_size: int  # model and recorded agent) ranks in its place
+    best_id: int | None  # the stored run that ranks for this agent
     loop_calls: tuple[tuple[str, ...], ...]  # per loop: the repeated calls, as recorded
 
 
@@ -126,14 +127,7 @@ def load_harness_page(stored_id: int) -> HarnessPage | None:
     result = stored.result
     board = harness_boards().get((result.stage, result.box), [])
     mine = next((row for row in board if row.stored_id == stored_id), None)
-    best = next(
-        (
-            row.stored_id
-            for row in board
-            if (row.result.harness, row.result.model) == (result.harness, result.model)
-        ),
-        None,
-    )
+    best = next((row.stored_id for row in board if agent_of(row.result) == agent_of(result)), None)
     return HarnessPage(
         stored.id,
         stored.imported,

@@ -152,3 +152,16 @@ def test_one_harness_name_does_not_merge_different_agents(logs):
         "inspect-basic-agent [use_tools+generate] / mockllm/model",
         "inspect-basic-agent [react] / mockllm/model",
     }
+
+
+def test_a_run_page_finds_its_own_agent_s_best_run_not_another_agent_s(logs, tmp_path):
+    from lattice_desktop.store.database import open_database
+    from lattice_desktop.store.harness_runs import ScoredRun, insert_runs
+    from lattice_desktop.store.pages import load_harness_page
+
+    (a,) = scored(logs["graded"], GRADED_BOX)
+    b = type(a).from_dict({**a.to_dict(), "run_id": "other", "origin": {**a.origin, "agent": "react"}})
+    open_database(tmp_path / "runs.db")
+    ids = insert_runs([ScoredRun("box.toml", GRADED_BOX, f"{r.run_id}.jsonl", "", r) for r in (a, b)])
+    pages = [load_harness_page(i) for i in ids]
+    assert [p.best_id for p in pages if p is not None] == ids  # each agent is its own entry
