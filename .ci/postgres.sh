@@ -6,7 +6,8 @@
 # lattice-pg.* folder in the temp folder; a start first removes the folders of owners that
 # are gone (a run killed with SIGKILL could not clean up after itself).
 set -euo pipefail
-port=${LATTICE_PG_PORT:-55432}
+# A free port unless one is given, so two runs on one machine (two clones) never collide.
+port=${LATTICE_PG_PORT:-$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')}
 tmp=${TMPDIR:-/tmp}
 
 pg_bin() { ls -d /usr/lib/postgresql/*/bin | tail -n1; }
