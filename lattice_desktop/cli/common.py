@@ -28,6 +28,19 @@ def add_db_option(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def add_board_options(parser: argparse.ArgumentParser) -> None:
+    """Which leaderboard of a case name: its version, variant and case content."""
+    parser.add_argument("case", help="case name, e.g. lattice")
+    parser.add_argument("--version", type=int, dest="case_version")
+    parser.add_argument("--variant")
+    parser.add_argument(
+        "--content",
+        metavar="HASH",
+        help="the case content to rank (a manifest hash or its prefix; default: the registered "
+        "content of the name: the bundled case's, else the first graded)",
+    )
+
+
 def add_build_options(parser: argparse.ArgumentParser) -> None:
     """--build and --allow-unisolated-build: a submission's build commands are someone else's code."""
     parser.add_argument(

@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from lattice_desktop.cli.common import add_db_option, open_storage
+from lattice_desktop.cli.common import add_board_options, add_db_option, open_storage
 from lattice_desktop.cli.terminal import shown
 from lattice_desktop.errors import UserError
 from lattice_desktop.outcomes import Verdict
@@ -38,12 +38,7 @@ def register(commands: argparse._SubParsersAction) -> None:
     runs.set_defaults(func=_export_runs)
 
     board = what.add_parser("leaderboard", help="a case's leaderboard (and, in HTML, its bars)")
-    board.add_argument("case", help="case name, e.g. lattice")
-    board.add_argument("--version", type=int, dest="case_version")
-    board.add_argument("--variant")
-    board.add_argument(
-        "--content", metavar="HASH", help="the case content to rank (default: the newest run's)"
-    )
+    add_board_options(board)
     _outputs(board)
     board.set_defaults(func=_export_leaderboard)
 

@@ -7,7 +7,7 @@ import argparse
 import json
 import sys
 
-from lattice_desktop.cli.common import add_db_option, open_storage
+from lattice_desktop.cli.common import add_board_options, add_db_option, open_storage
 from lattice_desktop.cli.report_text import result_rows, verdict_line
 from lattice_desktop.cli.terminal import shown
 from lattice_desktop.errors import UserError
@@ -39,14 +39,7 @@ def register(commands: argparse._SubParsersAction) -> None:
     p.set_defaults(func=_show)
 
     p = commands.add_parser("leaderboard", help="models ranked by best correct fuel")
-    p.add_argument("case", help="case name, e.g. lattice")
-    p.add_argument("--version", type=int, dest="case_version")
-    p.add_argument("--variant")
-    p.add_argument(
-        "--content",
-        metavar="HASH",
-        help="the case content to rank (a manifest hash or its prefix; default: the newest run's)",
-    )
+    add_board_options(p)
     p.add_argument("--json", action="store_true")
     add_db_option(p)
     p.set_defaults(func=_leaderboard)
