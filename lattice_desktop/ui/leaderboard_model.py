@@ -3,7 +3,7 @@ greyed section below), and harness boxes ranked by Score then Execution."""
 
 from __future__ import annotations
 
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
+from PySide6.QtCore import Qt
 from PySide6.QtGui import QFont
 
 from lattice_desktop.formatting import fuel, grouped, moment
@@ -12,10 +12,8 @@ from lattice_desktop.store.field import BoardEntry, Leaderboard
 from lattice_desktop.store.pages import HarnessBoardRow as HarnessRow
 from lattice_desktop.ui import theme
 from lattice_desktop.ui.delegates import BAR_ROLE, COPY_ROLE, ID_ROLE, Bar
+from lattice_desktop.ui.rows_model import RIGHT, Index, RowsModel
 
-Index = QModelIndex | QPersistentModelIndex
-ROOT = QModelIndex()  # the invisible root, as a default argument
-RIGHT = int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
 FUEL_COLUMNS = ("Rank", "Model", "Best fuel", "× leader", "Runs", "Date")
 HARNESS_COLUMNS = (
     "Rank",
@@ -32,35 +30,7 @@ HARNESS_METRICS = ("score", "execution", "cost", "focus", "time", "compliance", 
 OVER_SECTION = "Over the ceiling — correct, but no comparable score"
 
 
-class _BoardModel(QAbstractTableModel):
-    """Rows under a fixed header; subclasses say which columns are right-aligned."""
-
-    columns: tuple[str, ...] = ()
-    right_aligned: frozenset[int] = frozenset()
-    rows: list  # each subclass's rows, one per table row
-
-    def rowCount(self, parent: Index = ROOT) -> int:
-        return 0 if parent.isValid() else len(self.rows)
-
-    def columnCount(self, parent: Index = ROOT) -> int:
-        return 0 if parent.isValid() else len(self.columns)
-
-    def headerData(
-        self,
-        section: int,
-        orientation: Qt.Orientation,
-        role: int = Qt.ItemDataRole.DisplayRole,
-    ):
-        if orientation != Qt.Orientation.Horizontal:
-            return None
-        if role == Qt.ItemDataRole.DisplayRole:
-            return self.columns[section]
-        if role == Qt.ItemDataRole.TextAlignmentRole and section in self.right_aligned:
-            return RIGHT
-        return None
-
-
-class FuelBoardModel(_BoardModel):
+class FuelBoardModel(RowsModel):
     """Rows: the ranked entries, then (when any) a section row, then over-ceiling bests."""
 
     columns = FUEL_COLUMNS
@@ -173,7 +143,7 @@ class FuelBoardModel(_BoardModel):
         return text
 
 
-class HarnessBoardModel(_BoardModel):
+class HarnessBoardModel(RowsModel):
     """Harness boxes: rank by Score then Execution; "-" for a missing metric, never 0."""
 
     columns = HARNESS_COLUMNS

@@ -5,16 +5,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
+from PySide6.QtCore import Qt
 
 from lattice_desktop.formatting import fuel, grouped
 from lattice_desktop.profile.model import EdgeStats, Profile
 from lattice_desktop.ui import theme
 from lattice_desktop.ui.delegates import SORT_ROLE
+from lattice_desktop.ui.rows_model import RIGHT, Index, RowsModel
 
-Index = QModelIndex | QPersistentModelIndex
-ROOT = QModelIndex()
-RIGHT = int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
 INDEX_ROLE = Qt.ItemDataRole.UserRole + 40  # the function's index in the module
 
 
@@ -68,7 +66,7 @@ def function_rows(profile: Profile, other: Profile | None) -> list[FunctionRow]:
     return rows
 
 
-class FunctionsModel(QAbstractTableModel):
+class FunctionsModel(RowsModel):
     BASE = ("Function", "Self fuel", "% of case", "Inclusive", "Calls")
     COMPARED = ("Compared self", "Δ self")
 
@@ -76,26 +74,13 @@ class FunctionsModel(QAbstractTableModel):
         super().__init__(parent)
         self.rows: list[FunctionRow] = []
         self.compared = False
+        self.columns = self.BASE
 
     def set_rows(self, rows: list[FunctionRow], *, compared: bool) -> None:
         self.beginResetModel()
         self.rows, self.compared = rows, compared
+        self.columns = self.BASE + (self.COMPARED if compared else ())
         self.endResetModel()
-
-    @property
-    def columns(self) -> tuple[str, ...]:
-        return self.BASE + (self.COMPARED if self.compared else ())
-
-    def rowCount(self, parent: Index = ROOT) -> int:
-        return 0 if parent.isValid() else len(self.rows)
-
-    def columnCount(self, parent: Index = ROOT) -> int:
-        return 0 if parent.isValid() else len(self.columns)
-
-    def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole):
-        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole:
-            return self.columns[section]
-        return None
 
     def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole):
         if not index.isValid():
@@ -144,7 +129,7 @@ def _shown(column: str, value: int | float | str | None) -> str:
     return str(value)
 
 
-class EdgesModel(QAbstractTableModel):
+class EdgesModel(RowsModel):
     """The callers (or callees) of one function: the other end, calls, inclusive fuel."""
 
     def __init__(self, title: str, parent=None) -> None:
@@ -162,17 +147,6 @@ class EdgesModel(QAbstractTableModel):
                     (profile.name_of(end), e.calls, e.inclusive, profile.percent(e.inclusive), end)
                 )
         self.endResetModel()
-
-    def rowCount(self, parent: Index = ROOT) -> int:
-        return 0 if parent.isValid() else len(self.rows)
-
-    def columnCount(self, parent: Index = ROOT) -> int:
-        return 0 if parent.isValid() else len(self.columns)
-
-    def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole):
-        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole:
-            return self.columns[section]
-        return None
 
     def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole):
         if not index.isValid():
