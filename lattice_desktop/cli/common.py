@@ -1,12 +1,17 @@
-"""Pieces every subcommand shares: exit codes, the --db option, opening storage."""
+"""Pieces every subcommand shares: exit codes, the --db option, opening storage, which
+leaderboard a command names."""
 
 from __future__ import annotations
 
 import argparse
 import sys
 
+from lattice_desktop.cli.terminal import shown
+from lattice_desktop.errors import UserError
 from lattice_desktop.outcomes import Verdict
 from lattice_desktop.store.database import open_database
+from lattice_desktop.store.field import Leaderboard, leaderboard
+from lattice_desktop.store.queries import distinct_values
 from lattice_desktop.store.writer import Writer
 
 EXIT_CORRECT, EXIT_INCORRECT, EXIT_USAGE, EXIT_OVER_CEILING, EXIT_INTERNAL = 0, 1, 2, 3, 4
@@ -39,6 +44,18 @@ def add_board_options(parser: argparse.ArgumentParser) -> None:
         help="the case content to rank (a manifest hash or its prefix; default: the registered "
         "content of the name: the bundled case's, else the first graded)",
     )
+
+
+def chosen_board(args: argparse.Namespace) -> Leaderboard:
+    """The board `add_board_options` named, or a `UserError` saying which cases have runs."""
+    known = distinct_values("case_name")
+    if args.case not in known:
+        listed = f" (cases with runs: {', '.join(map(shown, known))})" if known else " (no runs yet)"
+        raise UserError(f"no runs of a case named '{shown(args.case)}'" + listed)
+    board = leaderboard(args.case, args.case_version, args.variant, content=args.content)
+    if args.content and not board.content.startswith(args.content):
+        raise UserError(f"no runs of '{shown(args.case)}' with case content {shown(args.content)}")
+    return board
 
 
 def add_build_options(parser: argparse.ArgumentParser) -> None:

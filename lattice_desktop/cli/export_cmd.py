@@ -6,13 +6,12 @@ from __future__ import annotations
 import argparse
 import sys
 
-from lattice_desktop.cli.common import add_board_options, add_db_option, open_storage
+from lattice_desktop.cli.common import add_board_options, add_db_option, chosen_board, open_storage
 from lattice_desktop.cli.terminal import shown
 from lattice_desktop.errors import UserError
 from lattice_desktop.outcomes import Verdict
 from lattice_desktop.services.exports import Export, board_export, run_export, runs_export, write_export
-from lattice_desktop.store.field import leaderboard
-from lattice_desktop.store.queries import distinct_values, list_runs
+from lattice_desktop.store.queries import list_runs
 
 
 def register(commands: argparse._SubParsersAction) -> None:
@@ -96,13 +95,7 @@ def _export_runs(args: argparse.Namespace) -> int:
 def _export_leaderboard(args: argparse.Namespace) -> int:
     targets = _targets(args)
     open_storage(args)
-    known = distinct_values("case_name")
-    if args.case not in known:
-        listed = f" (cases with runs: {', '.join(map(shown, known))})" if known else " (no runs yet)"
-        raise UserError(f"no runs of a case named '{shown(args.case)}'" + listed)
-    board = leaderboard(args.case, args.case_version, args.variant, content=args.content)
-    if args.content and not board.content.startswith(args.content):
-        raise UserError(f"no runs of '{shown(args.case)}' with case content {shown(args.content)}")
+    board = chosen_board(args)
     for kind, path in targets:
         _write(board_export(board, kind), path)
     return 0

@@ -7,7 +7,7 @@ import argparse
 import json
 import sys
 
-from lattice_desktop.cli.common import add_board_options, add_db_option, open_storage
+from lattice_desktop.cli.common import add_board_options, add_db_option, chosen_board, open_storage
 from lattice_desktop.cli.report_text import result_rows, verdict_line
 from lattice_desktop.cli.terminal import shown
 from lattice_desktop.errors import UserError
@@ -15,9 +15,9 @@ from lattice_desktop.formatting import fuel, moment
 from lattice_desktop.grading.report_json import result_to_dict
 from lattice_desktop.outcomes import Verdict
 from lattice_desktop.services.run_failure import run_failure
-from lattice_desktop.store.field import leaderboard, standing
+from lattice_desktop.store.field import standing
 from lattice_desktop.store.hidden_runs import hide_runs, unhide_runs
-from lattice_desktop.store.queries import RunSummary, distinct_values, list_runs, load_run
+from lattice_desktop.store.queries import RunSummary, list_runs, load_run
 from lattice_desktop.store.runs import delete_runs
 
 
@@ -179,13 +179,7 @@ def _show(args: argparse.Namespace) -> int:
 
 def _leaderboard(args: argparse.Namespace) -> int:
     open_storage(args)
-    known = distinct_values("case_name")
-    if args.case not in known:
-        listed = f" (cases with runs: {', '.join(map(shown, known))})" if known else " (no runs yet)"
-        raise UserError(f"no runs of a case named '{shown(args.case)}'" + listed)
-    board = leaderboard(args.case, args.case_version, args.variant, content=args.content)
-    if args.content and not board.content.startswith(args.content):
-        raise UserError(f"no runs of '{shown(args.case)}' with case content {shown(args.content)}")
+    board = chosen_board(args)
     if args.json:
         json.dump(
             {
