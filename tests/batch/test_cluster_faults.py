@@ -155,12 +155,10 @@ def test_ctrl_c_cancels_the_cluster_and_stores_no_half_run(tmp_path):
     assert " · run " in first
     helpers = descendants(batch.pid)
     assert helpers, "the local cluster runs worker processes"
-    started = time.monotonic()
     os.killpg(batch.pid, signal.SIGINT)  # what Ctrl+C in a terminal does
-    _out, err = batch.communicate(timeout=60)
+    _out, err = batch.communicate(timeout=120)  # a hang, not a speed bound: how far it got is checked below
     assert batch.returncode == 130, err
     assert "interrupted" in err
-    assert time.monotonic() - started < 30
     wait_for(
         lambda: (
             not [
