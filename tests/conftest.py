@@ -13,6 +13,24 @@ from lattice_desktop.store.base import db_proxy
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 
+def _patient_qtbot() -> None:
+    """pytest-qt gives up on a wait after 5 s, a wall-clock limit a loaded machine passes
+    (a query or a grade in a worker can take longer there). A wait that is not met in a
+    minute is a hang; anything shorter says only how busy the machine was. A test that
+    wants another bound still passes its own `timeout=`."""
+    try:
+        from pytestqt.qtbot import QtBot
+    except ImportError:  # the core's tests run without Qt
+        return
+    for name in ("waitUntil", "waitSignal", "waitSignals", "waitCallback", "waitExposed", "waitActive"):
+        defaults = getattr(QtBot, name).__kwdefaults__
+        if defaults and defaults.get("timeout") == 5000:
+            defaults["timeout"] = 60_000
+
+
+_patient_qtbot()
+
+
 @pytest.fixture(autouse=True)
 def _isolated_storage(tmp_path_factory, monkeypatch):
     cache = tmp_path_factory.getbasetemp() / "module-cache"

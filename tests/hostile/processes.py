@@ -44,7 +44,7 @@ def with_environment(needle: bytes) -> list[int]:
     return found
 
 
-def wait_for_no_descendants(timeout: float = 5.0) -> list[int]:
+def wait_for_no_descendants(timeout: float = 30.0) -> list[int]:
     """Descendants still alive after `timeout` seconds (threads of ours are not processes)."""
     deadline = time.monotonic() + timeout
     while True:

@@ -7,7 +7,6 @@ import resource
 import subprocess
 import sys
 import textwrap
-import time
 
 import pytest
 import wasmtime
@@ -35,12 +34,10 @@ def smoke(report):
 
 def test_infinite_loop_runs_out_of_fuel_not_time(tmp_path):
     wat = module_with_run_body("(loop $forever (br $forever)) (i64.const 0)")
-    started = time.monotonic()
     report = grade_wat(tmp_path, wat, fuel_limit=2_000_000)
     assert smoke(report).outcome is Outcome.OUT_OF_FUEL
     assert smoke(report).fuel == 2_000_000
     assert report.results[1].outcome is Outcome.SKIPPED
-    assert time.monotonic() - started < 10
 
 
 def test_memory_grow_bomb_stops_at_the_memory_limit(tmp_path):
@@ -165,10 +162,8 @@ def many_functions(count: int, ops: int) -> bytes:
 
 def test_compile_bomb_is_stopped_at_the_compile_time_limit(private_tmp):
     bomb = many_functions(3000, 100)  # ~1 MB; takes 5-10 s to compile here
-    started = time.monotonic()
     with pytest.raises(CompileError, match="longer than 1 s"):
         compile_module(bomb, max_bytes=8 * 2**20, timeout=1.0)
-    assert time.monotonic() - started < 5
     assert descendants() == []  # the compile child is gone
     assert scratch_folders(private_tmp) == []
 

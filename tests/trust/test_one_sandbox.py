@@ -9,7 +9,6 @@ from __future__ import annotations
 import re
 import subprocess
 import sys
-import time
 
 import pytest
 import wasmtime
@@ -55,10 +54,8 @@ def test_records_export_that_loops_is_stopped_by_fuel(tmp_path):
         "     (then unreachable))",
         "(loop $l (br $l))",
     )
-    started = time.monotonic()
     with pytest.raises(UserError, match=r"out_of_fuel|out of fuel"):
         _records(tmp_path, wat)
-    assert time.monotonic() - started < 60
 
 
 def test_records_export_with_an_import_is_refused(tmp_path):
@@ -127,20 +124,16 @@ def test_scenario_engine_hostile_modules_end_clearly(tmp_path, kind, action):
     engine, scenario = _engine(tmp_path, wat)
     if action == "check":
         scenario.with_suffix(".u64").write_bytes(b"\0" * 8)
-    started = time.monotonic()
     done = _scenario_cli(action, str(scenario), "--engine", str(engine), "--timeout", "2")
     assert done.returncode == 2, done.stdout + done.stderr
     assert "Traceback" not in done.stderr
     assert re.search(message, done.stderr), done.stderr
-    assert time.monotonic() - started < 60
 
 
 def test_scenario_expect_with_the_bundled_engine_is_bounded(tmp_path):
     scenario = tmp_path / "long.lat"
     text = re.sub(r"(?m)^ticks \d+", "ticks 1000000000", SCENARIO.decode())
     scenario.write_text(re.sub(r"(?m)^snapshot \d+", "snapshot 1000000", text))
-    started = time.monotonic()
     done = _scenario_cli("expect", str(scenario), "--timeout", "2")
     assert done.returncode == 2, done.stdout + done.stderr
     assert "--timeout" in done.stderr and "Traceback" not in done.stderr
-    assert time.monotonic() - started < 60

@@ -1,0 +1,189 @@
+"""How long the grader takes to stop when it is told to, or when a limit is reached.
+
+    .venv/bin/python benchmarks/stop_latency.py [--repeat N]
+
+The tests check *that* each of these stops (the verdict, the exit status, nothing left
+running); how fast is a figure of the machine, so it is measured here:
+
+- Ctrl+C while a stress case loops for ever → the process exits (130, run stored cancelled);
+- a build that sleeps for ever under a 1 s build limit → the grade returns;
+- a module that takes seconds to compile under a 1 s compile limit → the refusal.
+
+Each figure is the median of N tries, with the quiet cost of starting the same grade
+subprocess measured in the same run, so a busy machine shows as both numbers growing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import signal
+import statistics
+import subprocess
+import sys
+import tempfile
+import textwrap
+import time
+from pathlib import Path
+
+import wasmtime
+
+ALLOC = '(func (export "alloc") (param i32) (result i32) i32.const 1024)'
+ECHO_BACK = (
+    "(i64.or (i64.shl (i64.extend_i32_u (local.get 0)) (i64.const 32)) (i64.extend_i32_u (local.get 1)))"
+)
+LOOPS_ON_STRESS = f"""(module (memory (export "memory") 1) {ALLOC}
+  (func (export "run") (param i32 i32) (result i64)
+    (if (i32.gt_u (local.get 1) (i32.const 10)) (then (loop $forever (br $forever))))
+    {ECHO_BACK}))"""
+ECHO = f"""(module (memory (export "memory") 1) {ALLOC}
+  (func (export "run") (param i32 i32) (result i64) {ECHO_BACK}))"""
+
+
+def write_case(folder: Path, sandbox: str) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / "case.toml"
+    path.write_text(
+        textwrap.dedent(f"""\
+        [meta]
+        name = "stop-latency"
+        version = 1
+        variant = "standard"
+        [contract]
+        abi = "bytes"
+        entry = "run"
+        [sandbox]
+        fuel_limit = 1000000000000000
+        {sandbox}
+        [[case]]
+        name = "hello"
+        kind = "smoke"
+        behaviour = "echoes a short input"
+        input = "hello"
+        expected = "hello"
+        [[case]]
+        name = "long"
+        kind = "stress"
+        input = "a somewhat longer input string"
+        expected = "a somewhat longer input string"
+        """)
+    )
+    return path
+
+
+def write_submission(folder: Path, wat: str, commands: list[str] | None = None) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "m.wasm").write_bytes(wasmtime.wat2wasm(wat))
+    build = "" if commands is None else "commands = [" + ", ".join(f'"{c}"' for c in commands) + "]\n"
+    (folder / "submission.toml").write_text(
+        f'[submission]\nmodel = "bench"\n[build]\n{build}module = "m.wasm"\n'
+    )
+    return folder
+
+
+def grade_command(sub: Path, case: Path, db: Path, *extra: str) -> list[str]:
+    return [
+        sys.executable,
+        "-m",
+        "lattice_desktop.cli.main",
+        "grade",
+        str(sub),
+        "--case",
+        str(case),
+        "--db",
+        str(db),
+        *extra,
+    ]
+
+
+def quiet_grade(tmp: Path, n: int) -> float:
+    """A whole `grade` of a correct echo: the cost of the subprocess itself."""
+    case = write_case(tmp / f"quiet-case-{n}", "wall_clock_s = 20")
+    sub = write_submission(tmp / f"quiet-sub-{n}", ECHO)
+    started = time.perf_counter()
+    subprocess.run(grade_command(sub, case, tmp / f"quiet-{n}.db"), capture_output=True, check=False)
+    return time.perf_counter() - started
+
+
+def ctrl_c_during_stress(tmp: Path, n: int) -> float:
+    case = write_case(tmp / f"cc-case-{n}", "wall_clock_s = 60")
+    sub = write_submission(tmp / f"cc-sub-{n}", LOOPS_ON_STRESS)
+    with subprocess.Popen(
+        grade_command(sub, case, tmp / f"cc-{n}.db"),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    ) as child:
+        assert child.stderr is not None
+        for line in child.stderr:
+            if line.startswith("[1/2]"):
+                break
+        time.sleep(0.5)  # the stress case is looping now
+        sent = time.perf_counter()
+        child.send_signal(signal.SIGINT)
+        child.wait(timeout=120)
+        elapsed = time.perf_counter() - sent
+    if child.returncode != 130:
+        raise SystemExit(f"Ctrl+C: exit {child.returncode}, expected 130")
+    return elapsed
+
+
+def hanging_build(tmp: Path, n: int) -> float:
+    case = write_case(tmp / f"hb-case-{n}", "build_timeout_s = 1\nwall_clock_s = 20")
+    sub = write_submission(tmp / f"hb-sub-{n}", ECHO, ["echo starting", "sleep 600"])
+    started = time.perf_counter()
+    done = subprocess.run(
+        grade_command(sub, case, tmp / f"hb-{n}.db", "--build", "--allow-unisolated-build"),
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    if "time limit" not in done.stdout + done.stderr:
+        raise SystemExit("the hanging build was not stopped at its time limit:\n" + done.stdout + done.stderr)
+    return time.perf_counter() - started
+
+
+def compile_bomb() -> float:
+    from lattice_desktop.sandbox.compiler import CompileError, compile_module
+
+    body = "(local.get 0) " + "(i32.const 7) (i32.add) " * 100
+    bomb = bytes(wasmtime.wat2wasm("(module " + f"(func (param i32) (result i32) {body})" * 3000 + ")"))
+    started = time.perf_counter()
+    try:
+        compile_module(bomb, max_bytes=8 * 2**20, timeout=1.0)
+    except CompileError:
+        return time.perf_counter() - started
+    raise SystemExit("the compile bomb compiled within 1 s: no limit measured")
+
+
+def report(label: str, times: list[float]) -> None:
+    print(
+        f"{label}: median {statistics.median(times):.2f} s (min {min(times):.2f}, max {max(times):.2f}; {len(times)} tries)"
+    )
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeat", type=int, default=3)
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as folder:
+        tmp = Path(folder)
+        report(
+            "a whole quiet `grade` subprocess (for scale)", [quiet_grade(tmp, n) for n in range(args.repeat)]
+        )
+        report(
+            "Ctrl+C in a looping stress case → exit 130",
+            [ctrl_c_during_stress(tmp, n) for n in range(args.repeat)],
+        )
+        report(
+            "`grade --build` of a build that hangs, 1 s limit",
+            [hanging_build(tmp, n) for n in range(args.repeat)],
+        )
+        report(
+            "a compile that takes seconds, 1 s limit → refused", [compile_bomb() for _ in range(args.repeat)]
+        )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
