@@ -5,7 +5,6 @@ a bug of ours reaches the caller with its traceback and is never blamed on the s
 from __future__ import annotations
 
 import threading
-import time
 import traceback
 
 import pytest
@@ -37,7 +36,9 @@ def writer(tmp_path):
 
 
 def cancel_in_phase(case, submission, writer, phase: str, *, allow_build=False, after: float = 0.4):
-    """Run grade_and_store; cancel from another thread `after` s into `phase`."""
+    """Run grade_and_store; cancel from another thread `after` s into `phase`. That it
+    ends Cancelled (not by the build, compile or wall-clock limit, nor by finishing) is
+    what shows the cancel landed; how fast is benchmarks/stop_latency.py's figure."""
     timers: list[threading.Timer] = []
 
     def progress(step):
@@ -46,12 +47,10 @@ def cancel_in_phase(case, submission, writer, phase: str, *, allow_build=False, 
             timers[0].start()
 
     work = Work(progress)
-    started = time.monotonic()
     with pytest.raises(Cancelled):
         grade_and_store(
             case, submission, writer=writer, allow_build=allow_build, allow_unisolated=True, work=work
         )
-    return time.monotonic() - started
 
 
 def assert_cancelled_cleanly(private_tmp):
@@ -65,14 +64,14 @@ def assert_cancelled_cleanly(private_tmp):
 def test_cancel_during_the_build(tmp_path, writer, private_tmp):
     case = load_case(write_case(tmp_path / "case", ECHO_CASES, sandbox=SANDBOX))
     sub = load_submission(build_folder(tmp_path / "sub", "sleep 600"))
-    assert cancel_in_phase(case, sub, writer, "build", allow_build=True) < 10
+    cancel_in_phase(case, sub, writer, "build", allow_build=True)
     assert_cancelled_cleanly(private_tmp)
 
 
 def test_cancel_during_the_run(tmp_path, writer, private_tmp):
     case = load_case(write_case(tmp_path / "case", ECHO_CASES, fuel_limit=10**15, sandbox=SANDBOX))
     sub = load_submission(write_submission(tmp_path / "sub", SPIN))
-    assert cancel_in_phase(case, sub, writer, "compile", after=1.0) < 10  # lands in smoke
+    cancel_in_phase(case, sub, writer, "compile", after=1.0)  # lands in smoke
     assert_cancelled_cleanly(private_tmp)
 
 
@@ -83,7 +82,7 @@ def test_cancel_during_the_stress_cases(tmp_path, writer, private_tmp):
         "(local.set $i (i32.mul (local.get 1)", "(local.set $i (i32.mul (i32.sub (local.get 1) (i32.const 5))"
     )
     sub = load_submission(write_submission(tmp_path / "sub", spin_on_long))
-    assert cancel_in_phase(case, sub, writer, "smoke") < 10
+    cancel_in_phase(case, sub, writer, "smoke")
     assert_cancelled_cleanly(private_tmp)
 
 
@@ -91,7 +90,7 @@ def test_cancel_during_the_compile(tmp_path, writer, private_tmp):
     case = load_case(write_case(tmp_path / "case", ECHO_CASES, sandbox=SANDBOX.replace("600", "3")))
     folder = write_submission(tmp_path / "sub", ECHO)
     (folder / "module.wasm").write_bytes(many_functions(6000, 100))
-    assert cancel_in_phase(case, load_submission(folder), writer, "compile", after=0.3) < 2
+    cancel_in_phase(case, load_submission(folder), writer, "compile", after=0.3)
     assert_cancelled_cleanly(private_tmp)
 
 
