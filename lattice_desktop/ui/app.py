@@ -108,16 +108,23 @@ def main(argv: list[str] | None = None) -> int:
     from lattice_desktop.ui.errors_dialog import install_excepthook
     from lattice_desktop.ui.main_window import MainWindow
 
+    paths = [path.resolve() for path in getattr(args, "paths", None) or []]
+    missing = [str(path) for path in paths if not path.exists()]
+    if missing:  # said before any window opens, as every other command says it
+        print(f"lattice-desktop: no such file or folder: {', '.join(missing)}", file=sys.stderr)
+        return 2
     install_excepthook()
     try:
-        window = MainWindow(db)
+        # Opening the user's own files, the first-start demo does not start beside them
+        # (File › Grade the demo samples still does).
+        window = MainWindow(db, auto_demo=not paths)
     except UserError as exc:  # the database cannot be opened: say so, with where
         QMessageBox.critical(None, APP_NAME, f"Cannot open the database.\n\n{exc}")
         return 2
     window.show()
     if args.command == "demo":
         window.grade_demo()
-    window.open_paths([path.resolve() for path in getattr(args, "paths", None) or []])
+    window.open_paths(paths)
     code = app.exec()
     # Queued signals delivered as the window closed may have started short tasks (a runs
     # refresh); let them end while their signals still exist, or they die with a traceback.

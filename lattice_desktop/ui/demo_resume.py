@@ -10,6 +10,7 @@ from typing import Any
 from PySide6.QtCore import QObject, Slot
 
 from lattice_desktop.services.grade_jobs import GradeJob, unfinished_demo_jobs
+from lattice_desktop.store.pages import RunsListing
 from lattice_desktop.ui.latest_query import LatestQuery
 
 KEY = "demo/unfinished"  # the database targets whose first-start demo is not finished yet
@@ -25,6 +26,23 @@ class DemoResume(QObject):
         self._query = LatestQuery(self._on_unfinished, self)
         self._query.failed.connect(window.report_failure)
         window.grading.idle.connect(self._on_idle)
+
+    def first_listing(self, listing: RunsListing) -> None:
+        """The window's first read of its runs. On an empty database, grade the demo and
+        import the harness examples, so every view has something to show; a returning
+        user sees their newest run, and an unfinished demo is finished."""
+        window = self.window
+        if not listing.runs and not listing.harness:
+            if window.demo_case.is_file():
+                window.grading_actions.grade_demo(then_prewarm=True)
+                self.begin()
+            window.harness.import_bundled()
+            return
+        nothing_open = window.page is None and window.harness.page is None
+        if listing.runs and nothing_open and not window.factory_tab.scenario_files:
+            window.runs_panel.select_run(listing.runs[0].id, notify=False)
+            window.open_run(listing.runs[0].id)
+        self.resume_if_unfinished()
 
     def pending(self) -> bool:
         return self.target in self._targets()

@@ -10,9 +10,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from PySide6.QtCore import QModelIndex, QSettings, Signal, Slot
-from PySide6.QtGui import QCloseEvent, QDragEnterEvent, QDropEvent, QGuiApplication, QKeySequence
+from PySide6.QtGui import QCloseEvent, QDragEnterEvent, QDropEvent, QGuiApplication
 from PySide6.QtWidgets import (
-    QLabel,
     QMainWindow,
     QMessageBox,
     QSplitter,
@@ -37,6 +36,7 @@ from lattice_desktop.ui.grading_actions import GradingActions
 from lattice_desktop.ui.grading_status import GradingStatus
 from lattice_desktop.ui.harness_window import HarnessSide
 from lattice_desktop.ui.latest_query import LatestQuery
+from lattice_desktop.ui.menu_bar import build_menu_bar
 from lattice_desktop.ui.message_bar import MessageBar
 from lattice_desktop.ui.opened_paths import local_paths, route_paths
 from lattice_desktop.ui.run_actions import RunActions
@@ -99,7 +99,8 @@ class MainWindow(QMainWindow):
         for query in (self._runs_query, self._page_query):
             query.failed.connect(self.report_failure)
 
-        self.setStatusBar(StatusBar())  # one message at a time (ui/status_bar.py)
+        self.status_bar = StatusBar()  # one message at a time (ui/status_bar.py)
+        self.setStatusBar(self.status_bar)
         self._build_widgets()
         self._build_actions()
         self._build_status_bar()
@@ -162,48 +163,20 @@ class MainWindow(QMainWindow):
         self.menus.preferences_changed.connect(self._apply_preferences)
         self.menus.message.connect(self._show_message)
         self.grading.workers = self.menus.preferences.workers
-        file_menu = self.menuBar().addMenu("&File")
-        add = self.menus.add_action
-        self.grade_action = add(file_menu, "&Grade submission…", "Ctrl+G", self.grade_submission)
-        add(file_menu, "&Open case…", "Ctrl+O", self.choose_case)
-        self.menus.add_open_scenario(file_menu)
-        self.recent_menu = self.menus.add_recent(
-            file_menu,
-            [
-                ("Cases", self.recent_cases, self.open_case),
-                ("Submissions", self.recent_submissions, self.grade_submission),
-            ],
-        )
-        add(file_menu, "Grade the &demo samples", None, self.grade_demo)
-        add(file_menu, "Grade &many…", None, self.grade_many)
-        self.cancel_action = add(file_menu, "&Cancel grading", "Esc", self.cancel_grading)
-        self.cancel_action.setEnabled(False)
         self.run_actions = RunActions(self)  # the runs list's context menu, and File › Export
-        self.run_actions.add_export_menu(file_menu)
-        file_menu.addSeparator()
-        file_menu.addActions(self.harness.actions)
-        file_menu.addSeparator()
-        self.menus.add_preferences(file_menu)
-        add(file_menu, "&Quit", QKeySequence.StandardKey.Quit, self.close)
-        view = self.menuBar().addMenu("&View")
-        add(view, "&Filter runs", QKeySequence.StandardKey.Find, self.runs_panel.focus_filter)
-        add(view, "&Refresh", QKeySequence.StandardKey.Refresh, self.refresh_all)
-        view.addSeparator()
-        self.tabs.add_view_actions(view)
-        self.menus.add_help(self.menuBar().addMenu("&Help"))
+        bar = build_menu_bar(self)
+        self.grade_action, self.cancel_action, self.recent_menu = bar.grade, bar.cancel, bar.recent
 
     def _build_status_bar(self) -> None:
-        bar = self.statusBar()
+        bar = self.status_bar
         self.grading_status = GradingStatus(self.grading)
         bar.addWidget(self.grading_status)
         self.batch_status = BatchStatus(self.batch)
         bar.addWidget(self.batch_status)
-        self.db_label = QLabel(f"Database: {describe(self.db_target)}")
-        self.db_label.setToolTip("Set with --db or LATTICE_DESKTOP_DB")
-        self.wasmtime_label = QLabel(f"wasmtime {WASMTIME_VERSION}")
-        self.wasmtime_label.setToolTip("Fuel is comparable only within one wasmtime version")
-        bar.addPermanentWidget(self.db_label)
-        bar.addPermanentWidget(self.wasmtime_label)
+        bar.add_facts(
+            (f"Database: {describe(self.db_target)}", "Set with --db or LATTICE_DESKTOP_DB"),
+            (f"wasmtime {WASMTIME_VERSION}", "Fuel is comparable only within one wasmtime version"),
+        )
 
     # Runs and pages ------------------------------------------------------------------
 
@@ -246,25 +219,8 @@ class MainWindow(QMainWindow):
         self.runs_panel.set_runs(listing.runs, listing.harness, select=selected, select_harness=harness)
         if first:
             self.leaderboard_tab.refresh()
-        if first and not listing.runs and not listing.harness and self.auto_demo:
-            # First start on an empty database: grade the demo and import the harness
-            # examples, so every view has something to show.
-            if self.demo_case.is_file():
-                self.grading_actions.grade_demo(then_prewarm=True)
-                self.demo_resume.begin()
-            self.harness.import_bundled()
-        elif (
-            first
-            and self.auto_demo
-            and listing.runs
-            and self.page is None
-            and self.harness.page is None
-            and not self.factory_tab.scenario_files
-        ):
-            self.runs_panel.select_run(listing.runs[0].id, notify=False)
-            self.open_run(listing.runs[0].id)  # a returning user sees their newest run
-        if first and self.auto_demo and (listing.runs or listing.harness):
-            self.demo_resume.resume_if_unfinished()
+        if first and self.auto_demo:
+            self.demo_resume.first_listing(listing)
         self.runs_shown.emit()
 
     @Slot(int)
@@ -325,9 +281,12 @@ class MainWindow(QMainWindow):
 
     @Slot(object)
     def _on_job_started(self, _job: GradeJob) -> None:
-        self.cancel_action.setEnabled(True)
-        self.runs_panel.grade_button.setEnabled(False)
-        self.grade_action.setEnabled(False)
+        self._set_grading(True)
+
+    def _set_grading(self, busy: bool) -> None:
+        self.cancel_action.setEnabled(busy)
+        self.runs_panel.grade_button.setEnabled(not busy)
+        self.grade_action.setEnabled(not busy)
 
     @Slot(object, bool)
     def _on_graded(self, stored: StoredGrade, open_it: bool) -> None:
@@ -352,9 +311,7 @@ class MainWindow(QMainWindow):
 
     @Slot()
     def _on_grading_idle(self) -> None:
-        self.cancel_action.setEnabled(False)
-        self.runs_panel.grade_button.setEnabled(True)
-        self.grade_action.setEnabled(True)
+        self._set_grading(False)
         if (
             self.page is None
             and self.harness.page is None

@@ -20,6 +20,7 @@ class StatusBar(QStatusBar):
         self.note.setObjectName("statusNote")
         self.note.setMinimumWidth(1)  # a long message is cut, never widens the window
         self._progress: list[QWidget] = []
+        self.facts: list[QLabel] = []
         self._expiry = QTimer(self, singleShot=True)
         self._expiry.timeout.connect(self.clearMessage)
         super().addWidget(self.note, 1)
@@ -31,6 +32,15 @@ class StatusBar(QStatusBar):
         self._progress.append(widget)
         widget.installEventFilter(self)
         self._arrange()
+
+    def add_facts(self, *facts: tuple[str, str]) -> None:
+        """Labels kept at the right whatever happens (the database, the wasmtime version),
+        each as (text, tooltip)."""
+        for text, tip in facts:
+            label = QLabel(text, self)
+            label.setToolTip(tip)
+            self.addPermanentWidget(label)
+            self.facts.append(label)
 
     @Slot(str, int)
     def showMessage(self, text: str, timeout: int | None = 0) -> None:

@@ -96,8 +96,9 @@ def test_selecting_a_run_opens_it_everywhere(qtbot, graded, window):
 
 
 def test_status_bar_names_the_database_and_wasmtime(window, db_path):
-    assert str(db_path) in window.db_label.text()
-    assert window.wasmtime_label.text() == f"wasmtime {WASMTIME_VERSION}"
+    database, wasmtime = window.status_bar.facts
+    assert str(db_path) in database.text()
+    assert wasmtime.text() == f"wasmtime {WASMTIME_VERSION}"
     assert window.grading_status.isHidden()
 
 
