@@ -14,6 +14,7 @@ from lattice_desktop.errors import UserError
 from lattice_desktop.resources import ICONS
 from lattice_desktop.ui import tasks
 from lattice_desktop.ui.preferences import stored_database
+from lattice_desktop.ui.qt_messages import quiet_platform
 
 APP_NAME = "Lattice Desktop"
 DESKTOP_FILE = "lattice-desktop"  # packaging/lattice-desktop.desktop: the application id
@@ -105,14 +106,21 @@ def main(argv: list[str] | None = None) -> int:
         for path in saved:
             print(path)
         return 0
-    from lattice_desktop.ui.errors_dialog import install_excepthook
-    from lattice_desktop.ui.main_window import MainWindow
-
     paths = [path.resolve() for path in getattr(args, "paths", None) or []]
     missing = [str(path) for path in paths if not path.exists()]
     if missing:  # said before any window opens, as every other command says it
         print(f"lattice-desktop: no such file or folder: {', '.join(missing)}", file=sys.stderr)
         return 2
+    with quiet_platform():
+        return run_window(app, db, paths, grade_demo=args.command == "demo")
+
+
+def run_window(app: QApplication, db: str | None, paths: list[Path], *, grade_demo: bool) -> int:
+    """The main window on `db` until it is closed: the user's `paths` opened in it, the
+    demo graded when asked for."""
+    from lattice_desktop.ui.errors_dialog import install_excepthook
+    from lattice_desktop.ui.main_window import MainWindow
+
     install_excepthook()
     try:
         # Opening the user's own files, the first-start demo does not start beside them
@@ -122,7 +130,7 @@ def main(argv: list[str] | None = None) -> int:
         QMessageBox.critical(None, APP_NAME, f"Cannot open the database.\n\n{exc}")
         return 2
     window.show()
-    if args.command == "demo":
+    if grade_demo:
         window.grade_demo()
     window.open_paths(paths)
     code = app.exec()

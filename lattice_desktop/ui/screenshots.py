@@ -7,22 +7,21 @@ from __future__ import annotations
 
 import sys
 import tempfile
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from pathlib import Path
 
-from PySide6.QtCore import QEventLoop, QMessageLogContext, QTimer, QtMsgType, qInstallMessageHandler
+from PySide6.QtCore import QEventLoop, QTimer
 from PySide6.QtWidgets import QApplication
 
 from lattice_desktop.lattice.generator import generate
 from lattice_desktop.store.queries import RunSummary
 from lattice_desktop.ui.main_window import MainWindow
+from lattice_desktop.ui.qt_messages import quiet_platform
 from lattice_desktop.ui.window_tabs import FACTORY, FUEL, LEADERBOARD, RESULTS
 
 GRADE_MS = 30 * 60 * 1000  # grading the bundled case can take minutes on a slow machine
 WAIT_MS = 3 * 60 * 1000  # anything else: opening a run, a scenario, a diff
 # The offscreen platform says this whenever a shown window's size hints change: not ours.
-PLATFORM_NOISE = "does not support propagateSizeHints"
 
 
 def wait_until(condition: Callable[[], bool], timeout_ms: int = WAIT_MS, *, what: str = "the app") -> None:
@@ -187,21 +186,6 @@ def show_scenario_file(window: MainWindow, path: Path, *, snapshots: int) -> Non
     for _ in range(snapshots):
         tab.step_snapshot(+1)
     wait_until(lambda: tab.settled, what=f"{path.name}'s snapshots")
-
-
-@contextmanager
-def quiet_platform() -> Iterator[None]:
-    """Qt's own messages go to stderr as usual, except the offscreen platform's noise."""
-
-    def handler(_kind: QtMsgType, _context: QMessageLogContext, message: str) -> None:
-        if PLATFORM_NOISE not in message:
-            print(message, file=sys.stderr)
-
-    previous = qInstallMessageHandler(handler)
-    try:
-        yield
-    finally:
-        qInstallMessageHandler(previous)
 
 
 def save_screenshots(

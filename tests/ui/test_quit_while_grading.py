@@ -10,9 +10,6 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-# The offscreen platform's own line whenever a shown window's size hints change (pyproject's
-# qt_log_ignore says the same); it is Qt's, not ours.
-PLATFORM_NOISE = "This plugin does not support propagateSizeHints()"
 
 QUIT_DURING_GRADING = """
 import sys
@@ -47,6 +44,7 @@ def test_quitting_while_the_demo_grades_prints_nothing(tmp_path):
         env=env,
         timeout=300,
     )
-    stderr = [line for line in done.stderr.splitlines() if line.strip() != PLATFORM_NOISE]
     assert done.returncode == 0, done.stderr
-    assert stderr == []
+    # Not even the offscreen platform's "does not support propagateSizeHints()": the app
+    # keeps that line of Qt's off stderr (ui/qt_messages.py).
+    assert done.stderr == ""
