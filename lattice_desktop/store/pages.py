@@ -5,7 +5,7 @@ stored harness runs reproduce. Each runs on a worker thread."""
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 
 from peewee import fn
@@ -13,7 +13,7 @@ from peewee import fn
 from lattice_desktop.errors import UserError
 from lattice_desktop.harness import HarnessResult, parse_trace
 from lattice_desktop.harness import leaderboard as rank_boards
-from lattice_desktop.harness.ranking import agent_of
+from lattice_desktop.harness.ranking import agent_of, unranked_runs
 from lattice_desktop.harness.trace import ToolCall
 from lattice_desktop.manifest.case import CaseManifest, load_case
 from lattice_desktop.outcomes import Verdict
@@ -185,9 +185,9 @@ class HarnessBoardRow:
     result: HarnessResult
 
 
-def harness_boards() -> dict[tuple[str, str], list[HarnessBoardRow]]:
+def harness_boards(stored: list[StoredHarnessRun] | None = None) -> dict[tuple[str, str], list[HarnessBoardRow]]:
     """One board per (stage, box): each harness and model at its best run."""
-    stored = harness_runs()
+    stored = harness_runs() if stored is None else stored
     ids = {id(s.result): s.id for s in stored}
     boards = rank_boards([s.result for s in stored])
     return {
@@ -200,7 +200,14 @@ def harness_boards() -> dict[tuple[str, str], list[HarnessBoardRow]]:
 class BoardChoices:
     scopes: list[BoardScope]
     harness: dict[tuple[str, str], list[HarnessBoardRow]]
+    # Per (stage, box): the runs kept off the board (errored, cancelled, Cost unknown),
+    # each with its `unranked` reason; a box with only such runs is still offered.
+    harness_unranked: dict[tuple[str, str], list[HarnessResult]] = field(default_factory=dict)
+
+    def harness_keys(self) -> set[tuple[str, str]]:
+        return {*self.harness, *self.harness_unranked}
 
 
 def board_choices() -> BoardChoices:
-    return BoardChoices(board_scopes(), harness_boards())
+    stored = harness_runs()
+    return BoardChoices(board_scopes(), harness_boards(stored), unranked_runs([s.result for s in stored]))

@@ -18,6 +18,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from lattice_desktop.harness import HarnessResult
+from lattice_desktop.harness.ranking import agent_label
 from lattice_desktop.store.field import Leaderboard, leaderboard
 from lattice_desktop.store.pages import BoardChoices, BoardScope, RunPage, board_choices
 from lattice_desktop.ui.copy_table import CopyTable
@@ -135,7 +137,7 @@ class LeaderboardTab(QWidget):
         self.case_picker.clear()
         for name in dict.fromkeys(s.case_name for s in choices.scopes):
             self.case_picker.addItem(name, (PERF, name))
-        for box in sorted({box for _stage, box in choices.harness}):
+        for box in sorted({box for _stage, box in choices.harness_keys()}):
             self.case_picker.addItem(f"{box} (harness box)", (HARNESS, box))
         self.case_picker.blockSignals(False)
         if not self._select_preferred():
@@ -179,7 +181,7 @@ class LeaderboardTab(QWidget):
         picker.clear()
         kind_name = self.case_picker.currentData()
         if kind_name and kind_name[0] == HARNESS:
-            for stage in sorted({st for st, box in self.choices.harness if box == kind_name[1]}):
+            for stage in sorted({st for st, box in self.choices.harness_keys() if box == kind_name[1]}):
                 picker.addItem(f"stage {stage}", stage)
         else:
             for version in sorted({s.version for s in self._scopes()}, reverse=True):
@@ -253,6 +255,7 @@ class LeaderboardTab(QWidget):
 
     def _show_harness_board(self, box: str, stage: str | None) -> None:
         rows = self.choices.harness.get((stage or "", box), [])
+        kept_out = self.choices.harness_unranked.get((stage or "", box), [])
         self.table.setModel(self.harness_model)
         self.table.clearSpans()
         self.harness_model.set_rows(rows)
@@ -261,12 +264,14 @@ class LeaderboardTab(QWidget):
         self.scope_note.setText(
             f"harness box {box} · stage {stage} · each harness and model at "
             "its best run, ranked by Score, then Execution (0..1, higher is "
-            'better); "-" is a metric that could not be measured, never 0'
+            'better); "-" is a metric that could not be measured, never 0' + unranked_note(kept_out)
         )
         self.stack.setCurrentIndex(1 if rows else 0)
         if not rows:
             self.empty.setText(
-                "No harness run of this box and stage yet — File > Import harness run… to add one."
+                f"No ranked harness run of this box and stage.{unranked_note(kept_out)}"
+                if kept_out
+                else "No harness run of this box and stage yet — File > Import harness run… to add one."
             )
 
     def _fit_columns(self) -> None:
@@ -290,3 +295,13 @@ class LeaderboardTab(QWidget):
             self.open_harness_run.emit(run_id)
         else:
             self.open_run.emit(run_id)
+
+
+def unranked_note(kept_out: list[HarnessResult], *, listed: int = 3) -> str:
+    """The runs kept off a harness board, the first few with their reasons."""
+    if not kept_out:
+        return ""
+    named = "; ".join(f"{agent_label(r)} run {r.run_id}: {r.unranked}" for r in kept_out[:listed])
+    more = f"; and {len(kept_out) - listed} more" if len(kept_out) > listed else ""
+    runs = "1 run is" if len(kept_out) == 1 else f"{len(kept_out)} runs are"
+    return f"\n{runs} not ranked — {named}{more} (lattice-desktop harness leaderboard lists them all)"

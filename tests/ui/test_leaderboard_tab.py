@@ -77,13 +77,16 @@ def test_an_empty_board_says_what_to_do(qtbot, window):
     assert "Ctrl+G" in tab.empty.text()
 
 
-def store_harness_runs(db_path: Path, *traces: str) -> None:
+def store_harness_runs(db_path: Path, *traces: str | Path) -> None:
+    """Score and store bundled traces (by name) or trace files (by path) on the webshop box."""
     from lattice_desktop.store.database import open_database
 
     open_database(db_path)
     box = load_box(HARNESS / "webshop.box.toml")
-    for name in traces:
-        result = score(box, load_trace(HARNESS / "traces" / f"{name}.jsonl"))
+    for trace in traces:
+        path = trace if isinstance(trace, Path) else HARNESS / "traces" / f"{trace}.jsonl"
+        name = path.stem
+        result = score(box, load_trace(path))
         HarnessRun.create(
             box=result.box,
             stage=result.stage,
@@ -127,3 +130,39 @@ def test_harness_boxes_rank_by_score_then_execution_with_dashes(qtbot, db_path, 
     lost = rows[2]
     assert lost[4] == "-" and lost[6] == "-"  # Cost and Time could not be measured: not 0
     assert "cost" in model.index(2, 4).data(Qt.ItemDataRole.ToolTipRole).lower()
+
+
+def with_an_unreported_cost(folder: Path, name: str) -> Path:
+    """The bundled trace with one more model call, right after the start, whose cost it
+    did not report."""
+    start, *rest = (HARNESS / "traces" / f"{name}.jsonl").read_text().splitlines()
+    usage = {"type": "model_usage", "t": json.loads(start)["t"], "cost_usd": None}
+    path = folder / f"{name}-hidden-cost.jsonl"
+    path.write_text("\n".join([start, json.dumps(usage), *rest]) + "\n")
+    return path
+
+
+def test_a_box_whose_runs_are_all_unranked_is_offered_and_says_why(qtbot, db_path, make_window, tmp_path):
+    # The clean run with one model call whose cost it did not report: its spend is a lower
+    # bound, so it is kept off the board until the cost is known.
+    hidden = with_an_unreported_cost(tmp_path, "clean")
+    store_harness_runs(db_path, hidden)
+    window = make_window()
+    tab = window.leaderboard_tab
+    qtbot.waitUntil(lambda: tab.case_picker.count() == 1 and not tab._choices_query.busy)
+    assert tab.case_picker.currentText() == "webshop (harness box)"
+    assert tab.stack.currentWidget() is tab.empty
+    text = tab.empty.text()
+    assert text.startswith("No ranked harness run of this box and stage.")
+    assert "1 run is not ranked — tidy-agent / model-a run clean-001: " in text
+    assert "cost" in text.lower()
+
+
+def test_unranked_runs_are_named_under_a_board_that_has_ranked_ones(qtbot, db_path, make_window, tmp_path):
+    hidden = with_an_unreported_cost(tmp_path, "looping")
+    store_harness_runs(db_path, "clean", hidden)
+    window = make_window()
+    tab = window.leaderboard_tab
+    qtbot.waitUntil(lambda: tab.harness_model.rowCount() == 1 and not tab._choices_query.busy)
+    assert cells(tab.harness_model, 0)[1] == "tidy-agent / model-a"
+    assert "1 run is not ranked — loopy-agent / model-a run " in tab.scope_note.text()
