@@ -21,63 +21,15 @@ import statistics
 import subprocess
 import sys
 import tempfile
-import textwrap
 import time
 from pathlib import Path
 
-import wasmtime
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the tests' cases, reused
+from tests.core.wat_cases import ECHO, ECHO_CASES, write_case, write_submission
+from tests.hostile.test_builds import build_folder
+from tests.trust.test_cancel_and_close import LOOPS_ON_STRESS
 
-ALLOC = '(func (export "alloc") (param i32) (result i32) i32.const 1024)'
-ECHO_BACK = (
-    "(i64.or (i64.shl (i64.extend_i32_u (local.get 0)) (i64.const 32)) (i64.extend_i32_u (local.get 1)))"
-)
-LOOPS_ON_STRESS = f"""(module (memory (export "memory") 1) {ALLOC}
-  (func (export "run") (param i32 i32) (result i64)
-    (if (i32.gt_u (local.get 1) (i32.const 10)) (then (loop $forever (br $forever))))
-    {ECHO_BACK}))"""
-ECHO = f"""(module (memory (export "memory") 1) {ALLOC}
-  (func (export "run") (param i32 i32) (result i64) {ECHO_BACK}))"""
-
-
-def write_case(folder: Path, sandbox: str) -> Path:
-    folder.mkdir(parents=True, exist_ok=True)
-    path = folder / "case.toml"
-    path.write_text(
-        textwrap.dedent(f"""\
-        [meta]
-        name = "stop-latency"
-        version = 1
-        variant = "standard"
-        [contract]
-        abi = "bytes"
-        entry = "run"
-        [sandbox]
-        fuel_limit = 1000000000000000
-        {sandbox}
-        [[case]]
-        name = "hello"
-        kind = "smoke"
-        behaviour = "echoes a short input"
-        input = "hello"
-        expected = "hello"
-        [[case]]
-        name = "long"
-        kind = "stress"
-        input = "a somewhat longer input string"
-        expected = "a somewhat longer input string"
-        """)
-    )
-    return path
-
-
-def write_submission(folder: Path, wat: str, commands: list[str] | None = None) -> Path:
-    folder.mkdir(parents=True, exist_ok=True)
-    (folder / "m.wasm").write_bytes(wasmtime.wat2wasm(wat))
-    build = "" if commands is None else "commands = [" + ", ".join(f'"{c}"' for c in commands) + "]\n"
-    (folder / "submission.toml").write_text(
-        f'[submission]\nmodel = "bench"\n[build]\n{build}module = "m.wasm"\n'
-    )
-    return folder
+NEVER = 10**15  # fuel: only Ctrl+C or a time limit stops these
 
 
 def grade_command(sub: Path, case: Path, db: Path, *extra: str) -> list[str]:
@@ -97,7 +49,7 @@ def grade_command(sub: Path, case: Path, db: Path, *extra: str) -> list[str]:
 
 def quiet_grade(tmp: Path, n: int) -> float:
     """A whole `grade` of a correct echo: the cost of the subprocess itself."""
-    case = write_case(tmp / f"quiet-case-{n}", "wall_clock_s = 20")
+    case = write_case(tmp / f"quiet-case-{n}", ECHO_CASES)
     sub = write_submission(tmp / f"quiet-sub-{n}", ECHO)
     started = time.perf_counter()
     subprocess.run(grade_command(sub, case, tmp / f"quiet-{n}.db"), capture_output=True, check=False)
@@ -105,7 +57,7 @@ def quiet_grade(tmp: Path, n: int) -> float:
 
 
 def ctrl_c_during_stress(tmp: Path, n: int) -> float:
-    case = write_case(tmp / f"cc-case-{n}", "wall_clock_s = 60")
+    case = write_case(tmp / f"cc-case-{n}", ECHO_CASES, fuel_limit=NEVER, sandbox="wall_clock_s = 60")
     sub = write_submission(tmp / f"cc-sub-{n}", LOOPS_ON_STRESS)
     with subprocess.Popen(
         grade_command(sub, case, tmp / f"cc-{n}.db"),
@@ -128,8 +80,8 @@ def ctrl_c_during_stress(tmp: Path, n: int) -> float:
 
 
 def hanging_build(tmp: Path, n: int) -> float:
-    case = write_case(tmp / f"hb-case-{n}", "build_timeout_s = 1\nwall_clock_s = 20")
-    sub = write_submission(tmp / f"hb-sub-{n}", ECHO, ["echo starting", "sleep 600"])
+    case = write_case(tmp / f"hb-case-{n}", ECHO_CASES, sandbox="build_timeout_s = 1\nwall_clock_s = 20")
+    sub = build_folder(tmp / f"hb-sub-{n}", "echo starting", "sleep 600")
     started = time.perf_counter()
     done = subprocess.run(
         grade_command(sub, case, tmp / f"hb-{n}.db", "--build", "--allow-unisolated-build"),
@@ -145,9 +97,9 @@ def hanging_build(tmp: Path, n: int) -> float:
 
 def compile_bomb() -> float:
     from lattice_desktop.sandbox.compiler import CompileError, compile_module
+    from tests.hostile.test_modules import many_functions
 
-    body = "(local.get 0) " + "(i32.const 7) (i32.add) " * 100
-    bomb = bytes(wasmtime.wat2wasm("(module " + f"(func (param i32) (result i32) {body})" * 3000 + ")"))
+    bomb = many_functions(3000, 100)
     started = time.perf_counter()
     try:
         compile_module(bomb, max_bytes=8 * 2**20, timeout=1.0)

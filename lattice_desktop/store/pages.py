@@ -185,7 +185,9 @@ class HarnessBoardRow:
     result: HarnessResult
 
 
-def harness_boards(stored: list[StoredHarnessRun] | None = None) -> dict[tuple[str, str], list[HarnessBoardRow]]:
+def harness_boards(
+    stored: list[StoredHarnessRun] | None = None,
+) -> dict[tuple[str, str], list[HarnessBoardRow]]:
     """One board per (stage, box): each harness and model at its best run."""
     stored = harness_runs() if stored is None else stored
     ids = {id(s.result): s.id for s in stored}

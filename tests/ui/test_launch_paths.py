@@ -6,14 +6,11 @@ own process, on an empty HOME."""
 from __future__ import annotations
 
 import json
-import os
 import subprocess
-import sys
 from pathlib import Path
 
 from lattice_desktop.resources import CASES
-
-ROOT = Path(__file__).resolve().parents[2]
+from tests.ui.app_process import run_app_script
 
 # Once the window has read its runs and the files named are open, report what it is doing
 # (after every task it started has ended) and quit.
@@ -47,24 +44,7 @@ sys.exit(app.main(sys.argv[1:]))
 
 
 def launch(tmp_path: Path, *args: str) -> subprocess.CompletedProcess:
-    env = {
-        **os.environ,
-        "HOME": str(tmp_path / "home"),
-        "XDG_CONFIG_HOME": str(tmp_path / "config"),
-        "XDG_DATA_HOME": str(tmp_path / "data"),
-        "XDG_CACHE_HOME": str(tmp_path / "cache"),
-        "LATTICE_DESKTOP_CACHE": str(tmp_path / "cache"),
-        "QT_QPA_PLATFORM": "offscreen",
-    }
-    return subprocess.run(
-        [sys.executable, "-c", REPORT_AND_QUIT, "--db", str(tmp_path / "fresh.db"), *args],
-        check=False,
-        capture_output=True,
-        text=True,
-        cwd=ROOT,
-        env=env,
-        timeout=300,
-    )
+    return run_app_script(REPORT_AND_QUIT, "--db", str(tmp_path / "fresh.db"), *args, home=tmp_path)
 
 
 def test_open_on_a_missing_file_says_so_and_opens_no_window(tmp_path):

@@ -4,12 +4,7 @@ as the window closed). Runs the real app's `main` in its own process, on an empt
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
-from pathlib import Path
-
-ROOT = Path(__file__).resolve().parents[2]
+from tests.ui.app_process import run_app_script
 
 QUIT_DURING_GRADING = """
 import sys
@@ -26,24 +21,7 @@ sys.exit(app.main(["--db", sys.argv[1]]))
 
 
 def test_quitting_while_the_demo_grades_prints_nothing(tmp_path):
-    env = {
-        **os.environ,
-        "HOME": str(tmp_path / "home"),
-        "XDG_CONFIG_HOME": str(tmp_path / "config"),
-        "XDG_DATA_HOME": str(tmp_path / "data"),
-        "XDG_CACHE_HOME": str(tmp_path / "cache"),
-        "LATTICE_DESKTOP_CACHE": str(tmp_path / "cache"),
-        "QT_QPA_PLATFORM": "offscreen",
-    }
-    done = subprocess.run(
-        [sys.executable, "-c", QUIT_DURING_GRADING, str(tmp_path / "lattice.db")],
-        check=False,
-        capture_output=True,
-        text=True,
-        cwd=ROOT,
-        env=env,
-        timeout=300,
-    )
+    done = run_app_script(QUIT_DURING_GRADING, str(tmp_path / "lattice.db"), home=tmp_path)
     assert done.returncode == 0, done.stderr
     # Not even the offscreen platform's "does not support propagateSizeHints()": the app
     # keeps that line of Qt's off stderr (ui/qt_messages.py).
