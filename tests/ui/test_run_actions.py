@@ -13,6 +13,8 @@ from PySide6.QtWidgets import QMessageBox
 
 from lattice_desktop.store.queries import list_runs
 
+from .conftest import drain
+
 
 def _texts(menu) -> list[str]:
     return [a.text() for a in menu.actions() if not a.isSeparator()]
@@ -73,7 +75,9 @@ def test_hiding_a_run_takes_it_out_of_the_list_and_the_leaderboard(window, grade
         lambda: graded["echo"] not in [s.id for s in window.runs_panel.model.summaries], timeout=10_000
     )
     qtbot.waitUntil(lambda: board.board is not None and board.board.entries == [], timeout=10_000)
-    assert window.page.run.id != graded["echo"]  # its neighbour opened in its place
+    # Its neighbour opens in its place: a read of its own, which may come back after the
+    # list's and the board's.
+    qtbot.waitUntil(lambda: window.page is not None and window.page.run.id != graded["echo"])
     assert "is hidden" in window.message_bar.message()
     assert {r.id for r in list_runs(include_hidden=True)} == set(graded.values())  # kept, whole
 
@@ -125,13 +129,18 @@ def test_regrading_grades_the_same_submission_against_its_case_again(window, gra
 def test_file_export_writes_the_open_run_the_list_and_the_leaderboard(window, graded, qtbot, tmp_path):
     window.refresh_all()  # graded outside the window: View › Refresh
     _open(qtbot, window, graded["bytewise"])
+    # What the user sees before exporting: the list refreshed (its read may come back after
+    # the page's), and the board.
+    qtbot.waitUntil(lambda: len(window.runs_panel.model.summaries) == 3)
     actions = window.run_actions
     actions.export_open_run("html", tmp_path / "run.html")
     actions.export_runs("csv", tmp_path / "runs.csv")
-    qtbot.waitUntil(lambda: window.leaderboard_tab.fuel_model.board is not None, timeout=10_000)
+    board = window.leaderboard_tab.fuel_model
+    qtbot.waitUntil(lambda: board.board is not None and len(board.board.entries) == 1)
     actions.export_board("csv", tmp_path / "board.csv")
     files = [tmp_path / name for name in ("run.html", "runs.csv", "board.csv")]
-    qtbot.waitUntil(lambda: all(f.is_file() for f in files), timeout=10_000)
+    drain()  # every export has been written, or has said why not
+    assert all(f.is_file() for f in files), window.message_bar.message()
     assert (tmp_path / "run.html").read_text().count("<svg") == 2
     rows = list(csv.DictReader(io.StringIO((tmp_path / "runs.csv").read_text())))
     assert sorted(int(r["run"]) for r in rows) == sorted(graded.values())
