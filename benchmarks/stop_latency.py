@@ -27,24 +27,9 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the tests' cases, reused
 from tests.core.wat_cases import ECHO, ECHO_CASES, write_case, write_submission
 from tests.hostile.test_builds import build_folder
-from tests.trust.test_cancel_and_close import LOOPS_ON_STRESS
+from tests.trust.test_cancel_and_close import LOOPS_ON_STRESS, grade_command
 
 NEVER = 10**15  # fuel: only Ctrl+C or a time limit stops these
-
-
-def grade_command(sub: Path, case: Path, db: Path, *extra: str) -> list[str]:
-    return [
-        sys.executable,
-        "-m",
-        "lattice_desktop.cli.main",
-        "grade",
-        str(sub),
-        "--case",
-        str(case),
-        "--db",
-        str(db),
-        *extra,
-    ]
 
 
 def quiet_grade(tmp: Path, n: int) -> float:

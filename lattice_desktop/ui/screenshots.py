@@ -21,7 +21,6 @@ from lattice_desktop.ui.window_tabs import FACTORY, FUEL, LEADERBOARD, RESULTS
 
 GRADE_MS = 30 * 60 * 1000  # grading the bundled case can take minutes on a slow machine
 WAIT_MS = 3 * 60 * 1000  # anything else: opening a run, a scenario, a diff
-# The offscreen platform says this whenever a shown window's size hints change: not ours.
 
 
 def wait_until(condition: Callable[[], bool], timeout_ms: int = WAIT_MS, *, what: str = "the app") -> None:

@@ -10,6 +10,7 @@ import sqlite3
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 from tests.core.wat_cases import module_with_run_body, write_case, write_submission
 
@@ -33,22 +34,18 @@ expected = "a somewhat longer input string"
 """
 
 
+def grade_command(sub: Path, case: Path, db: Path, *extra: str) -> list[str]:
+    """`lattice-desktop grade` as a user types it, in a process of its own."""
+    cli = [sys.executable, "-m", "lattice_desktop.cli.main"]
+    return [*cli, "grade", str(sub), "--case", str(case), "--db", str(db), *extra]
+
+
 def test_ctrl_c_during_grade_stops_at_once_and_stores_the_run_cancelled(tmp_path):
     case = write_case(tmp_path / "case", CASES, fuel_limit=10**15, sandbox="wall_clock_s = 20")
     sub = write_submission(tmp_path / "sub", LOOPS_ON_STRESS)
     db = tmp_path / "l.db"
     with subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "lattice_desktop.cli.main",
-            "grade",
-            str(sub),
-            "--case",
-            str(case),
-            "--db",
-            str(db),
-        ],
+        grade_command(sub, case, db),
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
@@ -80,19 +77,7 @@ def test_ctrl_c_during_a_build_stops_it_and_leaves_nothing_running(tmp_path):
     folder = build_folder(tmp_path / "sub", f"echo building; sleep 6{token}")
     db = tmp_path / "l.db"
     with subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "lattice_desktop.cli.main",
-            "grade",
-            str(folder),
-            "--case",
-            str(case),
-            "--db",
-            str(db),
-            "--build",
-            "--allow-unisolated-build",
-        ],
+        grade_command(folder, case, db, "--build", "--allow-unisolated-build"),
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
