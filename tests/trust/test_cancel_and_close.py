@@ -5,6 +5,7 @@ the cancel was sent) and stored internal_error."""
 
 from __future__ import annotations
 
+import secrets
 import signal
 import sqlite3
 import subprocess
@@ -72,7 +73,8 @@ def test_ctrl_c_during_grade_stops_at_once_and_stores_the_run_cancelled(tmp_path
 def test_ctrl_c_during_a_build_stops_it_and_leaves_nothing_running(tmp_path):
     from tests.hostile.test_builds import build_folder, processes_running
 
-    token = "7654321"
+    # Its own number: a fixed one would find the same test's sleep in another run at once.
+    token = f"{secrets.randbelow(10**6) + 10**6}"
     case = write_case(tmp_path / "case", CASES)
     folder = build_folder(tmp_path / "sub", f"echo building; sleep 6{token}")
     db = tmp_path / "l.db"
