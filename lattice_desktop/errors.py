@@ -45,6 +45,22 @@ class ManifestError(UserError):
     """A case or submission manifest that cannot be used as written."""
 
 
+class ManifestProblems(ManifestError):
+    """Every mistake found in one manifest, listed together (each with its own location);
+    the first stands for them all where one location is wanted."""
+
+    def __init__(self, problems: list[ManifestError]) -> None:
+        first = problems[0]
+        super().__init__(first.message, first.location)
+        self.problems = tuple(problems)
+
+    def __str__(self) -> str:
+        if len(self.problems) == 1:
+            return str(self.problems[0])
+        lines = "\n".join(f"  {problem}" for problem in self.problems)
+        return f"{len(self.problems)} problems in {self.location.file or 'the manifest'}:\n{lines}"
+
+
 class StorageError(UserError):
     """The database cannot be opened or written (locked, read-only, too new)."""
 

@@ -11,12 +11,13 @@ identity lives in [meta] and its inputs in [[case]].
 
 from __future__ import annotations
 
-import hashlib
 import struct
-import threading
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
+from lattice_desktop.manifest.case_hash import hash_manifest
+from lattice_desktop.manifest.problems import Problems
 from lattice_desktop.manifest.toml_source import Table, TomlDocument
 
 ABIS = ("bytes", "scalar")
@@ -134,20 +135,65 @@ class CaseManifest:
 
 
 def load_case(path: str | Path) -> CaseManifest:
-    """Read and check a case manifest; every mistake is a located ManifestError."""
+    """Read and check a case manifest. Every mistake found is reported at once, each located
+    (file:line: key), as one `ManifestProblems`: a person fixes them in one pass, not one per
+    attempt. A file that cannot be read or parsed as TOML stops the reading where it is."""
     path = Path(path)
     if path.is_dir():
         path = path / "case.toml"
     doc = TomlDocument.load(path)
-    doc.check_top_level(("meta", "contract", "sandbox", "case"))
-    meta = doc.table("meta")
-    meta.check_keys(("name", "version", "variant", "family", "description", "samples"))
-    contract = _read_contract(doc.table("contract"))
-    sandbox = _read_sandbox(doc.table("sandbox"))
-    cases = tuple(_read_entry(t, contract) for t in doc.tables("case"))
-    if not cases:
-        raise doc.error((), "the manifest declares no [[case]]")
-    seen: dict[str, int] = {}
+    problems = Problems()
+    problems.check(lambda: doc.check_top_level(("meta", "contract", "sandbox", "case")), None)
+    meta = _read_meta(doc, problems)
+    contract = problems.check(lambda: _read_contract(doc.table("contract"), problems), None)
+    sandbox = problems.check(lambda: _read_sandbox(doc.table("sandbox"), problems), None)
+    tables = problems.check(lambda: doc.tables("case"), [])
+    if not tables and "case" not in doc.data:
+        problems.add(doc.error((), "the manifest declares no [[case]]"))
+    read = [problems.check(lambda t=t: _read_entry(t, contract, problems), None) for t in tables]
+    cases = tuple(case for case in read if case is not None)
+    if sandbox is not None and len(cases) == len(tables):
+        _check_budgets(doc, sandbox, cases, problems)
+    _check_names(tables, problems)
+    problems.raise_any()
+    assert meta is not None and contract is not None and sandbox is not None  # no problems
+    samples = meta.pop("samples")
+    samples_dir = (path.parent / samples).resolve() if samples else None
+    if samples_dir is None and (path.parent / "submissions").is_dir():
+        samples_dir = (path.parent / "submissions").resolve()
+    files = [f for case in cases for f in (case.input_path, case.expected_path) if f is not None]
+    return CaseManifest(
+        path=path.resolve(),
+        contract=contract,
+        sandbox=sandbox,
+        cases=cases,
+        manifest_hash=hash_manifest(path, files),
+        samples_dir=samples_dir,
+        **meta,
+    )
+
+
+def _read_meta(doc: TomlDocument, problems: Problems) -> dict[str, Any] | None:
+    """[meta]'s values by CaseManifest field, each key checked on its own."""
+    meta = problems.check(lambda: doc.table("meta"), None)
+    if meta is None:
+        return None
+    problems.check(
+        lambda: meta.check_keys(("name", "version", "variant", "family", "description", "samples")), None
+    )
+    return {
+        "name": problems.check(lambda: meta.string("name"), ""),
+        "version": problems.check(lambda: meta.integer("version", minimum=1), 1),
+        "variant": problems.check(lambda: meta.string("variant", "standard"), "standard"),
+        "family": problems.check(lambda: meta.string("family", None, choices=FAMILIES), None),
+        "description": problems.check(lambda: meta.string("description", ""), ""),
+        "samples": problems.check(lambda: meta.string("samples", None), None),
+    }
+
+
+def _check_budgets(
+    doc: TomlDocument, sandbox: Sandbox, cases: tuple[CaseEntry, ...], problems: Problems
+) -> None:
     for index, case in enumerate(cases):
         if int(sandbox.fuel_limit * case.fuel_runway) >= FUEL_COUNTER_LIMIT:
             key = (
@@ -155,128 +201,151 @@ def load_case(path: str | Path) -> CaseManifest:
                 if "fuel_runway" in doc.tables("case")[index].data
                 else ("sandbox", "fuel_limit")
             )
-            raise doc.error(
-                key,
-                f"fuel_limit × fuel_runway = {sandbox.fuel_limit:,} × {case.fuel_runway:g} "
-                "does not fit wasmtime's fuel counter (it must stay below 2^63)",
+            problems.add(
+                doc.error(
+                    key,
+                    f"fuel_limit × fuel_runway = {sandbox.fuel_limit:,} × {case.fuel_runway:g} "
+                    "does not fit wasmtime's fuel counter (it must stay below 2^63)",
+                )
             )
-        if case.name in seen:
-            raise doc.error(
-                ("case", index, "name"),
-                f"duplicate case name '{case.name}' (first used by case #{seen[case.name] + 1})",
+
+
+def _check_names(tables: list[Table], problems: Problems) -> None:
+    seen: dict[str, int] = {}
+    for index, table in enumerate(tables):
+        name = table.data.get("name")
+        if not isinstance(name, str):
+            continue
+        if name in seen:
+            problems.add(
+                table.error("name", f"duplicate case name '{name}' (first used by case #{seen[name] + 1})")
             )
-        seen[case.name] = index
-    samples = meta.string("samples", None)
-    samples_dir = (path.parent / samples).resolve() if samples else None
-    if samples_dir is None and (path.parent / "submissions").is_dir():
-        samples_dir = (path.parent / "submissions").resolve()
-    return CaseManifest(
-        path=path.resolve(),
-        name=meta.string("name"),
-        version=meta.integer("version", minimum=1),
-        variant=meta.string("variant", "standard"),
-        family=meta.string("family", None, choices=FAMILIES),
-        description=meta.string("description", ""),
-        contract=contract,
-        sandbox=sandbox,
-        cases=cases,
-        manifest_hash=_hash_manifest(path, cases),
-        samples_dir=samples_dir,
+        seen.setdefault(name, index)
+
+
+def _read_contract(table: Table, problems: Problems) -> Contract:
+    problems.check(
+        lambda: table.check_keys(
+            ("abi", "entry", "output", "memory", "alloc", "params", "results", "records")
+        ),
+        None,
     )
-
-
-def _read_contract(table: Table) -> Contract:
-    table.check_keys(("abi", "entry", "output", "memory", "alloc", "params", "results", "records"))
-    abi = table.string("abi", choices=ABIS)
-    params = tuple(table.strings("params", []))
-    results = tuple(table.strings("results", []))
+    abi = table.string("abi", choices=ABIS)  # what follows depends on it
+    params = tuple(problems.check(lambda: table.strings("params", []), []))
+    results = tuple(problems.check(lambda: table.strings("results", []), []))
     for key, types in (("params", params), ("results", results)):
         for t in types:
             if t not in SCALAR_TYPES:
-                raise table.error(key, f"types must be 'i32' or 'i64', not {t!r}")
+                problems.add(table.error(key, f"types must be 'i32' or 'i64', not {t!r}"))
     if abi == "scalar" and not results:
-        raise table.error("results", "a scalar contract needs at least one result type")
+        problems.add(table.error("results", "a scalar contract needs at least one result type"))
     if abi == "bytes" and (params or results):
-        raise table.error("params" if params else "results", "only a scalar contract has types")
+        problems.add(table.error("params" if params else "results", "only a scalar contract has types"))
+    default_output = "bytes" if abi == "bytes" else "u64-list"
     return Contract(
         abi=abi,
-        entry=table.string("entry"),
-        output=table.string("output", "bytes" if abi == "bytes" else "u64-list", choices=OUTPUTS),
-        memory=table.string("memory", "memory"),
-        alloc=table.string("alloc", "alloc"),
+        entry=problems.check(lambda: table.string("entry"), "entry"),
+        output=problems.check(
+            lambda: table.string("output", default_output, choices=OUTPUTS), default_output
+        ),
+        memory=problems.check(lambda: table.string("memory", "memory"), "memory"),
+        alloc=problems.check(lambda: table.string("alloc", "alloc"), "alloc"),
         params=params,
         results=results,
-        records=table.string("records", None),
+        records=problems.check(lambda: table.string("records", None), None),
     )
 
 
-def _read_sandbox(table: Table) -> Sandbox:
-    table.check_keys(
-        (
-            "fuel_limit",
-            "memory_limit_mib",
-            "build_timeout_s",
-            "wall_clock_s",
-            "max_module_mib",
-            "compile_timeout_s",
-            "max_output_mib",
-        )
+def _read_sandbox(table: Table, problems: Problems) -> Sandbox:
+    problems.check(
+        lambda: table.check_keys(
+            (
+                "fuel_limit",
+                "memory_limit_mib",
+                "build_timeout_s",
+                "wall_clock_s",
+                "max_module_mib",
+                "compile_timeout_s",
+                "max_output_mib",
+            )
+        ),
+        None,
     )
     mib = 1024 * 1024
+
+    def integer(key: str, default: Any, lo: int, hi: int) -> int:
+        return int(problems.check(lambda: table.integer(key, default, minimum=lo, maximum=hi), lo))
+
+    def number(key: str, default: float, lo: float, hi: float) -> float:
+        return float(problems.check(lambda: table.number(key, default, minimum=lo, maximum=hi), default))
+
     return Sandbox(
-        fuel_limit=table.integer("fuel_limit", minimum=1, maximum=2**62),
-        memory_limit=table.integer("memory_limit_mib", 256, minimum=1, maximum=4096) * mib,
-        build_timeout=table.number("build_timeout_s", 120.0, minimum=0.1, maximum=86400),
-        wall_clock=table.number("wall_clock_s", 60.0, minimum=0.1, maximum=86400),
-        max_module_bytes=table.integer("max_module_mib", 64, minimum=1, maximum=1024) * mib,
-        compile_timeout=table.number("compile_timeout_s", 60.0, minimum=0.1, maximum=3600),
-        max_output_bytes=table.integer("max_output_mib", 64, minimum=1, maximum=1024) * mib,
+        fuel_limit=int(problems.check(lambda: table.integer("fuel_limit", minimum=1, maximum=2**62), 1)),
+        memory_limit=integer("memory_limit_mib", 256, 1, 4096) * mib,
+        build_timeout=number("build_timeout_s", 120.0, 0.1, 86400),
+        wall_clock=number("wall_clock_s", 60.0, 0.1, 86400),
+        max_module_bytes=integer("max_module_mib", 64, 1, 1024) * mib,
+        compile_timeout=number("compile_timeout_s", 60.0, 0.1, 3600),
+        max_output_bytes=integer("max_output_mib", 64, 1, 1024) * mib,
     )
 
 
-def _read_entry(table: Table, contract: Contract) -> CaseEntry:
-    table.check_keys(
-        (
-            "name",
-            "kind",
-            "behaviour",
-            "input",
-            "input_file",
-            "expected",
-            "expected_file",
-            "fuel_runway",
-            "size",
-        )
+def _read_entry(table: Table, contract: Contract | None, problems: Problems) -> CaseEntry | None:
+    """One [[case]]; None when the contract could not be read, after checking what does
+    not depend on it (its inputs' form depends on the contract's ABI)."""
+    problems.check(
+        lambda: table.check_keys(
+            (
+                "name",
+                "kind",
+                "behaviour",
+                "input",
+                "input_file",
+                "expected",
+                "expected_file",
+                "fuel_runway",
+                "size",
+            )
+        ),
+        None,
     )
-    name = table.string("name")
-    kind = table.string("kind", choices=KINDS)
-    behaviour = table.string("behaviour", "")
+    name = problems.check(lambda: table.string("name"), "")
+    kind = problems.check(lambda: table.string("kind", choices=KINDS), "stress")
+    behaviour = problems.check(lambda: table.string("behaviour", ""), "")
     if kind == "smoke" and not behaviour:
-        raise table.error(None, f"smoke test '{name}' must say which behaviour it isolates")
-    runway = table.number("fuel_runway", 1.0, minimum=1.0, maximum=1_000_000.0)
+        problems.add(table.error(None, f"smoke test '{name}' must say which behaviour it isolates"))
+    runway = problems.check(lambda: table.number("fuel_runway", 1.0, minimum=1.0, maximum=1_000_000.0), 1.0)
+    if contract is None:
+        return None
     if contract.abi == "scalar":
-        args = _scalars(table, "input", contract.params)
-        expected = _scalars(table, "expected", contract.results)
+        args = problems.check(lambda: _scalars(table, "input", contract.params), ())
+        expected = problems.check(lambda: _scalars(table, "expected", contract.results), ())
         return CaseEntry(
             name=name,
             kind=kind,
             behaviour=behaviour,
             fuel_runway=runway,
-            size=table.integer("size", max(1, sum(abs(a) for a in args)), minimum=0),
+            size=problems.check(
+                lambda: table.integer("size", max(1, sum(abs(a) for a in args)), minimum=0), 0
+            ),
             scalar_args=args,
             scalar_expected=expected,
         )
-    input_path, input_inline = _bytes_source(table, "input", "input_file", contract)
-    expected_path, expected_inline = _bytes_source(table, "expected", "expected_file", contract)
+    input_path, input_inline = problems.check(
+        lambda: _bytes_source(table, "input", "input_file", contract), (None, None)
+    )
+    expected_path, expected_inline = problems.check(
+        lambda: _bytes_source(table, "expected", "expected_file", contract), (None, None)
+    )
     if input_path is not None and input_path.stat().st_size > MAX_INPUT_BYTES:
-        raise table.error("input_file", f"input is larger than {MAX_INPUT_BYTES:,} bytes")
+        problems.add(table.error("input_file", f"input is larger than {MAX_INPUT_BYTES:,} bytes"))
     size = input_path.stat().st_size if input_path else len(input_inline or b"")
     return CaseEntry(
         name=name,
         kind=kind,
         behaviour=behaviour,
         fuel_runway=runway,
-        size=table.integer("size", size, minimum=0),
+        size=problems.check(lambda: table.integer("size", size, minimum=0), 0),
         input_path=input_path,
         input_inline=input_inline,
         expected_path=expected_path,
@@ -320,72 +389,3 @@ def _bytes_source(
         inline_key,
         "must be a string" + (" or an array of u64" if contract.output == "u64-list" else ""),
     )
-
-
-def _hash_manifest(path: Path, cases: tuple[CaseEntry, ...]) -> str:
-    """The case's content hash: the manifest without its comments, then every input and
-    expected file. Comments (the builder's fuel notes, say) never change what is graded, so
-    they never split a field; a manifest without comments hashes as its bytes."""
-    digest = hashlib.sha256(without_comments(path.read_bytes()))
-    for case in cases:
-        for file in (case.input_path, case.expected_path):
-            if file is not None:
-                digest.update(file_digest(file))
-    return digest.hexdigest()
-
-
-def without_comments(toml: bytes) -> bytes:
-    """TOML text with its comments removed: a line holding only a comment goes whole, a
-    comment after a value goes with the spaces before it; a `#` inside a string is kept."""
-    out, line = bytearray(), bytearray()
-    quote = b""  # the delimiter of the string being read, if any
-    commented = False
-    i, n = 0, len(toml)
-    while i < n:
-        c = toml[i : i + 1]
-        if quote:
-            step = 2 if c == b"\\" and quote[:1] == b'"' else 1
-            if step == 1 and toml.startswith(quote, i):
-                step, quote = len(quote), b""
-        elif c in (b'"', b"'"):
-            quote = c * 3 if toml.startswith(c * 3, i) else c
-            step = len(quote)
-        elif c == b"#":
-            end = toml.find(b"\n", i)
-            i = n if end < 0 else end
-            line, commented = bytearray(line.rstrip(b" \t")), True
-            continue
-        else:
-            step = 1
-        chunk = toml[i : i + step]
-        i += step
-        if chunk != b"\n":
-            line += chunk
-            continue
-        if not (commented and not line.strip()):
-            out += line + chunk
-        line, commented = bytearray(), False
-    if not (commented and not line.strip()):
-        out += line
-    return bytes(out)
-
-
-# Opening a run's page reads its case again; hashing every input each time cost seconds on
-# the bundled case. A file's digest is kept while its size, times and inode are unchanged.
-_digests: dict[Path, tuple[tuple[int, ...], bytes]] = {}
-_digests_lock = threading.Lock()
-
-
-def file_digest(path: Path) -> bytes:
-    """The sha256 of a file's bytes, read again only when the file changed."""
-    info = path.stat()
-    signature = (info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns, info.st_ctime_ns)
-    key = path.resolve()
-    with _digests_lock:
-        known = _digests.get(key)
-    if known is not None and known[0] == signature:
-        return known[1]
-    digest = hashlib.sha256(path.read_bytes()).digest()
-    with _digests_lock:
-        _digests[key] = (signature, digest)
-    return digest

@@ -6,7 +6,7 @@ from __future__ import annotations
 import hashlib
 
 from lattice_desktop.manifest import load_case
-from lattice_desktop.manifest.case import file_digest
+from lattice_desktop.manifest.case_hash import file_digest
 from tests.core.wat_cases import ECHO_CASES, write_case
 
 

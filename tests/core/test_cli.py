@@ -47,13 +47,14 @@ def test_grade_json_is_machine_readable(tmp_path, capsys):
     assert data["standing"] == {"rank": 1, "of": 1, "percentile": 100.0}
 
 
-def test_bad_manifest_is_one_line_on_stderr_with_usage_exit(tmp_path, capsys):
+def test_bad_manifest_lists_its_problems_on_stderr_with_usage_exit(tmp_path, capsys):
     case = write_case(tmp_path / "case", ECHO_CASES.replace("kind", "knd", 1))
     sub = write_submission(tmp_path / "sub", ECHO)
     assert main(["grade", str(sub), "--case", str(case), "--db", str(tmp_path / "db")]) == 2
     err = capsys.readouterr().err.strip().splitlines()
-    assert err[-1].startswith(f"error: {case}:")
-    assert "unknown key 'knd'" in err[-1] and "Traceback" not in "\n".join(err)
+    assert err[-3] == f"error: 2 problems in {case}:"  # one mistake, seen from both sides
+    assert "unknown key 'knd'" in err[-2] and "missing key 'kind'" in err[-1]
+    assert all(line.startswith(f"  {case}:") for line in err[-2:]) and "Traceback" not in "\n".join(err)
 
 
 def test_runs_show_and_leaderboard(tmp_path, capsys):
