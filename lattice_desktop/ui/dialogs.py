@@ -1,6 +1,6 @@
 """Dialogs: the gate before running a submission's build commands, file choosers (cases,
-submissions, harness boxes and traces), and the recent cases and submissions kept in
-QSettings."""
+submissions, harness boxes and traces, exports) that all start in the folder the user
+last chose from, and the recent cases, submissions and scenarios kept in QSettings."""
 
 from __future__ import annotations
 
@@ -21,6 +21,7 @@ from PySide6.QtWidgets import (
 )
 
 from lattice_desktop.manifest import Submission
+from lattice_desktop.resources import CASES
 from lattice_desktop.ui import theme
 
 RECENT_LIMIT = 8
@@ -116,43 +117,93 @@ class UnisolatedBuildDialog(QDialog):
         self.accept()
 
 
-def choose_case_file(parent: QWidget, start: str = "") -> Path | None:
+class DialogFolder:
+    """Where file dialogs start: the folder of the last file or folder the user chose in any
+    of them, or the bundled samples the first time — never the program's working folder,
+    which is wherever it was started from (often its own source tree)."""
+
+    KEY = "dialogs/folder"
+
+    def __init__(self, settings: QSettings) -> None:
+        self.settings = settings
+
+    def start(self) -> Path:
+        last = self.settings.value(self.KEY, "")
+        if isinstance(last, str) and last and Path(last).is_dir():
+            return Path(last)
+        samples = CASES / "lattice" / "submissions"
+        return samples if samples.is_dir() else Path.home()
+
+    def remember(self, chosen: Path) -> None:
+        """The next dialog starts beside `chosen` (inside it, when it is a folder)."""
+        self.settings.setValue(self.KEY, str(chosen if chosen.is_dir() else chosen.parent))
+
+    def chosen(self, path: str) -> Path | None:
+        if not path:
+            return None
+        self.remember(Path(path))
+        return Path(path)
+
+
+def choose_case_file(parent: QWidget, folder: DialogFolder) -> Path | None:
     path, _ = QFileDialog.getOpenFileName(
-        parent, "Open case manifest", start, "Case manifests (case.toml *.toml);;All files (*)"
+        parent, "Open case manifest", str(folder.start()), "Case manifests (case.toml *.toml);;All files (*)"
     )
-    return Path(path) if path else None
+    return folder.chosen(path)
 
 
-def choose_submission_folder(parent: QWidget, start: str = "") -> Path | None:
+def choose_submission_folder(parent: QWidget, folder: DialogFolder) -> Path | None:
     path = QFileDialog.getExistingDirectory(
-        parent, "Choose a submission folder (holding submission.toml)", start
+        parent, "Choose a submission folder (holding submission.toml)", str(folder.start())
     )
-    return Path(path) if path else None
+    return folder.chosen(path)
 
 
-def choose_submissions_folder(parent: QWidget, start: str = "") -> Path | None:
+def choose_submissions_folder(parent: QWidget, folder: DialogFolder) -> Path | None:
     path = QFileDialog.getExistingDirectory(
-        parent, "Grade many: choose a folder of submission folders", start
+        parent, "Grade many: choose a folder of submission folders", str(folder.start())
     )
-    return Path(path) if path else None
+    return folder.chosen(path)
 
 
-def choose_harness_box(parent: QWidget, start: str = "") -> Path | None:
+def choose_scenario_files(parent: QWidget, folder: DialogFolder) -> list[Path]:
+    names, _ = QFileDialog.getOpenFileNames(
+        parent, "Open scenario", str(folder.start()), "Lattice scenarios (*.lat);;All files (*)"
+    )
+    if names:
+        folder.remember(Path(names[-1]))
+    return [Path(name) for name in names]
+
+
+def choose_harness_box(parent: QWidget, folder: DialogFolder) -> Path | None:
     path, _ = QFileDialog.getOpenFileName(
-        parent, "Import harness run: 1. the box definition", start, "Harness boxes (*.toml);;All files (*)"
+        parent,
+        "Import harness run: 1. the box definition",
+        str(folder.start()),
+        "Harness boxes (*.toml);;All files (*)",
     )
-    return Path(path) if path else None
+    return folder.chosen(path)
 
 
-def choose_harness_traces(parent: QWidget, start: str = "") -> list[Path]:
+def choose_harness_traces(parent: QWidget, folder: DialogFolder) -> list[Path]:
     paths, _ = QFileDialog.getOpenFileNames(
         parent,
         "Import harness run: 2. run traces or Inspect AI logs recorded against that box",
-        start,
+        str(folder.start()),
         "Run traces and Inspect AI logs (*.jsonl *.eval *.json);;Run traces (*.jsonl);;"
         "Inspect AI logs (*.eval *.json);;All files (*)",
     )
+    if paths:
+        folder.remember(Path(paths[-1]))
     return [Path(p) for p in paths]
+
+
+def choose_save_path(
+    parent: QWidget, folder: DialogFolder, title: str, name: str, pattern: str
+) -> Path | None:
+    """A file to write, suggested as `name` in the folder the user was last in."""
+    path, _ = QFileDialog.getSaveFileName(parent, title, str(folder.start() / name), pattern)
+    return folder.chosen(path)
 
 
 class Recent:

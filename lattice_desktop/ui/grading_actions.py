@@ -5,7 +5,9 @@ status bar; this object runs the ops behind them and reports through signals."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import replace
+from functools import partial
 from pathlib import Path
 
 from PySide6.QtCore import QObject, Signal, Slot
@@ -14,7 +16,7 @@ from PySide6.QtWidgets import QWidget
 from lattice_desktop.batch.driver import BatchResult
 from lattice_desktop.batch.summary import outcome_text
 from lattice_desktop.errors import UserError
-from lattice_desktop.manifest import load_submission
+from lattice_desktop.manifest import CaseManifest, load_case, load_submission
 from lattice_desktop.sandbox.isolation import isolation
 from lattice_desktop.services.grade_jobs import GradeJob, demo_jobs, shipped_module_job
 from lattice_desktop.services.grading import StoredGrade
@@ -25,6 +27,7 @@ from lattice_desktop.ui.batch_op import BatchOp
 from lattice_desktop.ui.dialogs import (
     BuildChoice,
     BuildConfirmDialog,
+    DialogFolder,
     Recent,
     UnisolatedBuildDialog,
     choose_case_file,
@@ -56,6 +59,7 @@ class GradingActions(QObject):
         super().__init__(window)
         self.window, self.demo_case = window, demo_case
         self.recent_cases, self.recent_submissions = recent_cases, recent_submissions
+        self.dialog_folder = DialogFolder(recent_cases.settings)
         self.case_path: Path | None = self._initial_case()
         self._open_after_grade = True
         self._prewarm_pending = False
@@ -72,6 +76,9 @@ class GradingActions(QObject):
         self.prewarming = tasks.Background(self)  # the demo's keyframe walk
         self._demo_query = LatestQuery(self._on_demo_jobs, self)
         self._demo_query.failed.connect(self.failed)
+        self._case_check = LatestQuery(self._on_case_checked, self)
+        self._case_check.failed.connect(self._on_case_refused)
+        self._after_check: Callable[[], object] | None = None  # a grade asked for mid-check
 
     def _initial_case(self) -> Path | None:
         for item in self.recent_cases.items():
@@ -81,22 +88,43 @@ class GradingActions(QObject):
 
     @Slot()
     def choose_case(self) -> None:
-        start = str(self.case_path.parent) if self.case_path else ""
-        path = choose_case_file(self.window, start)
+        path = choose_case_file(self.window, self.dialog_folder)
         if path is not None:
             self.open_case(path)
 
     def open_case(self, path: Path) -> None:
-        """Make `path` (a case.toml or its folder) the case submissions are graded against."""
-        path = path / "case.toml" if path.is_dir() else path
-        if not path.is_file():
-            self.message.emit(f"No case manifest at {path}.", "error")
-            return
-        self.case_path = path
-        self.recent_cases.add(path)
+        """Check `path` (a case.toml or its folder) off the GUI thread and, when it holds up,
+        make it the case submissions are graded against; otherwise every problem it has is
+        shown at once and the case open before stays open."""
+        self._case_check.request(load_case, path)
+
+    def _on_case_checked(self, case: CaseManifest) -> None:
+        self.case_path = case.path
+        self.recent_cases.add(case.path)
         self.message.emit(
-            f"Case {path} is open: Grade submission… (Ctrl+G) grades a submission against it.", "info"
+            f"Case {case.label} ({case.path}) is open: Grade submission… (Ctrl+G) grades a "
+            "submission against it.",
+            "info",
         )
+        then, self._after_check = self._after_check, None
+        if then is not None:
+            then()
+
+    def _when_checked(self, then: Callable[[], object]) -> bool:
+        """While a case is being checked, keep `then` for when it is open (True): a grade asked
+        for right after opening a case grades against that case, not the one before."""
+        if not self._case_check.busy:
+            return False
+        self._after_check = then
+        return True
+
+    @Slot(str, str)
+    def _on_case_refused(self, message: str, details: str) -> None:
+        self._after_check = None  # what was asked for would grade against the wrong case
+        if details:  # not the manifest's fault: a bug, shown with its traceback
+            self.failed.emit(message, details)
+        else:
+            self.message.emit(f"Cannot open this case: {message}", "error")
 
     @property
     def busy(self) -> bool:
@@ -111,8 +139,7 @@ class GradingActions(QObject):
             self.message.emit("Grading is already running — wait or Cancel it.", "warning")
             return
         if not isinstance(folder, Path):
-            start = self.recent_submissions.items()[:1]
-            folder = choose_submission_folder(self.window, start[0] if start else "")
+            folder = choose_submission_folder(self.window, self.dialog_folder)
             if folder is None:
                 return
         try:
@@ -120,12 +147,18 @@ class GradingActions(QObject):
         except UserError as exc:
             self.message.emit(f"Cannot grade this submission: {exc}", "error")
             return
-        self.recent_submissions.add(submission.folder)
+        if self._when_checked(partial(self.grade_submission, submission.folder)):
+            return
         case_path = self.case_path
         if case_path is None:
             self.message.emit(
                 "Open a case first (Open case…, Ctrl+O): the case to grade this submission against.", "error"
             )
+            return
+        try:  # checked when it was opened; read again (its digests are kept) in case it changed since
+            load_case(case_path)
+        except UserError as exc:
+            self.message.emit(f"Cannot grade against this case: {exc}", "error")
             return
         job = self._job(case_path, submission) if submission.commands else GradeJob(case_path, submission)
         if job is not None:
@@ -180,6 +213,9 @@ class GradingActions(QObject):
         """Grade a folder of submission folders against the open case on a local cluster;
         returns the folder, or None when it cannot start (a batch runs, no case is open, no
         folder chosen)."""
+        folder = folder if isinstance(folder, Path) else None
+        if folder is not None and self._when_checked(partial(self.grade_many, folder)):
+            return folder
         case_path = self.case_path
         if self.batch.running or case_path is None:
             self.message.emit(
@@ -189,7 +225,7 @@ class GradingActions(QObject):
                 "warning",
             )
             return None
-        folder = folder if isinstance(folder, Path) else choose_submissions_folder(self.window)
+        folder = folder or choose_submissions_folder(self.window, self.dialog_folder)
         if folder is not None:
             self.batch.start(case_path, folder)
         return folder
@@ -201,6 +237,8 @@ class GradingActions(QObject):
 
     @Slot(object)
     def _on_graded(self, stored: StoredGrade) -> None:
+        if self._open_after_grade:  # the user's own grade, not the demo's samples
+            self.recent_submissions.add(stored.report.submission.folder)
         self.graded.emit(stored, self._open_after_grade)
 
     @Slot(str, str)

@@ -16,7 +16,7 @@ from PySide6.QtWidgets import QLabel, QWidget
 from lattice_desktop.services.harness_import import ImportOutcome, bundled_examples
 from lattice_desktop.store.pages import HarnessCheck, HarnessPage, load_harness_page
 from lattice_desktop.store.writer import Writer
-from lattice_desktop.ui.dialogs import Recent, choose_harness_box, choose_harness_traces
+from lattice_desktop.ui.dialogs import DialogFolder, Recent, choose_harness_box, choose_harness_traces
 from lattice_desktop.ui.harness_ops import HarnessOps, check_message
 from lattice_desktop.ui.harness_results import HarnessResultsTab
 from lattice_desktop.ui.latest_query import LatestQuery
@@ -60,6 +60,7 @@ class HarnessSide(QObject):
         self.no_factory = empty_state(NO_FACTORY)
         self.no_fuel = empty_state(NO_FUEL)
         self.recent_boxes = Recent("harness_boxes", settings)
+        self.dialog_folder = DialogFolder(settings)
         self.ops = HarnessOps(writer, self)
         self.ops.imported.connect(self._on_imported)
         self.ops.checked.connect(self._on_checked)
@@ -114,11 +115,10 @@ class HarnessSide(QObject):
     def import_runs(self, box: Path | None = None, traces: list[Path] | None = None) -> None:
         """Score and store traces against a box; asks for the files when not given."""
         if not isinstance(box, Path):
-            recent = self.recent_boxes.items()[:1]
-            box = choose_harness_box(self.dialog_parent, recent[0] if recent else "")
+            box = choose_harness_box(self.dialog_parent, self.dialog_folder)
             if box is None:
                 return
-            traces = choose_harness_traces(self.dialog_parent, str(box.parent))
+            traces = choose_harness_traces(self.dialog_parent, self.dialog_folder)
             if not traces:
                 return
         self.recent_boxes.add(box)

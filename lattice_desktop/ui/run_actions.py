@@ -16,9 +16,9 @@ from functools import partial
 from pathlib import Path
 from typing import Any, Protocol
 
-from PySide6.QtCore import QObject, QPoint, Qt, QUrl, Slot
+from PySide6.QtCore import QObject, QPoint, QSettings, Qt, QUrl, Slot
 from PySide6.QtGui import QAction, QDesktopServices, QGuiApplication
-from PySide6.QtWidgets import QFileDialog, QMenu, QMessageBox, QStatusBar, QWidget
+from PySide6.QtWidgets import QMenu, QMessageBox, QStatusBar, QWidget
 
 from lattice_desktop.services.exports import Export, board_export, run_export, runs_export, write_export
 from lattice_desktop.store.hidden_runs import hide_runs, unhide_runs
@@ -27,6 +27,7 @@ from lattice_desktop.store.queries import RunSummary, StoredRun, load_run
 from lattice_desktop.store.runs import delete_runs
 from lattice_desktop.store.writer import Writer
 from lattice_desktop.ui import tasks
+from lattice_desktop.ui.dialogs import DialogFolder, choose_save_path
 from lattice_desktop.ui.grade_op import GradeOp
 from lattice_desktop.ui.latest_query import LatestQuery
 from lattice_desktop.ui.leaderboard_tab import LeaderboardTab
@@ -45,6 +46,7 @@ class RunHost(Protocol):
     writer: Writer
     grading: GradeOp
     page: RunPage | None
+    settings: QSettings
 
     def open_case(self, path: Path) -> None: ...
     def grade_submission(self, folder: Path | None = None) -> None: ...
@@ -284,8 +286,8 @@ class RunActions(QObject):
 
     def _save_as(self, stem: str, kind: str) -> Path | None:
         name, pattern = KINDS[kind]
-        chosen, _ = QFileDialog.getSaveFileName(self.window, f"Export as {name}", f"{stem}.{kind}", pattern)
-        return Path(chosen) if chosen else None
+        folder = DialogFolder(self.host.settings)
+        return choose_save_path(self.window, folder, f"Export as {name}", f"{stem}.{kind}", pattern)
 
     def _export(self, make: Callable[[], Export], target: Path) -> None:
         task = tasks.Task(_make_and_write, make, target)

@@ -11,9 +11,9 @@ from pathlib import Path
 
 from PySide6.QtCore import QObject, QSettings, Signal, Slot
 from PySide6.QtGui import QAction, QKeySequence
-from PySide6.QtWidgets import QFileDialog, QMainWindow, QMenu, QTabWidget, QWidget
+from PySide6.QtWidgets import QMainWindow, QMenu, QTabWidget, QWidget
 
-from lattice_desktop.ui.dialogs import Recent
+from lattice_desktop.ui.dialogs import DialogFolder, Recent, choose_scenario_files
 from lattice_desktop.ui.help_dialogs import GuideDialog, ShortcutsDialog, about_box, guide_path, shortcut_rows
 from lattice_desktop.ui.preferences import (
     Preferences,
@@ -44,7 +44,6 @@ class WindowMenus(QObject):
         self.settings, self.database_in_use = settings, database_in_use
         self.window, self.tabs, self.factory = window, tabs, factory
         self.preferences = load_preferences(settings)
-        self.last_folder = ""
         self.guide: GuideDialog | None = None  # Help › User guide, made when first asked for
         use_theme(self.preferences.theme)
         # The Factory tab's keys work once it has the focus: give it when the tab opens.
@@ -73,8 +72,10 @@ class WindowMenus(QObject):
         def fill() -> None:
             recent.clear()
             for title, paths, handler in sections:
-                recent.addSection(title)
-                for item in paths.items():
+                items = paths.items()
+                if items:  # a header over nothing would say there is something
+                    recent.addSection(title)
+                for item in items:
                     recent.addAction(item).setData(partial(handler, Path(item)))
             if recent.isEmpty():
                 recent.addAction("(nothing yet)").setEnabled(False)
@@ -101,12 +102,9 @@ class WindowMenus(QObject):
 
     @Slot()
     def choose_scenarios(self) -> None:
-        names, _ = QFileDialog.getOpenFileNames(
-            self.window, "Open scenario", self.last_folder, "Lattice scenarios (*.lat);;All files (*)"
-        )
-        if names:
-            self.last_folder = str(Path(names[-1]).parent)
-            self.scenarios_chosen.emit([Path(name) for name in names])
+        paths = choose_scenario_files(self.window, DialogFolder(self.settings))
+        if paths:
+            self.scenarios_chosen.emit(paths)
 
     @Slot()
     def show_preferences(self) -> None:

@@ -85,8 +85,9 @@ def test_build_commands_wait_for_confirmation(qtbot, window, toy_case, monkeypat
 
     monkeypatch.setattr(BuildConfirmDialog, "exec", decline)
     window.open_case(toy_case.case_path)
-    window.grade_submission(toy_case.submission("built"))
-    assert seen and "wasmtime.wat2wasm" in seen[0] and seen[0].startswith("$ python")
+    window.grade_submission(toy_case.submission("built"))  # asks once the case is checked
+    qtbot.waitUntil(lambda: bool(seen))
+    assert "wasmtime.wat2wasm" in seen[0] and seen[0].startswith("$ python")
     assert not window.grading.running
     assert Run.select().count() == 0
 
