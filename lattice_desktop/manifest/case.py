@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import struct
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -150,7 +151,7 @@ def load_case(path: str | Path) -> CaseManifest:
     tables = problems.check(lambda: doc.tables("case"), [])
     if not tables and "case" not in doc.data:
         problems.add(doc.error((), "the manifest declares no [[case]]"))
-    read = [problems.check(lambda t=t: _read_entry(t, contract, problems), None) for t in tables]
+    read = [problems.check(partial(_read_entry, t, contract, problems), None) for t in tables]
     cases = tuple(case for case in read if case is not None)
     if sandbox is not None and len(cases) == len(tables):
         _check_budgets(doc, sandbox, cases, problems)

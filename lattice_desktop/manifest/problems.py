@@ -13,13 +13,14 @@ from typing import TypeVar
 from lattice_desktop.errors import ManifestError, ManifestProblems
 
 T = TypeVar("T")
+S = TypeVar("S")
 
 
 class Problems:
     def __init__(self) -> None:
         self.found: list[ManifestError] = []
 
-    def check(self, read: Callable[[], T], stand_in: T) -> T:
+    def check(self, read: Callable[[], T], stand_in: S) -> T | S:
         """`read()`, or `stand_in` after noting the mistake it raised."""
         try:
             return read()

@@ -113,6 +113,8 @@ class TomlDocument:
 
     @classmethod
     def load(cls, path: Path) -> TomlDocument:
+        """A manifest of the grader's own (a case's), read by path; a submitter's file is read
+        through `no_follow` and handed to `decode`."""
         path = Path(path)
         try:
             raw = path.read_bytes()
@@ -122,6 +124,11 @@ class TomlDocument:
             raise ManifestError("is a folder, expected a TOML file", Location(str(path))) from None
         except OSError as exc:
             raise ManifestError(f"cannot be read: {exc.strerror}", Location(str(path))) from None
+        return cls.decode(raw, path)
+
+    @classmethod
+    def decode(cls, raw: bytes, path: Path) -> TomlDocument:
+        """The document in `raw`, the bytes of `path` read once by the caller."""
         if len(raw) > MAX_MANIFEST_BYTES:
             raise ManifestError(
                 f"is {len(raw):,} bytes; manifests are limited to {MAX_MANIFEST_BYTES:,}",

@@ -1,29 +1,29 @@
-"""Open a file a build produced the way the build's own user would, never following a link.
+"""A build's files as the build's own user could reach them, never through a link.
 
-After a build the grader reads the module outside the jail, with the grader's rights. A
-build that swaps a folder on the module's path for a symbolic link (`mv src s0 && ln -s
-/elsewhere src`) would otherwise make the grader read any host file as the module. So the
-path is walked one component at a time from a descriptor of the scratch root, each folder
-opened `O_PATH | O_NOFOLLOW | O_DIRECTORY` relative to its parent and the file `O_RDONLY |
-O_NOFOLLOW | O_NONBLOCK`, with the type checked on the descriptor itself (no name is looked
-up twice). Where the build ran as another user (`nobody`), each step must also be one that
-user could take: search permission on every folder, read permission on the file.
+Before a build the submission folder is copied into the scratch folder from the folder's
+descriptor (`copy_folder`): links are copied as links and never followed, so a submitter who
+swaps a folder for a link meanwhile copies only their own files. After the build the grader
+reads the module outside the jail with the grader's rights, from a descriptor of the scratch
+root taken before the build ran (`open_beneath`); where the build ran as another user
+(`nobody`), each step must also be one that user could take: search permission on every
+folder, read permission on the file. The walk itself is `manifest/no_follow.py`, the one
+path by which the grader reads a submitter's file.
 """
 
 from __future__ import annotations
 
-import errno
 import os
 import stat
-from pathlib import PurePosixPath
+from dataclasses import dataclass
+from pathlib import Path
 
+from lattice_desktop.manifest.no_follow import NotBeneath
+from lattice_desktop.manifest.no_follow import open_beneath as _open_no_follow
 
-class NotBeneath(Exception):
-    """The path cannot be opened beneath the root as asked; the message says why."""
-
-    def __init__(self, message: str, *, missing: bool = False) -> None:
-        super().__init__(message)
-        self.missing = missing  # nothing at all at that path (no link, no other file)
+__all__ = ["NotBeneath", "copy_folder", "open_beneath"]
+_CHUNK = 1 << 20
+MAX_COPY_DEPTH = 128  # folders within folders a copy enters (Python's stack is the bound)
+_FOLDER = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 
 
 def _allowed(info: os.stat_result, uid: int, bit_user: int, bit_group: int, bit_other: int) -> bool:
@@ -37,66 +37,82 @@ def _allowed(info: os.stat_result, uid: int, bit_user: int, bit_group: int, bit_
     return bool(info.st_mode & bit_other)
 
 
-def _parts(relative: str) -> list[str]:
-    path = PurePosixPath(relative)
-    if path.is_absolute():
-        raise NotBeneath(f"{relative} is an absolute path")
-    parts = [p for p in path.parts if p != "."]
-    if not parts or ".." in parts:
-        raise NotBeneath(f"{relative} must name a file inside the folder, without '..'")
-    return parts
-
-
 def open_beneath(root_fd: int, relative: str, *, as_uid: int | None = None) -> int:
-    """A read-only descriptor of the regular file `relative` beneath `root_fd`.
+    """A read-only descriptor of the regular file `relative` beneath `root_fd`, no link
+    followed; with `as_uid`, only where that user could have entered and read."""
+    if as_uid is None:
+        return _open_no_follow(root_fd, relative)
+    uid = as_uid
 
-    Raises `NotBeneath` naming the component at fault: a link, a missing folder, a special
-    file, or (with `as_uid`) a folder or file that user could not have entered or read.
-    """
-    *folders, name = _parts(relative)
-    opened: list[int] = []
-    here = root_fd
-    walked = ""
-    try:
-        for folder in folders:
-            walked = f"{walked}{folder}/"
+    def as_the_builds_user(info: os.stat_result, walked: str, is_file: bool) -> None:
+        if not is_file and not _allowed(info, uid, stat.S_IXUSR, stat.S_IXGRP, stat.S_IXOTH):
+            raise NotBeneath(f"the build's user cannot enter {walked}")
+        if is_file and not _allowed(info, uid, stat.S_IRUSR, stat.S_IRGRP, stat.S_IROTH):
+            raise NotBeneath(f"the build's user cannot read {walked} (mode {stat.filemode(info.st_mode)})")
+
+    return _open_no_follow(root_fd, relative, check=as_the_builds_user)
+
+
+def copy_folder(source_fd: int, target: Path, *, limit: int, log: list[str]) -> None:
+    """Copy the folder `source_fd` holds into the new folder `target`: links stay links
+    (their text copied, never followed), special files are left out (noted in `log`), modes
+    and times are kept. Raises OSError when a file cannot be copied (or changed kind while
+    being copied) and `NotBeneath` past `limit` bytes in all or `MAX_COPY_DEPTH` folders."""
+    _copy_into(source_fd, target, "", _Budget(limit, limit), log)
+
+
+@dataclass
+class _Budget:
+    """Bytes a copy may still write, of the `limit` it started with."""
+
+    left: int
+    limit: int
+
+    def spend(self, size: int) -> None:
+        self.left -= size
+        if self.left < 0:
+            raise NotBeneath(f"the submission folder holds more than {self.limit:,} bytes; not copied")
+
+
+def _copy_into(folder_fd: int, target: Path, shown: str, budget: _Budget, log: list[str]) -> None:
+    if shown.count("/") > MAX_COPY_DEPTH:
+        raise NotBeneath(f"{shown[:200]}… is more than {MAX_COPY_DEPTH} folders deep; not copied")
+    target.mkdir()
+    with os.scandir(folder_fd) as entries:
+        names = sorted(entry.name for entry in entries)
+    for name in names:
+        info = os.stat(name, dir_fd=folder_fd, follow_symlinks=False)
+        if stat.S_ISLNK(info.st_mode):
+            os.symlink(os.readlink(name, dir_fd=folder_fd), target / name)
+        elif stat.S_ISDIR(info.st_mode):
+            child = os.open(name, _FOLDER, dir_fd=folder_fd)
             try:
-                here = os.open(folder, os.O_PATH | os.O_NOFOLLOW | os.O_DIRECTORY, dir_fd=here)
-            except OSError as exc:
-                raise _why(walked.rstrip("/"), exc, here) from None
-            opened.append(here)
-            info = os.fstat(here)
-            if as_uid is not None and not _allowed(info, as_uid, stat.S_IXUSR, stat.S_IXGRP, stat.S_IXOTH):
-                raise NotBeneath(f"the build's user cannot enter {walked.rstrip('/')}")
-        target = walked + name
-        try:
-            fd = os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_NOCTTY, dir_fd=here)
-        except OSError as exc:
-            raise _why(target, exc, here) from None
+                _copy_into(child, target / name, f"{shown}{name}/", budget, log)
+                _keep_mode_and_times(target / name, os.fstat(child))
+            finally:
+                os.close(child)
+        elif stat.S_ISREG(info.st_mode):
+            _copy_file(folder_fd, name, target / name, budget)
+        else:
+            log.append(f"[not copied, not a regular file: {shown}{name}]\n")
+
+
+def _copy_file(folder_fd: int, name: str, target: Path, budget: _Budget) -> None:
+    """One regular file, opened without following a link and read through that descriptor."""
+    fd = os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC, dir_fd=folder_fd)
+    try:
         info = os.fstat(fd)
         if not stat.S_ISREG(info.st_mode):
-            os.close(fd)
-            raise NotBeneath(f"{target} is not a regular file (a FIFO, device or other special file)")
-        if as_uid is not None and not _allowed(info, as_uid, stat.S_IRUSR, stat.S_IRGRP, stat.S_IROTH):
-            os.close(fd)
-            raise NotBeneath(f"the build's user cannot read {target} (mode {stat.filemode(info.st_mode)})")
-        return fd
+            raise OSError(f"{name} changed into a special file while being copied")
+        with open(target, "xb") as out, os.fdopen(fd, "rb", closefd=False) as source:
+            while chunk := source.read(_CHUNK):
+                budget.spend(len(chunk))
+                out.write(chunk)
     finally:
-        for fd_open in opened:
-            os.close(fd_open)
+        os.close(fd)
+    _keep_mode_and_times(target, info)
 
 
-def _why(component: str, exc: OSError, parent_fd: int) -> NotBeneath:
-    """The failed step in words: a link is named as such, with where it points."""
-    name = component.rsplit("/", 1)[-1]
-    if exc.errno in (errno.ELOOP, errno.ENOTDIR):
-        try:
-            target = os.readlink(name, dir_fd=parent_fd)
-        except OSError:
-            target = None
-        if target is not None:
-            return NotBeneath(f"{component} is a symbolic link (to {target}); links are not followed")
-        return NotBeneath(f"{component} is not a folder")
-    if exc.errno == errno.ENOENT:
-        return NotBeneath(f"{component} does not exist", missing=True)
-    return NotBeneath(f"{component} cannot be opened: {exc.strerror}")
+def _keep_mode_and_times(path: Path, info: os.stat_result) -> None:
+    os.chmod(path, stat.S_IMODE(info.st_mode) & ~(stat.S_ISUID | stat.S_ISGID))
+    os.utime(path, ns=(info.st_atime_ns, info.st_mtime_ns))

@@ -3,7 +3,8 @@
 Commands from a manifest are someone else's code: they run only when the caller passes
 `allowed=True` (a CLI flag, or a confirmation in the app that shows the commands). They
 run jailed where the machine allows it (isolation.py), with a time limit, a capped log,
-a size-capped scratch folder (scratch.py), and nothing of theirs left running afterwards.
+a size-capped scratch folder (scratch.py), their memory and process count bounded in total
+by a cgroup of their own (cgroup.py), and nothing of theirs left running afterwards.
 The module is then read only beneath the scratch folder, never through a link
 (beneath.py), and a build the grader's machine lacks a tool for is refused (tools.py).
 """
@@ -11,12 +12,9 @@ The module is then read only beneath the scratch folder, never through a link
 from __future__ import annotations
 
 import contextlib
-import errno
 import os
 import secrets
-import shutil
 import signal
-import stat
 import subprocess
 import sys
 import tempfile
@@ -28,10 +26,12 @@ from pathlib import Path
 
 from lattice_desktop.errors import Cancelled, UserError
 from lattice_desktop.manifest.case import CaseManifest
+from lattice_desktop.manifest.no_follow import NotBeneath, open_folder, read_beneath
 from lattice_desktop.manifest.submission import Submission
 from lattice_desktop.resources import RESOURCES
-from lattice_desktop.sandbox.beneath import NotBeneath, open_beneath
+from lattice_desktop.sandbox.beneath import copy_folder, open_beneath
 from lattice_desktop.sandbox.build_jail import NOBODY
+from lattice_desktop.sandbox.cgroup import BuildCgroup, build_bounds, build_cgroup, unbounded_note
 from lattice_desktop.sandbox.isolation import (
     MARKER,
     Isolation,
@@ -123,6 +123,7 @@ def build_submission(
     log: list[str] = [jail.log_line]
     probe_env = scrubbed_environment(submission.folder)
     check_before_build(submission, probe_env["PATH"])
+    bounds = build_bounds()
     hides = tuple(sorted({Path(os.path.realpath(p)) for p in (RESOURCES, *hidden)}))
 
     def failed(detail: str) -> BuildResult:
@@ -130,14 +131,16 @@ def build_submission(
 
     with (
         tempfile.TemporaryDirectory(prefix=scratch_prefix("build")) as scratch_root,
-        capped_scratch(scratch_root, DISK_LIMIT) as uncapped,
+        capped_scratch(scratch_root, min(DISK_LIMIT, bounds.memory)) as uncapped,
+        build_cgroup(bounds) as cgroup,
     ):
+        log.append(unbounded_note(cgroup, bounds) if isinstance(cgroup, str) else cgroup.log_line)
         if uncapped and jail.available:
             log.append(f"[scratch folder not size-capped ({uncapped})]\n")
         root_fd = os.open(scratch_root, os.O_PATH | os.O_DIRECTORY | os.O_NOFOLLOW)
         try:
             scratch = Path(scratch_root) / "src"
-            problem = _copy_submission(submission.folder, scratch, log)
+            problem = _copy_submission(submission, scratch, log)
             if problem:
                 return failed(problem)
             (scratch / ".tmp").mkdir(exist_ok=True)
@@ -156,6 +159,8 @@ def build_submission(
                     scratch_root=Path(scratch_root),
                     hides=hides,
                     disk_limit=DISK_LIMIT if uncapped else None,
+                    cgroup=cgroup if isinstance(cgroup, BuildCgroup) else None,
+                    memory=bounds.memory,
                 )
                 log.append(output)
                 if reason:
@@ -199,78 +204,57 @@ def _read_module(
     return data
 
 
-def _copy_submission(source: Path, target: Path, log: list[str]) -> str | None:
-    """Copy the submission folder: links stay links, special files (a FIFO would block the
-    copy for ever) are left out, and the total is capped. Returns why it failed, if it did."""
-    total = [0]
-
-    def copy(src: str, dst: str) -> None:
-        info = os.lstat(src)
-        if not stat.S_ISREG(info.st_mode):
-            log.append(f"[not copied, not a regular file: {os.path.relpath(src, source)}]\n")
-            return
-        total[0] += info.st_size
-        if total[0] > COPY_LIMIT:
-            raise _TooBig()
-        shutil.copy2(src, dst)
-
+def _copy_submission(submission: Submission, target: Path, log: list[str]) -> str | None:
+    """Copy the submission folder from its descriptor (the folder its manifest came from):
+    links stay links and are never followed, special files (a FIFO would block the copy for
+    ever) are left out, and the total is capped. Returns why it failed, if it did."""
     try:
-        shutil.copytree(source, target, symlinks=True, copy_function=copy)
-    except _TooBig:
-        return f"the submission folder holds more than {COPY_LIMIT:,} bytes; not copied"
-    except (OSError, shutil.Error) as exc:
+        folder_fd = open_folder(submission.folder, submission.folder_id)
+    except NotBeneath as exc:
         return f"the submission folder could not be copied: {exc}"
+    try:
+        copy_folder(folder_fd, target, limit=COPY_LIMIT, log=log)
+    except NotBeneath as exc:
+        return str(exc)
+    except OSError as exc:
+        return f"the submission folder could not be copied: {exc}"
+    finally:
+        os.close(folder_fd)
     return None
-
-
-class _TooBig(Exception):
-    pass
 
 
 def load_shipped_module(submission: Submission, max_module_bytes: int) -> BuildResult:
     """Use the module the submission ships, without running anything.
 
-    It must be a regular file inside the submission folder: a link out of it (another
-    submission's module, /proc, a device) or a special file is refused, as a build's is.
+    It is read once from the submission folder's descriptor, one component at a time
+    (no_follow.py), from the very folder the manifest came from: a link out of the folder
+    (another submission's module, /proc, a device), a special file, or a folder swapped
+    for a link at any moment is refused, as a build's is. Links inside the folder are fine.
     """
-    path = submission.module_path
-    if not os.path.lexists(path):
-        raise UserError(
-            f"{submission.module} is not in {submission.folder}; build the submission "
-            "first (allow its build commands) or ship the module"
-        )
 
     def refused(detail: str) -> BuildResult:
         return BuildResult(False, "", None, detail, 0.0)
 
     try:
-        resolved = path.resolve(strict=True)
-    except RuntimeError:  # Python before 3.13 says so for a symlink loop
-        return refused(f"{submission.module} cannot be opened: {os.strerror(errno.ELOOP)}")
-    except OSError as exc:  # a loop (3.13 on), a dangling link
-        return refused(f"{submission.module} cannot be opened: {exc.strerror}")
-    if not resolved.is_relative_to(submission.folder.resolve()):
-        return refused(f"{submission.module} is a link to a file outside the submission folder ({resolved})")
+        folder_fd = open_folder(submission.folder, submission.folder_id)
+    except NotBeneath as exc:
+        return refused(f"{submission.module} was not read: {exc}")
     try:
-        fd = os.open(resolved, os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW)
-    except OSError as exc:
-        return refused(f"{submission.module} cannot be opened: {exc.strerror}")
-    if stat.S_ISDIR(os.fstat(fd).st_mode):
-        os.close(fd)
-        return refused(f"{submission.module} is a folder, not a module file")
-    with os.fdopen(fd, "rb") as file:
-        info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode):
-            return refused(
-                f"{submission.module} is not a regular file (a FIFO, device or other special file)"
-            )
-        if info.st_size > max_module_bytes:
-            return refused(
-                f"{submission.module} is {info.st_size:,} bytes; the case allows {max_module_bytes:,}"
-            )
-        data = file.read(max_module_bytes + 1)
-    if len(data) > max_module_bytes:
-        return refused(f"{submission.module} is over the {max_module_bytes:,} bytes the case allows")
+        data = read_beneath(
+            folder_fd,
+            submission.module,
+            limit=max_module_bytes,
+            links_inside=True,
+            within="the submission folder",
+        )
+    except NotBeneath as exc:
+        if exc.missing:
+            raise UserError(_missing_module(submission)) from None
+        if exc.size is not None:
+            return refused(f"{submission.module} is {exc.size:,} bytes; the case allows {max_module_bytes:,}")
+        return refused(f"{submission.module} was not read: {exc}")
+    finally:
+        os.close(folder_fd)
     return BuildResult(True, "(shipped module, not built)\n", data, "", 0.0)
 
 
@@ -285,16 +269,21 @@ def _run(
     scratch_root: Path | None = None,
     hides: tuple[Path, ...] = (),
     disk_limit: int | None = None,
+    cgroup: BuildCgroup | None = None,
+    memory: int | None = None,
 ) -> tuple[int | None, str, str | None]:
     """Run one shell command (jailed when `jail` is available) in its own process group;
     at the end kill the group and every process carrying the build's environment marker.
     With `disk_limit` (a scratch folder that is not a capped tmpfs) the folder's use is
-    measured every quarter second and the build stopped past it."""
+    measured every quarter second and the build stopped past it; so is, in its `cgroup`,
+    whether the build hit its memory or process limit (`memory` also caps the jail's tmpfs)."""
     if timeout <= 0:
         return None, "", "build time limit reached"
     argv = ["/bin/sh", "-c", command]
     if jail is not None and jail.available and scratch_root is not None:
-        argv = jail_command(scratch_root, cwd, argv, hides)
+        argv = jail_command(scratch_root, cwd, argv, hides, memory=memory)
+    if cgroup is not None:
+        argv = cgroup.joining(argv)
     process = subprocess.Popen(
         argv,
         cwd=cwd,
@@ -332,6 +321,8 @@ def _run(
             if time.monotonic() > deadline:
                 reason = f"build time limit of {timeout:.0f} s reached; the build was stopped"
                 break
+            if cgroup is not None and (reason := _limit_hit(cgroup, command)):
+                break
             if disk_limit is not None and time.monotonic() > next_measure:
                 next_measure = time.monotonic() + 0.25
                 if disk_use(scratch_root or cwd, disk_limit) > disk_limit:
@@ -343,6 +334,9 @@ def _run(
         process.wait()
         if MARKER in env:
             kill_marked(env[MARKER])  # left running in another session, or holding the pipe
+        if cgroup is not None:
+            cgroup.kill_all()
+            reason = reason or _limit_hit(cgroup, command)
     reader.join(timeout=2)
     if process.stdout is not None:
         process.stdout.close()
@@ -354,7 +348,24 @@ def _run(
     return process.returncode, output, reason
 
 
+def _limit_hit(cgroup: BuildCgroup, command: str) -> str | None:
+    hit = cgroup.exceeded()
+    return f"{hit}; command `{command}`" if hit else None
+
+
 def _kill_group(pid: int) -> None:
     """Stop the command and anything it left running (same session)."""
     with contextlib.suppress(ProcessLookupError, PermissionError):
         os.killpg(pid, signal.SIGKILL)
+
+
+def _missing_module(submission: Submission) -> str:
+    """What to do about a module that is not there, for what this submission has: its build
+    commands may make it, but a submission without any can only ship it."""
+    where = f"{submission.module} is not in {submission.folder}"
+    if submission.commands:
+        return f"{where}; allow its build commands (they make it) or ship the module"
+    return (
+        f"{where}, and the submission has no build commands to make it: ship {submission.module} "
+        "in the folder, or add the commands that build it under [build] in submission.toml"
+    )

@@ -3,7 +3,8 @@ scratch folder, read-only but the scratch folder, then the build as an unprivile
 
     unshare [--user --map-root-user] --mount --propagation private --net --ipc --pid \
         --fork --kill-child --mount-proc -- \
-        python -I build_jail.py SCRATCH_ROOT WORKDIR [--keep PATH]... [--hide PATH]... -- CMD...
+        python -I build_jail.py SCRATCH_ROOT WORKDIR [--keep PATH]... [--hide PATH]... \
+        [--memory BYTES] -- CMD...
 
 `unshare` gives it private mount, network, IPC (SysV and POSIX objects die with it) and
 PID namespaces. This script runs *as a file* with `python -I`, so nothing in the
@@ -24,6 +25,8 @@ the scratch folder and the private tmpfs is made read-only, and the command runs
 
 Each process may map MEMORY_LIMIT bytes of heap and private memory (RLIMIT_DATA) and write
 files of up to FILE_LIMIT bytes; the scratch folder itself is size-capped (scratch.py).
+`--memory` (the build's total, which its cgroup enforces: cgroup.py) lowers the per-process
+limit and the sizes of the private tmpfs to at most that total.
 
 Either way every capability is gone and no_new_privs is set, so the build cannot remount
 anything writable (a user namespace of its own gets the mounts locked read-only).
@@ -67,7 +70,7 @@ PROCESS_LIMIT = 512  # processes and threads of `nobody`
 MNT_DETACH = 2
 PIVOT_ROOT = {"x86_64": 155, "aarch64": 41, "riscv64": 41, "ppc64le": 203, "s390x": 217}
 DEVICES = ("null", "zero", "full", "random", "urandom", "tty")
-PRIVATE_TMPFS = {"/tmp": "mode=1777,size=512m", "/dev/shm": "mode=1777,size=64m"}
+PRIVATE_TMPFS = {"/tmp": 512 * 1024**2, "/dev/shm": 64 * 1024**2}  # mount point: size
 
 DROP_ALL = ("--inh-caps=-all", "--ambient-caps=-all", "--bounding-set=-all", "--no-new-privs")
 AS_NOBODY = (
@@ -157,17 +160,21 @@ def _hide(hides: Sequence[str], keeps: list[str], placed: list[str], new_root: s
                 again.append(kept)
 
 
-def enter_new_root(scratch_root: str, keeps: list[str], hides: Sequence[str] = ()) -> None:
+def enter_new_root(
+    scratch_root: str, keeps: list[str], hides: Sequence[str] = (), memory: int = MEMORY_LIMIT
+) -> None:
     """Pivot into a tmpfs that holds only `keeps`, the scratch folder, /proc, a minimal
-    /dev and private /tmp and /dev/shm; the host's tree is detached."""
+    /dev and private /tmp and /dev/shm (none larger than `memory`); the host's tree is
+    detached."""
     new_root = os.path.join(scratch_root, ".jail-root")
     os.makedirs(new_root, mode=0o755, exist_ok=True)
     _mount("tmpfs", new_root, MS_NOSUID | MS_NODEV, "tmpfs", "mode=755,size=16m")
     _make_dev(new_root + "/dev")
     # The private tmpfs next (after /dev, which would cover /dev/shm), so that a kept folder
     # under /tmp (a checkout's venv there) is bound on top of it rather than hidden by it.
-    for point, options in PRIVATE_TMPFS.items():
+    for point, size in PRIVATE_TMPFS.items():
         os.makedirs(new_root + point, exist_ok=True)
+        options = f"mode=1777,size={min(size, memory)}"
         _mount("tmpfs", new_root + point, MS_NOSUID | MS_NODEV, "tmpfs", options)
     kept = [
         path
@@ -275,11 +282,14 @@ def give_to_nobody(scratch_root: str) -> None:
             os.chown(os.path.join(folder, name), NOBODY, NOBODY, follow_symlinks=False)
 
 
-USAGE = "usage: build_jail.py SCRATCH_ROOT WORKDIR [--keep PATH]... [--hide PATH]... -- COMMAND..."
+USAGE = (
+    "usage: build_jail.py SCRATCH_ROOT WORKDIR [--keep PATH]... [--hide PATH]... [--memory BYTES] "
+    "-- COMMAND..."
+)
 
 
-def _arguments(argv: list[str]) -> tuple[str, str, list[str], list[str], list[str]]:
-    """SCRATCH_ROOT WORKDIR [--keep PATH]... [--hide PATH]... -- COMMAND..."""
+def _arguments(argv: list[str]) -> tuple[str, str, list[str], list[str], int, list[str]]:
+    """SCRATCH_ROOT WORKDIR [--keep PATH]... [--hide PATH]... [--memory BYTES] -- COMMAND..."""
     if "--" not in argv or len(argv) < 4:
         _fail(USAGE)
     split = argv.index("--")
@@ -287,13 +297,15 @@ def _arguments(argv: list[str]) -> tuple[str, str, list[str], list[str], list[st
     pairs = [(head[i], head[i + 1]) for i in range(2, len(head) - 1, 2)]
     keeps = [path for flag, path in pairs if flag == "--keep"]
     hides = [path for flag, path in pairs if flag == "--hide"]
-    if len(head) < 2 or (len(keeps) + len(hides)) * 2 != len(head) - 2 or not command:
+    memories = [value for flag, value in pairs if flag == "--memory" and value.isdigit()]
+    if len(head) < 2 or (len(keeps) + len(hides) + len(memories)) * 2 != len(head) - 2 or not command:
         _fail(USAGE)
-    return os.path.realpath(head[0]), head[1], keeps, hides, command
+    memory = min([MEMORY_LIMIT, *(int(m) for m in memories)])
+    return os.path.realpath(head[0]), head[1], keeps, hides, memory, command
 
 
 def main(argv: list[str]) -> None:
-    scratch_root, workdir, keeps, hides, command = _arguments(argv)
+    scratch_root, workdir, keeps, hides, memory_total, command = _arguments(argv)
     # Die with the grader: the signal survives exec into stage two.
     _libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
     if os.getppid() == 1:
@@ -305,7 +317,7 @@ def main(argv: list[str]) -> None:
     try:
         if as_root:
             give_to_nobody(scratch_root)
-        enter_new_root(scratch_root, [*keeps, os.path.dirname(setpriv)], hides)
+        enter_new_root(scratch_root, [*keeps, os.path.dirname(setpriv)], hides, memory_total)
         problems = make_read_only(scratch_root)
     except OSError as exc:
         _fail(f"cannot set up the build's root: {exc.filename}: {exc.strerror}")
@@ -314,7 +326,7 @@ def main(argv: list[str]) -> None:
     resource.setrlimit(resource.RLIMIT_FSIZE, (FILE_LIMIT, FILE_LIMIT))
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
     hard_data = resource.getrlimit(resource.RLIMIT_DATA)[1]
-    memory = MEMORY_LIMIT if hard_data == resource.RLIM_INFINITY else min(MEMORY_LIMIT, hard_data)
+    memory = memory_total if hard_data == resource.RLIM_INFINITY else min(memory_total, hard_data)
     resource.setrlimit(resource.RLIMIT_DATA, (memory, memory))
     drop: tuple[str, ...] = DROP_ALL
     if as_root:

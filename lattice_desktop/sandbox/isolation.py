@@ -92,9 +92,15 @@ def toolchain_environment() -> tuple[list[str], dict[str, str]]:
 
 
 def jail_command(
-    scratch_root: Path, workdir: Path, argv: list[str], hides: tuple[Path, ...] = ()
+    scratch_root: Path,
+    workdir: Path,
+    argv: list[str],
+    hides: tuple[Path, ...] = (),
+    *,
+    memory: int | None = None,
 ) -> list[str]:
-    """`argv` wrapped in the jail: namespaces from `unshare`, the rest from build_jail.py."""
+    """`argv` wrapped in the jail: namespaces from `unshare`, the rest from build_jail.py;
+    `memory` (the build's total) caps the jail's tmpfs and per-process limit."""
     namespaces = [
         "--mount",
         "--propagation",
@@ -108,6 +114,7 @@ def jail_command(
     ]
     keeps = [arg for path in toolchain_folders() for arg in ("--keep", path)]
     keeps += [arg for path in hides for arg in ("--hide", str(path))]
+    keeps += ["--memory", str(memory)] if memory is not None else []
     if os.geteuid() != 0:
         namespaces = ["--user", "--map-root-user", *namespaces]
     # `unshare` dies with the grader (even on kill -9), and the jail with it.

@@ -48,3 +48,13 @@ def test_a_good_case_reads_as_before(tmp_path, capsys):
     out, err = capsys.readouterr()
     assert "echo 1/standard: 1 smoke tests, 1 stress cases" in out
     assert "no sample submissions" in err and "problems" not in err  # the only complaint
+
+
+def test_a_missing_module_is_explained_by_what_the_submission_has(tmp_path, capsys):
+    case = write_case(tmp_path / "case", ECHO_CASES)
+    bare = tmp_path / "bare"
+    bare.mkdir()
+    (bare / "submission.toml").write_text('[submission]\nmodel = "m"\n\n[build]\nmodule = "engine.wasm"\n')
+    assert main(["grade", str(bare), "--case", str(case), "--db", str(tmp_path / "db")]) == 2
+    err = capsys.readouterr().err
+    assert "has no build commands to make it" in err and "allow its build commands" not in err

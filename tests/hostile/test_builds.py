@@ -205,5 +205,6 @@ def test_a_fork_bomb_is_capped_and_cleaned_up(tmp_path):
     token = f"{secrets.randbelow(10**6) + 10**6}"
     bomb = f"i=0; while [ $i -lt 2000 ]; do sleep 7{token} & i=$((i+1)); done 2>/dev/null; echo spawned"
     result = run_build(build_folder(tmp_path / "sub", bomb, MAKE_MODULE), timeout=30)
-    assert not result.ok and "exited with status" in result.detail  # the shell could not fork
+    # The shell could not fork: the build's cgroup says so where there is one, else its exit.
+    assert not result.ok and ("processes at once" in result.detail or "exited with status" in result.detail)
     assert processes_running(token) == []
