@@ -98,6 +98,7 @@ class Verdict(StrEnum):
     CORRECT = "correct"
     OVER_CEILING = "over_ceiling"
     INCORRECT = "incorrect"
+    BUILD_FAILED = "build_failed"  # no module to grade: not a wrong answer of the model
     INTERNAL_ERROR = "internal_error"
     RUNNING = "running"
     INTERRUPTED = "interrupted"  # the process died mid-run; found on next start
@@ -133,11 +134,23 @@ class Verdict(StrEnum):
     def finished(self) -> bool:
         return self not in (Verdict.RUNNING,)
 
+    @property
+    def failed(self) -> bool:
+        """The run finished and was not correct: a wrong answer, or nothing to grade."""
+        return self in (Verdict.INCORRECT, Verdict.BUILD_FAILED)
+
+    @property
+    def counted(self) -> bool:
+        """Whether the run counts among a model's runs on a leaderboard: a build that
+        failed, like a run still going, says nothing of the model's answers."""
+        return self not in (Verdict.RUNNING, Verdict.BUILD_FAILED)
+
 
 _VERDICT_LOOKS = {
     Verdict.CORRECT: Look("✓", "correct", GREEN),
     Verdict.OVER_CEILING: Look("▲", "over ceiling", AMBER),
     Verdict.INCORRECT: Look("✗", "incorrect", RED),
+    Verdict.BUILD_FAILED: Look("⚒", "build failed", RED),
     Verdict.INTERNAL_ERROR: Look("!", "internal error", PURPLE),
     Verdict.RUNNING: Look("◌", "running", BLUE),
     Verdict.INTERRUPTED: Look("‖", "interrupted", GREY),

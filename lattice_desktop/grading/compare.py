@@ -40,20 +40,6 @@ def _byte(value: int | None) -> str:
     return "(end of output)" if value is None else f"0x{value:02x}"
 
 
-def memory_limit_note(memory_in_use: int | None, limit: int) -> str | None:
-    """Why a wrong answer is a memory-limit failure, or None. wasmtime gives no sign that a
-    `memory.grow` was refused (it returns -1 to the module), so judge by what is left: a
-    module that returned with its memory within a page (or an eighth of the limit) of the
-    limit most likely asked for more and was refused. Used only for wrong answers, so a
-    correct engine that fills its memory is never judged by it."""
-    if memory_in_use is None or memory_in_use + max(65536, limit // 8) <= limit:
-        return None
-    return (
-        f"memory limit hit: {memory_in_use / 2**20:.1f} MiB of the {limit // 2**20} MiB limit in use "
-        "when it returned, so a memory.grow was most likely refused"
-    )
-
-
 def snapshot_interval(family: str | None, input_bytes: bytes) -> int | None:
     """Ticks between snapshots, for families whose output is one checksum per snapshot."""
     if family != "lattice-v1":

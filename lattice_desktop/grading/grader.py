@@ -18,9 +18,10 @@ from datetime import UTC, datetime
 import wasmtime
 
 from lattice_desktop.errors import Cancelled
-from lattice_desktop.grading.compare import compare, memory_limit_note, snapshot_interval
+from lattice_desktop.grading.compare import compare, snapshot_interval
+from lattice_desktop.grading.refused_grow import RECHECKED, judged_with_memory, raised_limit
 from lattice_desktop.grading.report import CaseResult, GradeReport, GradingStep, verdict_of
-from lattice_desktop.manifest.case import CaseEntry, CaseManifest
+from lattice_desktop.manifest.case import CaseEntry, CaseManifest, Sandbox
 from lattice_desktop.manifest.submission import Submission
 from lattice_desktop.outcomes import Outcome
 from lattice_desktop.sandbox import engine
@@ -155,24 +156,34 @@ def grade_entry(case: CaseManifest, entry: CaseEntry, module: wasmtime.Module, w
     except OSError as exc:
         return unrun(case, entry, Outcome.INTERNAL_ERROR, f"case file unreadable: {exc}")
     budget = case.budget(entry)
-    try:
+
+    def run_with(sandbox: Sandbox) -> tuple[CaseResult, int | None]:
         # An answer longer than the expected one plus a checksum is wrong whatever it holds:
         # only that much is copied out of wasm (its size and digest still cover all of it).
         run = execute(
             module,
             case.contract,
-            case.sandbox,
+            sandbox,
             entry,
             budget=budget,
             work=work,
             input_bytes=data,
             keep_output=len(expected) + 8,
         )
+        return _judge(case, entry, run, data, expected, budget), run.memory_in_use
+
+    try:
+        result = run_with(case.sandbox)[0]
+        if result.outcome in RECHECKED:  # was a memory.grow refused? run it again to see
+            limit = case.sandbox.memory_limit
+            raised = raised_limit(limit)
+            again, memory = run_with(replace(case.sandbox, memory_limit=raised))
+            result = judged_with_memory(result, again, memory, limit=limit, raised=raised)
     except Cancelled:
         raise
     except Exception:  # a bug of ours: never blamed on the submission
         return unrun(case, entry, Outcome.INTERNAL_ERROR, traceback.format_exc(limit=8))
-    return _judge(case, entry, run, data, expected, budget)
+    return result
 
 
 def _pack(entry: CaseEntry) -> bytes:
@@ -212,11 +223,10 @@ def _judge(
         # Keep what Results and Diff show (every expected snapshot and one past), not the
         # whole answer: a 16 MiB wrong answer per case must not grow the database by as much.
         kept = None if checksums is None else checksums[: len(expected) + 8]
-        limit_hit = memory_limit_note(run.memory_in_use, case.sandbox.memory_limit)
         return replace(
             measured,
-            outcome=Outcome.WRONG_ANSWER if limit_hit is None else Outcome.MEMORY_LIMIT,
-            detail=reason if limit_hit is None else f"{limit_hit}; {reason}",
+            outcome=Outcome.WRONG_ANSWER,
+            detail=reason,
             output_digest=digest,
             checksums=kept,
             mismatch=mismatch,

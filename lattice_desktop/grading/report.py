@@ -101,6 +101,8 @@ def verdict_of(results: Iterable[CaseResult]) -> Verdict:
     outcomes = [r.outcome for r in results]
     if Outcome.INTERNAL_ERROR in outcomes:
         return Verdict.INTERNAL_ERROR
+    if Outcome.BUILD_FAILURE in outcomes:  # no module was graded: its own verdict
+        return Verdict.BUILD_FAILED
     if all(o is Outcome.PASS for o in outcomes):
         return Verdict.CORRECT
     if all(o.correct for o in outcomes):

@@ -32,7 +32,7 @@ from lattice_desktop.sandbox.native_stack import on_deep_stack
 from lattice_desktop.work import Work
 
 SPURIOUS_INTERRUPT_RETRIES = 5
-_PAGE = 65536
+_NO_FUEL_NOTE = "fuel not measured (wasmtime reports none for an interrupted call)"
 
 # Called with the store and instance once a call has ended (returned or trapped), to read
 # what the module left in its globals: the profiler's counters.
@@ -52,7 +52,7 @@ class Execution:
     wall_time: float = 0.0
     output_size: int | None = None  # the whole output's length, even when `output` is cut
     output_digest: str | None = None  # SHA-256 of the whole output
-    memory_in_use: int | None = None  # linear memory's size when the entry returned
+    memory_in_use: int | None = None  # linear memory's size when the call ended (bytes ABI)
 
 
 def check_linkage(module: wasmtime.Module, contract: Contract) -> tuple[Outcome, str] | None:
@@ -163,18 +163,26 @@ def _guarded(once: Callable[[], Execution], limits: Limits, work: Work | None) -
             return _with_time(result, elapsed)
         if work.cancelled:
             raise Cancelled()
-        if elapsed >= limits.wall_clock * 0.9:
-            return _with_time(result, elapsed)
+        if elapsed >= limits.wall_clock * 0.9:  # its own deadline fired
+            detail = f"{result.detail} after {elapsed:.2f} s; {_NO_FUEL_NOTE}"
+            return _with_time(result, elapsed, detail)
         # Another job's Cancel moved the shared epoch: this case did nothing wrong, rerun it.
-    return _with_time(result, elapsed)
+    return _with_time(
+        Execution(
+            Outcome.INTERNAL_ERROR,
+            detail=f"interrupted {SPURIOUS_INTERRUPT_RETRIES} times by other gradings' Cancel before its "
+            f"{limits.wall_clock:g} s deadline; not judged",
+        ),
+        elapsed,
+    )
 
 
-def _with_time(result: Execution, elapsed: float) -> Execution:
+def _with_time(result: Execution, elapsed: float, detail: str | None = None) -> Execution:
     return Execution(
         result.outcome,
         result.output,
         result.fuel,
-        result.detail,
+        result.detail if detail is None else detail,
         result.trap_code,
         result.frames,
         elapsed,
@@ -225,6 +233,9 @@ def _once(
     def used() -> int:
         return limits.fuel - store.get_fuel()
 
+    def size() -> int | None:
+        return None if memory is None else memory.data_len(store)
+
     try:
         try:
             instance = wasmtime.Instance(store, module, [])
@@ -249,7 +260,7 @@ def _once(
         try:
             output = run(store, instance)
         except Refused as refused:
-            return Execution(refused.outcome, fuel=used(), detail=refused.detail)
+            return Execution(refused.outcome, fuel=used(), detail=refused.detail, memory_in_use=size())
         return Execution(
             None,
             output=output.data,
@@ -262,9 +273,9 @@ def _once(
         return _classify_trap(trap, store, memory, limits)
     except wasmtime.WasmtimeError as exc:
         message = _one_line(exc)
-        if "out of memory" in message.lower():  # the GC heap, bounded like linear memory
-            return Execution(Outcome.MEMORY_LIMIT, fuel=used(), detail=message)
-        return Execution(Outcome.TRAP, fuel=used(), detail=message)
+        if "out of memory" in message.lower():  # wasmtime said so: the GC heap, bounded like linear memory
+            return Execution(Outcome.MEMORY_LIMIT, fuel=used(), detail=message, memory_in_use=size())
+        return Execution(Outcome.TRAP, fuel=used(), detail=message, memory_in_use=size())
     finally:
         if observe is not None and instance is not None:
             observe(store, instance)
@@ -283,10 +294,13 @@ def _classify_trap(
     memory: wasmtime.Memory | None,
     limits: Limits,
 ) -> Execution:
+    """What the trap says, and nothing more: fuel ran out, the epoch deadline fired, or a
+    trap of its own code. Whether a refused memory.grow led to it is for a re-run to show
+    (grading/refused_grow.py): the memory in use is only reported, never read as a cause."""
     code = trap.trap_code
     frames = tuple(_frame(f) for f in (trap.frames or [])[:12])
     where = f" in {frames[0]}" if frames else ""
-    fuel = limits.fuel - store.get_fuel()
+    in_use = None if memory is None else memory.data_len(store)
     if code == wasmtime.TrapCode.OUT_OF_FUEL:
         return Execution(
             Outcome.OUT_OF_FUEL,
@@ -295,41 +309,33 @@ def _classify_trap(
             frames=frames,
             detail=f"{runway_exhausted(limits.fuel, limits.ceiling or limits.fuel)}: "
             f"no answer to judge{where}",
+            memory_in_use=in_use,
         )
     if code == wasmtime.TrapCode.INTERRUPT:
         # wasmtime does not write back the fuel an interrupted call burned (it reports what
-        # was left at the call's start), so no figure is better than a false one.
+        # was left at the call's start), so no figure is better than a false one. The caller
+        # adds how long it ran, or finds another job's Cancel was the cause.
         return Execution(
             Outcome.TIMEOUT,
             fuel=None,
             trap_code="interrupt",
             frames=frames,
-            detail=f"stopped by the {limits.wall_clock:g} s wall-clock backstop{where}; "
-            "fuel not measured (wasmtime reports none for an interrupted call)",
+            detail=f"stopped by the {limits.wall_clock:g} s wall-clock backstop{where}",
+            memory_in_use=in_use,
         )
     name = code.name.lower() if code is not None else _uncoded_trap_name(trap)
-    if memory is not None and _near_limit(memory.data_len(store), limits.memory_bytes):
-        used_mib = memory.data_len(store) / 2**20
-        return Execution(
-            Outcome.MEMORY_LIMIT,
-            fuel=fuel,
-            trap_code=name,
-            frames=frames,
-            detail=f"trapped ({name}) with {used_mib:.1f} MiB in use, at the "
-            f"{limits.memory_bytes // 2**20} MiB memory limit (memory.grow was refused){where}",
-        )
     memory_note = ""
-    if memory is not None and memory.data_len(store) * 2 > limits.memory_bytes:
+    if in_use is not None and in_use * 2 > limits.memory_bytes:
         memory_note = (
-            f" ({memory.data_len(store) / 2**20:.1f} MiB of the {limits.memory_bytes // 2**20} MiB "
-            "memory limit in use)"
+            f" ({in_use / 2**20:.1f} MiB of the {limits.memory_bytes // 2**20} MiB memory limit in use)"
         )
     return Execution(
         Outcome.TRAP,
-        fuel=fuel,
+        fuel=limits.fuel - store.get_fuel(),
         trap_code=name,
         frames=frames,
         detail=f"trap: {name}{where}{memory_note}",
+        memory_in_use=in_use,
     )
 
 
@@ -338,11 +344,6 @@ def _uncoded_trap_name(trap: wasmtime.Trap) -> str:
     if "exception" in str(trap).lower():
         return "uncaught_exception"
     return "trap"
-
-
-def _near_limit(size: int, limit: int) -> bool:
-    """Memory so close to the limit that a refused memory.grow likely caused the trap."""
-    return size + max(_PAGE, limit // 8) > limit
 
 
 def _frame(frame: wasmtime.Frame) -> str:

@@ -10,11 +10,12 @@ from playhouse.migrate import SchemaMigrator
 from playhouse.migrate import migrate as migrate_schema
 
 from lattice_desktop.errors import StorageError
+from lattice_desktop.outcomes import Outcome, Verdict
 from lattice_desktop.store.base import tuples, write_transaction
 from lattice_desktop.store.harness_tables import HARNESS_TABLES
 from lattice_desktop.store.hidden_runs import HiddenRun
 from lattice_desktop.store.profiles import PROFILE_TABLES
-from lattice_desktop.store.schema import CORE_TABLES, CaseRecord, Run, SchemaVersion
+from lattice_desktop.store.schema import CORE_TABLES, CaseRecord, CaseResultRow, Run, SchemaVersion
 
 
 def _core(db: Database) -> None:
@@ -45,12 +46,24 @@ def _profiles(db: Database) -> None:
     db.create_tables(PROFILE_TABLES)
 
 
+def _build_failed(db: Database) -> None:
+    """A run whose build failed was stored as incorrect; give it its own verdict (its cases
+    carry the build failure, which is how the grader decides it today)."""
+    failed_builds = CaseResultRow.select(CaseResultRow.run).where(
+        CaseResultRow.outcome == Outcome.BUILD_FAILURE.value
+    )
+    Run.update(verdict=Verdict.BUILD_FAILED.value).where(
+        (Run.verdict == Verdict.INCORRECT.value) & Run.id.in_(failed_builds)
+    ).execute()
+
+
 MIGRATIONS: list[tuple[int, str, Callable[[Database], None]]] = [
     (1, "cases, submissions, runs, results, build logs", _core),
     (2, "scored agent-harness runs", _harness),
     (3, "runs keyed by their case's content", _case_content),
     (4, "runs a user hid", _hidden_runs),
     (5, "fuel profiles", _profiles),
+    (6, "a failed build is its own verdict", _build_failed),
 ]
 LATEST = MIGRATIONS[-1][0]
 

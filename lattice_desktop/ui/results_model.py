@@ -183,7 +183,10 @@ _OUTCOME_HELP = {
     Outcome.WRONG_ANSWER: "The output differs from the expected answer",
     Outcome.CONTRACT_VIOLATION: "The module broke the calling convention: alloc gave no room "
     "for the input inside memory, or the output it returned lies outside memory",
-    Outcome.MEMORY_LIMIT: "The module hit the memory limit (a memory.grow was refused)",
+    Outcome.MEMORY_LIMIT: "The module hit the memory limit: a memory.grow was refused (run again "
+    "with a raised limit, the same case grew past it or ended otherwise), or wasmtime said so",
+    Outcome.TRAP: "The module trapped; the detail gives the trap and where (no limit was seen hit)",
+    Outcome.TIMEOUT: "The wall-clock backstop's deadline fired; the detail says after how long",
     Outcome.OUT_OF_FUEL: "Exhausted the runway: still running at the end of its fuel, so there is "
     "no answer to judge (not a wrong answer); a faster engine may pass",
     Outcome.INTERNAL_ERROR: "A bug in Lattice Desktop, not in the submission",

@@ -8,10 +8,12 @@ import textwrap
 
 import pytest
 
+from lattice_desktop.cli.common import VERDICT_EXIT
 from lattice_desktop.cli.main import main
 from lattice_desktop.cli.report_text import report_lines
 from lattice_desktop.grading.grader import grade
 from lattice_desktop.manifest import load_case, load_submission
+from lattice_desktop.outcomes import Verdict
 from lattice_desktop.services.run_failure import run_failure
 from lattice_desktop.services.run_report import report_text
 from lattice_desktop.store.database import open_database
@@ -90,7 +92,7 @@ def test_show_and_copy_report_tell_a_stored_failed_build_once(failing_build, tmp
             str(db),
         ]
     )
-    assert code == 1
+    assert code == VERDICT_EXIT[Verdict.BUILD_FAILED]
     assert_one_build_failure(capsys.readouterr().out)
     assert main(["show", "1", "--db", str(db)]) == 0
     assert_one_build_failure(capsys.readouterr().out)

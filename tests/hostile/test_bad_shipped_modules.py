@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from lattice_desktop.cli.common import VERDICT_EXIT
 from lattice_desktop.cli.main import main
 from lattice_desktop.outcomes import Outcome, Verdict
 from lattice_desktop.store.database import open_database
@@ -42,12 +43,12 @@ def test_grade_of_a_bad_shipped_module_is_a_located_build_failure(tmp_path, caps
     BAD[shape](submission)
     code = main(["grade", str(submission), "--case", str(case), "--db", str(tmp_path / "runs.db")])
     captured = capsys.readouterr()
-    assert code == 1, captured.err
+    assert code == VERDICT_EXIT[Verdict.BUILD_FAILED], captured.err
     assert "internal error" not in captured.err and "Traceback" not in captured.err
     assert "module.wasm" in captured.out and "build" in captured.out
     open_database(tmp_path / "runs.db")
     (run,) = list_runs()
-    assert run.verdict is Verdict.INCORRECT
+    assert run.verdict is Verdict.BUILD_FAILED
     stored = load_run(run.id)
     assert stored.build_ok is False and "module.wasm" in stored.build_detail
     assert {r.outcome for r in stored.results} <= {Outcome.BUILD_FAILURE, Outcome.SKIPPED}
@@ -73,7 +74,7 @@ def test_a_batch_grades_the_good_submissions_around_the_bad_ones(tmp_path, capsy
         f"model-{i:02}" for i in range(13)
     ]
     for shape in BAD:
-        assert verdicts[f"bad-{shape}"] is Verdict.INCORRECT
+        assert verdicts[f"bad-{shape}"] is Verdict.BUILD_FAILED
         bad = next(r for r in runs if r.model == f"bad-{shape}")
         assert "module.wasm" in load_run(bad.id).build_detail
 

@@ -64,8 +64,10 @@ def test_memory_grow_bomb_in_big_steps_is_bounded_and_explained(tmp_path):
     result = smoke(
         grade_wat(tmp_path, module_with_run_body(body), sandbox="memory_limit_mib = 32\nwall_clock_s = 20")
     )
-    # 16 MiB in use when the next 16 MiB step was refused: a trap, with the memory named.
-    assert result.outcome is Outcome.TRAP
+    # 16 MiB in use when the next 16 MiB step was refused: the re-run with more memory
+    # shows the refusal, and the memory in use is named.
+    assert result.outcome is Outcome.MEMORY_LIMIT and result.trap_code == "unreachable"
+    assert "memory.grow was refused at the 32 MiB memory limit" in result.detail
     assert "16.1 MiB of the 32 MiB memory limit in use" in result.detail
 
 

@@ -58,7 +58,7 @@ def test_a_build_that_swaps_a_folder_for_a_link_cannot_make_the_grader_read_anot
     case = load_case(write_case(tmp_path / "case", ECHO_CASES))
     attacker = build_folder(tmp_path / "attacker", swap.format(victim=victim), module=module)
     report = grade(case, load_submission(attacker), allow_build=True)
-    assert report.verdict is Verdict.INCORRECT, report.build.log
+    assert report.verdict is Verdict.BUILD_FAILED, report.build.log
     assert report.results[0].outcome is Outcome.BUILD_FAILURE
     assert not any(r.outcome.correct for r in report.results)
     detail = report.results[0].detail

@@ -30,7 +30,8 @@ def test_grading_from_the_window_stores_and_opens_the_run(qtbot, window, toy_cas
     assert page.run.summary.verdict is Verdict.CORRECT
     assert window.header.title.text() == "echo · echo 1/standard · model-a"
     assert window.header.score.text() == "10 fuel"
-    assert window.header.standing.text() == "#1 of 1 · 100th percentile"
+    # the toy case is no bundled case: its content is unregistered, and says so
+    assert window.header.standing.text() == "#1 of 1 · 100th percentile · unregistered case, ranked apart"
     assert window.tabs.currentIndex() == RESULTS
     qtbot.waitUntil(lambda: len(window.runs_panel.model.summaries) == 1)
     assert window.runs_panel.selected_run() == page.run.id
@@ -214,7 +215,8 @@ def test_without_a_jail_a_second_confirmation_names_the_reason(qtbot, window, to
 
     monkeypatch.setattr(UnisolatedBuildDialog, "exec", second)
     window.open_case(toy_case.case_path)
-    window.grade_submission(toy_case.submission("built"))
+    window.grade_submission(toy_case.submission("built"))  # asks once the case is checked
+    qtbot.waitUntil(lambda: bool(reasons))
     assert SWITCH in reasons[0] and not window.grading.running and Run.select().count() == 0
     jobs = []
     window.grading.job_started.connect(jobs.append)
