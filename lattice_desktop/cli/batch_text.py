@@ -11,6 +11,7 @@ from lattice_desktop.batch.summary import BatchSummary, progress_text
 from lattice_desktop.cli.terminal import shown
 from lattice_desktop.formatting import fuel
 from lattice_desktop.manifest.case import CaseManifest
+from lattice_desktop.manifest.case_identity import identify_case
 from lattice_desktop.outcomes import Verdict
 from lattice_desktop.work import Step
 
@@ -76,8 +77,8 @@ class ProgressPrinter:
 
 def summary_lines(case: CaseManifest, summary: BatchSummary) -> list[str]:
     lines = [
-        f"{case.label}: {summary.graded} graded, {summary.already_stored} already stored, "
-        f"{summary.problems} could not be read",
+        f"{shown(identify_case(case).label)}: {summary.graded} graded, "
+        f"{summary.already_stored} already stored, {summary.problems} could not be read",
         "",
     ]
     lines.append(f"{'verdict':<16}{'runs':>6}")

@@ -15,12 +15,14 @@ from lattice_desktop.store.queries import distinct_values
 from lattice_desktop.store.writer import Writer
 
 EXIT_CORRECT, EXIT_INCORRECT, EXIT_USAGE, EXIT_OVER_CEILING, EXIT_INTERNAL = 0, 1, 2, 3, 4
+EXIT_BUILD_FAILED = 5  # no module to grade: not a wrong answer
 EXIT_CANCELLED = 130
 
 VERDICT_EXIT = {
     Verdict.CORRECT: EXIT_CORRECT,
     Verdict.OVER_CEILING: EXIT_OVER_CEILING,
     Verdict.INCORRECT: EXIT_INCORRECT,
+    Verdict.BUILD_FAILED: EXIT_BUILD_FAILED,
     Verdict.INTERNAL_ERROR: EXIT_INTERNAL,
 }
 

@@ -7,6 +7,7 @@ import argparse
 import sys
 
 from lattice_desktop.cli.common import add_board_options, add_db_option, chosen_board, open_storage
+from lattice_desktop.cli.run_ids import run_id
 from lattice_desktop.cli.terminal import shown
 from lattice_desktop.errors import UserError
 from lattice_desktop.outcomes import Verdict
@@ -24,7 +25,7 @@ def register(commands: argparse._SubParsersAction) -> None:
     what = p.add_subparsers(dest="what", metavar="WHAT", required=True)
 
     run = what.add_parser("run", help="one run's case results (and, in HTML, its fuel plots)")
-    run.add_argument("run", type=int, help="run id (see `runs`)")
+    run.add_argument("run", type=run_id, help="run id (see `runs`)")
     _outputs(run)
     run.set_defaults(func=_export_run)
 

@@ -20,10 +20,9 @@ from lattice_desktop.grading.grader import grade
 from lattice_desktop.grading.report import GradingStep
 from lattice_desktop.grading.report_json import report_to_dict
 from lattice_desktop.manifest import load_case, load_submission
-from lattice_desktop.manifest.case import CaseManifest
 from lattice_desktop.resources import resolve_case_path
 from lattice_desktop.services.grading import grade_and_store
-from lattice_desktop.store.field import standing, unregistered_note
+from lattice_desktop.store.field import standing
 from lattice_desktop.work import Step, Work
 
 
@@ -100,16 +99,7 @@ def run(args: argparse.Namespace) -> int:
     else:
         for line in report_lines(report, standing=place, run_id=run_id):
             print(line)
-        if place is not None and (note := _unregistered_note(case)):
-            print(note)
     return VERDICT_EXIT[report.verdict]
-
-
-def _unregistered_note(case: CaseManifest) -> str | None:
-    """Says so when the case is not the registered content of its name and version (a case a
-    submission shipped under the bundled case's name): its field is ranked apart."""
-    note = unregistered_note(case.name, case.version, case.variant, case.manifest_hash)
-    return None if note is None else f"note: this case is {shown(note)}"
 
 
 def _progress_printer():

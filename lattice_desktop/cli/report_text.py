@@ -5,6 +5,7 @@ from __future__ import annotations
 from lattice_desktop.cli.terminal import shown
 from lattice_desktop.formatting import fuel, percent
 from lattice_desktop.grading.report import CaseResult, GradeReport
+from lattice_desktop.manifest.case_identity import identify_case
 from lattice_desktop.outcomes import Outcome, Verdict
 from lattice_desktop.services.run_failure import NOT_RUN, run_failure
 from lattice_desktop.store.field import Standing
@@ -62,8 +63,12 @@ def report_lines(
     report: GradeReport, *, standing: Standing | None = None, run_id: int | None = None
 ) -> list[str]:
     case = report.case
+    identity = identify_case(case)
     head = f"{shown(report.submission.model)} · {shown(case.label)}"
-    lines = [head + (f" · run {run_id}" if run_id else ""), ""]
+    lines = [head + (f" · run {run_id}" if run_id else "")]
+    if identity.note:
+        lines.append(f"case {shown(identity.note)}")
+    lines.append("")
     failure = run_failure(report.results, report.build.log if report.build is not None else "")
     failed = report.failed_smoke
     if failure is not None:
@@ -82,10 +87,11 @@ def report_lines(
         lines.extend(result_rows(stress, not_run=failure is not None))
         lines.append("")
     lines.append(verdict_line(report.verdict, report.score, report.overshoot))
-    if report.verdict is Verdict.INCORRECT:
+    if report.verdict.failed:
         lines.append(f"why: {shown(failure.why) if failure else failure_reason(report.results)}")
     if standing is not None:
-        lines.append(f"field: {standing.describe()}")
+        apart = "" if identity.registered else " · ranked apart: its content is not registered"
+        lines.append(f"field: {standing.describe()}{apart}")
     if report.build is not None and not report.build.ok and failure is None:
         lines.append("")
         lines.append("build log:")

@@ -9,6 +9,7 @@ import sys
 
 from lattice_desktop.cli.common import add_board_options, add_db_option, chosen_board, open_storage
 from lattice_desktop.cli.report_text import result_rows, verdict_line
+from lattice_desktop.cli.run_ids import run_id
 from lattice_desktop.cli.terminal import shown
 from lattice_desktop.errors import UserError
 from lattice_desktop.formatting import fuel, moment
@@ -33,7 +34,7 @@ def register(commands: argparse._SubParsersAction) -> None:
     p.set_defaults(func=_runs)
 
     p = commands.add_parser("show", help="show one stored run with every case result")
-    p.add_argument("run", type=int, help="run id (see `runs`)")
+    p.add_argument("run", type=run_id, help="run id (see `runs`)")
     p.add_argument("--json", action="store_true")
     add_db_option(p)
     p.set_defaults(func=_show)
@@ -49,12 +50,12 @@ def register(commands: argparse._SubParsersAction) -> None:
         ("unhide", "show hidden runs again (see `runs --all`)"),
     ):
         p = commands.add_parser(name, help=helped)
-        p.add_argument("runs", type=int, nargs="+", metavar="RUN", help="run id (see `runs`)")
+        p.add_argument("runs", type=run_id, nargs="+", metavar="RUN", help="run id (see `runs`)")
         add_db_option(p)
         p.set_defaults(func=_hide if name == "hide" else _unhide)
 
     p = commands.add_parser("delete", help="delete runs for good, with their results")
-    p.add_argument("runs", type=int, nargs="+", metavar="RUN", help="run id (see `runs --all`)")
+    p.add_argument("runs", type=run_id, nargs="+", metavar="RUN", help="run id (see `runs --all`)")
     p.add_argument("--yes", action="store_true", help="do not ask first")
     add_db_option(p)
     p.set_defaults(func=_delete)
@@ -82,7 +83,9 @@ def _runs(args: argparse.Namespace) -> int:
         when = moment(r.finished) if r.finished else "-"
         print(
             f"{r.id:>5}  {shown(r.case_label):<22} {shown(r.model):<20} "
-            f"{r.verdict.look.text:<14} {fuel(r.score):>12}  {when}" + ("  (hidden)" if r.hidden else "")
+            f"{r.verdict.look.text:<14} {fuel(r.score):>12}  {when}"
+            + ("  (hidden)" if r.hidden else "")
+            + (f"  {shown(note)}" if (note := r.identity.note) else "")
         )
     return 0
 
@@ -93,6 +96,7 @@ def _run_entry(r: RunSummary) -> dict:
         "case": r.case_name,
         "version": r.case_version,
         "variant": r.case_variant,
+        **r.identity.to_json(),
         "model": r.model,
         "submission": r.submission,
         "verdict": r.verdict.value,
@@ -145,6 +149,7 @@ def _show(args: argparse.Namespace) -> int:
             {
                 "run_id": s.id,
                 "case": s.case_label,
+                **s.identity.to_json(),
                 "model": s.model,
                 "verdict": s.verdict.value,
                 "score": s.score,
@@ -158,7 +163,9 @@ def _show(args: argparse.Namespace) -> int:
         )
         print()
         return 0
-    print(f"run {s.id} · {shown(s.model)} · {shown(s.case_label)} · wasmtime {shown(run.wasmtime_version)}")
+    print(
+        f"run {s.id} · {shown(s.model)} · {shown(s.labelled_case)} · wasmtime {shown(run.wasmtime_version)}"
+    )
     smoke = [r for r in run.results if r.is_smoke]
     stress = [r for r in run.results if not r.is_smoke]
     failure = run_failure(run.results, run.build_log)
@@ -188,6 +195,7 @@ def _leaderboard(args: argparse.Namespace) -> int:
                 "variant": board.variant,
                 "wasmtime_version": board.wasmtime_version,
                 "content": board.content,
+                **board.identity.to_json(),
                 "other_contents": board.other_contents,
                 "entries": [_entry(e) for e in board.entries],
                 "over_ceiling": [_entry(e) for e in board.over_ceiling],

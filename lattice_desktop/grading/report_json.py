@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from lattice_desktop.grading.report import CaseResult, GradeReport
+from lattice_desktop.manifest.case_identity import identify_case
 
 
 def result_to_dict(r: CaseResult) -> dict[str, Any]:
@@ -47,6 +48,7 @@ def report_to_dict(report: GradeReport) -> dict[str, Any]:
             "variant": case.variant,
             "manifest_sha256": case.manifest_hash,
             "fuel_limit": case.sandbox.fuel_limit,
+            **identify_case(case).to_json(),
         },
         "submission": {
             "model": report.submission.model,

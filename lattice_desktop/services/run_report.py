@@ -15,6 +15,8 @@ def report_text(page: RunPage) -> str:
         f"{s.submission} · {s.case_label} · {s.model} · run {s.id}",
         s.verdict.look.text + (f" · score {grouped(s.score)} fuel" if s.score is not None else ""),
     ]
+    if note := s.identity.note:
+        lines.append(f"case {note} — ranked apart")
     if page.standing is not None:
         lines.append(f"standing {page.standing.describe()}")
     lines.append(f"module sha256 {run.module_sha256 or '-'}")

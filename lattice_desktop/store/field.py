@@ -6,10 +6,10 @@ Fuel is only comparable within one wasmtime version, so the field is per version
 and only on the same case content (manifest, inputs, expected answers): a case that
 shares a name but not its content is another field.
 
-A case name's default board is its registered content: the bundled case of that name, else
-the content of its first run. A submission may ship a case of its own under any name
-and version; graded last, it must not become what `leaderboard NAME` shows, and wherever
-its board is shown it says that its content is not the registered one.
+A case name's default board is its registered content (`case_identity`: the bundled case
+of that name), else the content of its first run. A submission may ship a case of its own
+under any name and version; graded last, it must not become what `leaderboard NAME` shows,
+and wherever its board is shown it carries the case's identity: unregistered content says so.
 """
 
 from __future__ import annotations
@@ -19,10 +19,8 @@ from datetime import datetime
 
 from peewee import SQL, Column, Expression, ModelAlias, Select, ValuesList, fn
 
-from lattice_desktop.errors import UserError
-from lattice_desktop.manifest import load_case
+from lattice_desktop.manifest.case_identity import CaseIdentity, current_registered, identify
 from lattice_desktop.outcomes import Verdict
-from lattice_desktop.resources import CASES
 from lattice_desktop.store.base import tuples
 from lattice_desktop.store.hidden_runs import visible
 from lattice_desktop.store.schema import Run
@@ -61,25 +59,25 @@ class Leaderboard:
     over_ceiling: list[BoardEntry]
     content: str = ""  # the case content (manifest hash) this board ranks
     other_contents: int = 0  # other contents with runs under the same name, version, variant
-    registered: str | None = None  # the registered content of this name and version, if known
+
+    @property
+    def identity(self) -> CaseIdentity:
+        return identify(self.case_name, self.version, self.variant, self.content)
 
     @property
     def unregistered(self) -> bool:
         """This board ranks a content other than the registered one of its name and version."""
-        return self.registered is not None and self.content != self.registered
+        return not self.identity.registered
 
     @property
     def content_label(self) -> str:
-        label = f"content {self.content[:12] or 'unknown'}"
-        if self.unregistered:
-            return (
-                f"{label}: NOT the registered {self.case_name} {self.version} "
-                f"(content {(self.registered or '')[:12]}), ranked apart"
-            )
+        """Which content this board ranks: registered, or the identity's note; and how many
+        other contents under the same name, version and variant are ranked on boards of their own."""
+        label = self.identity.note or f"registered content {self.content[:12]}"
         if self.other_contents:
             plural = "s" if self.other_contents != 1 else ""
-            label += f" ({self.other_contents} other content{plural} under this name, ranked apart)"
-        return label
+            return label + f" ({self.other_contents} other content{plural} under this name, ranked apart)"
+        return label + (", ranked apart" if self.unregistered else "")
 
 
 # A leaderboard's scope: case name, version, variant, wasmtime version, content hash
@@ -131,7 +129,7 @@ def leaderboard(
 ) -> Leaderboard:
     """Models ranked by best correct fuel; models with only over-ceiling bests listed apart.
 
-    Without `content`, the board is the name's registered content (`registered_content`);
+    Without `content`, the board is the name's registered content, else its first graded one;
     the other unnamed parts come from its newest run. `content` may be a hash prefix.
     One pass over the scope's covering index gives each model's run count and best score;
     then only the runs that reached a best are read (one seek per model, not every run).
@@ -148,9 +146,9 @@ def leaderboard(
     ):
         if wanted is not None and wanted != "":
             named &= column.concat("").startswith(wanted) if column is Run.case_hash else column == wanted
-    registered = registered_content(case_name, version, variant)
-    if content is None and registered is not None:
-        version, variant, content = registered
+    default = _default_content(case_name, version, variant)
+    if content is None and default is not None:
+        version, variant, content = default
         named &= (Run.case_version == version) & (Run.case_variant == variant) & (Run.case_hash == content)
     latest = (
         Run.select(Run.case_version, Run.case_variant, Run.wasmtime_version, Run.case_hash)
@@ -175,7 +173,7 @@ def leaderboard(
         .group_by(Run.verdict, Run.model)
     )
     for verdict, model, count, lowest in Run._meta.database.execute(tally).fetchall():  # plain rows
-        if verdict != Verdict.RUNNING.value:
+        if Verdict.stored(verdict).counted:  # not running, not a failed build
             counts[model] = counts.get(model, 0) + count
         if verdict == Verdict.CORRECT.value and stored_number(lowest) is not None:
             best[model] = lowest
@@ -219,32 +217,25 @@ def leaderboard(
         over_entries,
         content or "",
         _other_contents(key),
-        _registered_hash(case_name, version, variant),
     )
 
 
-def unregistered_note(case_name: str, version: int, variant: str, content: str) -> str | None:
-    """ "NOT the registered NAME VERSION (content …), ranked apart" when `content` is not the
-    registered content of its name, version and variant (a case a submission shipped under the
-    bundled case's name); None when it is, or when nothing is registered."""
-    registered = registered_content(case_name, version, variant)
-    if registered is None or registered[:2] != (version, variant) or registered[2] is None:
-        return None
-    if registered[2] == content:
-        return None
-    return f"NOT the registered {case_name} {version} (content {registered[2][:12]}), ranked apart"
+def unregistered_note(case_name: str, version: int, variant: str, content: str | None) -> str | None:
+    """The identity's note when `content` is not the registered content of its name, version
+    and variant (`CaseIdentity.note`); None when it is."""
+    return identify(case_name, version, variant, content).note or None
 
 
-def registered_content(
+def _default_content(
     case_name: str, version: int | None = None, variant: str | None = None
 ) -> tuple[int, str, str | None] | None:
-    """(version, variant, content) a case name means by default: the bundled case of that
-    name (when `version` and `variant` are its own or not given), else the content of the
-    first run graded under the name (and `version`/`variant` when given; None for a run
-    stored before content was recorded); None when there is neither."""
-    bundled = _bundled_case(case_name)
-    if bundled is not None and version in (None, bundled[0]) and variant in (None, "", bundled[1]):
-        return bundled
+    """(version, variant, content) a case name means by default: its registered case (when
+    `version` and `variant` are its own or not given), else the content of the first run
+    graded under the name (and `version`/`variant` when given; None for a run stored before
+    content was recorded), never the newest: a case shipped later must not take the board."""
+    registered = current_registered(case_name)
+    if registered is not None and version in (None, registered[0]) and variant in (None, "", registered[1]):
+        return registered
     named = Run.case_name == case_name
     if version is not None:
         named &= Run.case_version == version
@@ -254,25 +245,6 @@ def registered_content(
         Run.select(Run.case_version, Run.case_variant, Run.case_hash).where(named).order_by(Run.id).first()
     )
     return None if first is None else (first.case_version, first.case_variant, first.case_hash)
-
-
-def _registered_hash(case_name: str, version: int, variant: str) -> str | None:
-    found = registered_content(case_name, version, variant)
-    return found[2] if found is not None and found[:2] == (version, variant) else None
-
-
-def _bundled_case(case_name: str) -> tuple[int, str, str] | None:
-    """The bundled case of that name as (version, variant, content), or None."""
-    path = CASES / case_name / "case.toml"
-    if "/" in case_name or "\\" in case_name or not path.is_file():
-        return None
-    try:
-        case = load_case(path)
-    except UserError:  # a broken bundle ranks nothing by default; grading it says why
-        return None
-    if case.name != case_name:
-        return None
-    return case.version, case.variant, case.manifest_hash
 
 
 def _other_contents(key: Key) -> int:

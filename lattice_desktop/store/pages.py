@@ -68,10 +68,11 @@ class BoardScope:
     wasmtime_version: str
     runs: int
     latest: int  # the newest run id, to pick the scope most recently used
+    content: str | None = None  # the case content: each content is a board of its own
 
 
 def board_scopes() -> list[BoardScope]:
-    """Every (case, version, variant, wasmtime) that has finished runs, newest first."""
+    """Every (case, version, variant, wasmtime, content) that has finished runs, newest first."""
     rows = tuples(
         Run.select(
             Run.case_name,
@@ -80,9 +81,10 @@ def board_scopes() -> list[BoardScope]:
             Run.wasmtime_version,
             fn.COUNT(Run.id),
             fn.MAX(Run.id),
+            Run.case_hash,
         )
         .where((Run.verdict != Verdict.RUNNING.value) & visible())
-        .group_by(Run.case_name, Run.case_version, Run.case_variant, Run.wasmtime_version)
+        .group_by(Run.case_name, Run.case_version, Run.case_variant, Run.wasmtime_version, Run.case_hash)
     )
     scopes = [BoardScope(*row) for row in rows]
     return sorted(scopes, key=lambda s: -s.latest)

@@ -10,6 +10,7 @@ from peewee import Field
 
 from lattice_desktop.grading.compare import Mismatch
 from lattice_desktop.grading.report import CaseResult
+from lattice_desktop.manifest.case_identity import CaseIdentity, identify
 from lattice_desktop.outcomes import Outcome, Verdict
 from lattice_desktop.store.base import tuples
 from lattice_desktop.store.hidden_runs import HiddenRun, hidden_ids, visible
@@ -32,10 +33,21 @@ class RunSummary:
     started: datetime | None  # None: the stored time could not be read
     finished: datetime | None
     hidden: bool = False  # left out of the runs list, the field and the leaderboard
+    case_hash: str | None = None  # the case content it was graded on
 
     @property
     def case_label(self) -> str:
+        """ "lattice 3/standard", whatever the content: see `labelled_case` for showing it."""
         return f"{self.case_name} {self.case_version}/{self.case_variant}"
+
+    @property
+    def identity(self) -> CaseIdentity:
+        return identify(self.case_name, self.case_version, self.case_variant, self.case_hash)
+
+    @property
+    def labelled_case(self) -> str:
+        """The case as every output names it: unregistered content says so."""
+        return self.identity.label
 
 
 @dataclass(frozen=True)
@@ -73,6 +85,7 @@ def _summary(run: Run, submission_name: str, *, hidden: bool = False) -> RunSumm
         started=stored_time(run.started),
         finished=stored_time(run.finished),
         hidden=hidden,
+        case_hash=run.case_hash,
     )
 
 
@@ -101,6 +114,7 @@ def list_runs(
             Run.max_percent_over,
             Run.started,
             Run.finished,
+            Run.case_hash,
         )
         .join(SubmissionRecord)
         .order_by(Run.id.desc())
@@ -134,6 +148,7 @@ def list_runs(
             started=read_time(row[10]),
             finished=read_time(row[11]),
             hidden=row[0] in hidden,
+            case_hash=row[12],
         )
         for row in tuples(query)
     ]

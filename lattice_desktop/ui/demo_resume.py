@@ -16,6 +16,14 @@ from lattice_desktop.ui.latest_query import LatestQuery
 KEY = "demo/unfinished"  # the database targets whose first-start demo is not finished yet
 
 
+def first_run(listing: RunsListing) -> int:
+    """The run a returning user sees first: the newest of registered content, so that the
+    header and the Leaderboard open on a real board, never on a case a submission shipped
+    because it was graded last; the newest run when no run is of registered content."""
+    runs = listing.runs
+    return next((r.id for r in runs if r.identity.registered), runs[0].id)
+
+
 class DemoResume(QObject):
     def __init__(self, window: Any) -> None:
         super().__init__(window)
@@ -30,7 +38,7 @@ class DemoResume(QObject):
     def first_listing(self, listing: RunsListing) -> None:
         """The window's first read of its runs. On an empty database, grade the demo and
         import the harness examples, so every view has something to show; a returning
-        user sees their newest run, and an unfinished demo is finished."""
+        user sees their newest run of a registered case, and an unfinished demo is finished."""
         window = self.window
         if not listing.runs and not listing.harness:
             if window.demo_case.is_file():
@@ -40,8 +48,9 @@ class DemoResume(QObject):
             return
         nothing_open = window.page is None and window.harness.page is None
         if listing.runs and nothing_open and not window.factory_tab.scenario_files:
-            window.runs_panel.select_run(listing.runs[0].id, notify=False)
-            window.open_run(listing.runs[0].id)
+            first = first_run(listing)
+            window.runs_panel.select_run(first, notify=False)
+            window.open_run(first)
         self.resume_if_unfinished()
 
     def pending(self) -> bool:

@@ -1,9 +1,12 @@
-"""The Leaderboard tab: pick a case, version and variant (or a harness box and stage);
-models ranked by their best correct fuel (or harnesses by Score, then Execution), the open
-run's model highlighted. Queries run off the GUI thread; double-click opens that run."""
+"""The Leaderboard tab: pick a case, version, variant and content (or a harness box and
+stage); models ranked by their best correct fuel (or harnesses by Score, then Execution), the
+open run's model highlighted. Registered boards come first, the bundled case's current
+version first; boards of unregistered content follow them, labelled (docs/case-identity.md).
+Queries run off the GUI thread; double-click opens that run."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from functools import partial
 
 from PySide6.QtCore import QModelIndex, Qt, Signal, Slot
@@ -20,6 +23,7 @@ from PySide6.QtWidgets import (
 
 from lattice_desktop.harness import HarnessResult
 from lattice_desktop.harness.ranking import agent_label
+from lattice_desktop.manifest.case_identity import CaseIdentity, identify
 from lattice_desktop.store.field import Leaderboard, leaderboard
 from lattice_desktop.store.pages import BoardChoices, BoardScope, RunPage, board_choices
 from lattice_desktop.ui.copy_table import CopyTable
@@ -57,12 +61,14 @@ class LeaderboardTab(QWidget):
             query.failed.connect(self.failed)
 
         self.case_picker, self.version_picker, self.variant_picker = QComboBox(), QComboBox(), QComboBox()
+        self.content_picker = QComboBox()
         self.case_picker.setMinimumContentsLength(16)
-        for picker in (self.version_picker, self.variant_picker):  # "stage qualifier" fits
-            picker.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
+        for picker in (self.version_picker, self.variant_picker, self.content_picker):
+            picker.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)  # "stage qualifier" fits
         self.case_picker.currentIndexChanged.connect(self._on_case_picked)
         self.version_picker.currentIndexChanged.connect(self._on_version_picked)
-        self.variant_picker.currentIndexChanged.connect(self._request_board)
+        self.variant_picker.currentIndexChanged.connect(self._on_variant_picked)
+        self.content_picker.currentIndexChanged.connect(self._request_board)
         refresh = QPushButton("Refresh")
         refresh.clicked.connect(self.refresh)
         self.scope_note = QLabel()
@@ -88,6 +94,7 @@ class LeaderboardTab(QWidget):
             ("Case", self.case_picker),
             ("Version", self.version_picker),
             ("Variant", self.variant_picker),
+            ("Content", self.content_picker),
         ):
             pickers.addWidget(QLabel(label))
             pickers.addWidget(picker)
@@ -131,11 +138,11 @@ class LeaderboardTab(QWidget):
 
     @Slot(object)
     def _on_choices(self, choices: BoardChoices) -> None:
-        self.choices = choices
+        self.choices = replace(choices, scopes=sorted(choices.scopes, key=board_order))
         current = self.case_picker.currentData()
         self.case_picker.blockSignals(True)
         self.case_picker.clear()
-        for name in dict.fromkeys(s.case_name for s in choices.scopes):
+        for name in dict.fromkeys(s.case_name for s in self.choices.scopes):  # registered first
             self.case_picker.addItem(name, (PERF, name))
         for box in sorted({box for _stage, box in choices.harness_keys()}):
             self.case_picker.addItem(f"{box} (harness box)", (HARNESS, box))
@@ -160,6 +167,10 @@ class LeaderboardTab(QWidget):
         self._fill_variants()
         if variant is not None:
             self._set_quietly(self.variant_picker, max(0, find_data(self.variant_picker, variant)))
+        self._fill_contents()
+        if kind == PERF:
+            found = find_data(self.content_picker, self.preferred_content)
+            self._set_quietly(self.content_picker, max(0, found))
         self._request_board()
         return True
 
@@ -183,9 +194,11 @@ class LeaderboardTab(QWidget):
         if kind_name and kind_name[0] == HARNESS:
             for stage in sorted({st for st, box in self.choices.harness_keys() if box == kind_name[1]}):
                 picker.addItem(f"stage {stage}", stage)
-        else:
-            for version in sorted({s.version for s in self._scopes()}, reverse=True):
-                picker.addItem(str(version), version)
+        else:  # in board order: registered versions first, each labelled when it has none
+            scopes = self._scopes()
+            for version in dict.fromkeys(s.version for s in scopes):
+                registered = any(scope_identity(s).registered for s in scopes if s.version == version)
+                picker.addItem(str(version) if registered else f"{version} — unregistered", version)
         picker.blockSignals(False)
 
     def _fill_variants(self) -> None:
@@ -193,21 +206,43 @@ class LeaderboardTab(QWidget):
         picker.blockSignals(True)
         picker.clear()
         version = self.version_picker.currentData()
-        variants = sorted({s.variant for s in self._scopes() if s.version == version})
+        variants = list(dict.fromkeys(s.variant for s in self._scopes() if s.version == version))
         for variant in variants:
             picker.addItem(variant, variant)
         picker.setEnabled(bool(variants))
         picker.blockSignals(False)
 
+    def _fill_contents(self) -> None:
+        """The case contents with runs at the picked version and variant: the registered one
+        first, each other one labelled as unregistered."""
+        picker = self.content_picker
+        picker.blockSignals(True)
+        picker.clear()
+        for scope in self._picked_scopes():
+            identity = scope_identity(scope)
+            if find_data(picker, scope.content) < 0:
+                text = f"registered {identity.content[:12]}" if identity.registered else identity.note
+                picker.addItem(text, scope.content)
+        picker.setEnabled(picker.count() > 1)
+        picker.blockSignals(False)
+
+    def _picked_scopes(self) -> list[BoardScope]:
+        version, variant = self.version_picker.currentData(), self.variant_picker.currentData()
+        return [s for s in self._scopes() if s.version == version and s.variant == variant]
+
     @Slot()
     def _on_case_picked(self) -> None:
         self._fill_versions()
-        self._fill_variants()
-        self._request_board()
+        self._on_version_picked()
 
     @Slot()
     def _on_version_picked(self) -> None:
         self._fill_variants()
+        self._on_variant_picked()
+
+    @Slot()
+    def _on_variant_picked(self) -> None:
+        self._fill_contents()
         self._request_board()
 
     # Boards --------------------------------------------------------------------------
@@ -221,11 +256,15 @@ class LeaderboardTab(QWidget):
             self._show_harness_board(kind_name[1], self.version_picker.currentData())
             return
         version, variant = self.version_picker.currentData(), self.variant_picker.currentData()
-        scopes = [s for s in self._scopes() if s.version == version and s.variant == variant]
-        wasmtime = scopes[0].wasmtime_version if scopes else None
-        content = self.preferred_content if self.preferred == (PERF, kind_name[1], version, variant) else None
+        content = self.content_picker.currentData()
+        scopes = [s for s in self._picked_scopes() if s.content == content]
+        wasmtime = scopes[0].wasmtime_version if scopes else None  # the newest first
         self._board_query.request(
-            partial(leaderboard, content=content), kind_name[1], version, variant, wasmtime
+            partial(leaderboard, content=content if scopes else None),
+            kind_name[1],
+            version,
+            variant,
+            wasmtime,
         )
 
     @Slot(object)
@@ -295,6 +334,23 @@ class LeaderboardTab(QWidget):
             self.open_harness_run.emit(run_id)
         else:
             self.open_run.emit(run_id)
+
+
+def scope_identity(scope: BoardScope) -> CaseIdentity:
+    return identify(scope.case_name, scope.version, scope.variant, scope.content)
+
+
+def board_order(scope: BoardScope) -> tuple[bool, int, str, str, int]:
+    """Registered boards first, each name's newest registered version (the bundled case's
+    current one) first; then the boards of unregistered content, never ahead of a registered
+    one however new their runs. Within a board, the newest wasmtime's runs come first."""
+    return (
+        not scope_identity(scope).registered,
+        -scope.version,
+        scope.variant,
+        scope.content or "",
+        -scope.latest,
+    )
 
 
 def unranked_note(kept_out: list[HarnessResult], *, listed: int = 3) -> str:

@@ -241,6 +241,8 @@ class ResultsTab(QWidget):
             parts.append(f"rank {page.standing.describe()} (efficiency percentile)")
         passed = sum(1 for r in run.results if r.outcome.passed)
         lines = [" · ".join(parts)]
+        if note := s.identity.note:  # a case shipped under a registered name, or of its own
+            lines.append(f"▲ case {html.escape(note)} — ranked apart")
         if run.results:
             lines.append(f"{passed} of {len(run.results)} cases passed")
         lines.append(

@@ -139,8 +139,9 @@ class RunHeader(QFrame):
         else:
             self.standing.setText("not ranked (only correct runs are)")
             self.standing.setToolTip("")
-        if page.apart is not None:  # a case shipped under another's name: its own field
-            self.standing.setText(f"{self.standing.text()} · case {page.apart}")
+        if not s.identity.registered:  # the title names the case; its identity is said here
+            self.standing.setText(f"{self.standing.text()} · unregistered case, ranked apart")
+            self.standing.setToolTip(f"{s.identity.note}: its field holds only runs of this content")
         when = moment(s.started, local=True)
         self.subtitle.setText(f"run #{s.id} · {when} · wasmtime {page.run.wasmtime_version}")
 

@@ -83,10 +83,9 @@ class RunsModel(QAbstractItemModel):
         cases: dict[str, _Node] = {}
         models: dict[tuple[str, str], _Node] = {}
         for s in self.summaries:
-            case = cases.get(s.case_label) or cases.setdefault(
-                s.case_label, self._root.add(_Node(s.case_label))
-            )
-            key = (s.case_label, s.model)
+            label = s.labelled_case  # unregistered content is a group of its own, labelled
+            case = cases.get(label) or cases.setdefault(label, self._root.add(_Node(label)))
+            key = (label, s.model)
             model = models.get(key) or models.setdefault(key, case.add(_Node(s.model)))
             hidden = " · hidden" if s.hidden else ""  # shown only with "Show hidden runs"
             self._leaves[s.id] = model.add(_Node(f"{s.submission} #{s.id}{hidden}", run=s))
@@ -270,7 +269,7 @@ def _score_text(run: RunSummary) -> str:
 
 
 def _tooltip(run: RunSummary) -> str:
-    lines = [f"{run.submission} · {run.case_label} · {run.model}", run.verdict.look.text]
+    lines = [f"{run.submission} · {run.labelled_case} · {run.model}", run.verdict.look.text]
     if run.score is not None:
         lines.append(f"score {grouped(run.score)} fuel")
     elif run.stress_fuel is not None:
@@ -323,7 +322,7 @@ class RunsFilter(QSortFilterProxyModel):
         if self.verdict and run.verdict is not self.verdict:
             return False
         if self.text:
-            hay = f"{run.case_label} {run.model} {run.submission} #{run.id}".lower()
+            hay = f"{run.labelled_case} {run.model} {run.submission} #{run.id}".lower()
             return all(word in hay for word in self.text.split())
         return True
 

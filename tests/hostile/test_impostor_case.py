@@ -6,9 +6,10 @@ from __future__ import annotations
 
 from lattice_desktop.cli.main import main
 from lattice_desktop.manifest import load_case
+from lattice_desktop.manifest.case_identity import current_registered
 from lattice_desktop.resources import CASES
 from lattice_desktop.store.database import open_database
-from lattice_desktop.store.field import leaderboard, registered_content
+from lattice_desktop.store.field import leaderboard
 from lattice_desktop.store.pages import load_run_page
 from tests.core.wat_cases import ECHO, ECHO_CASES, write_case, write_submission
 
@@ -50,7 +51,7 @@ def test_an_impostor_case_graded_last_is_not_the_default_board(tmp_path, capsys)
     assert "impostor" in rows[0]
 
     open_database(tmp_path / "runs.db")
-    assert registered_content("lattice") == (real.version, real.variant, real.manifest_hash)
+    assert current_registered("lattice") == (real.version, real.variant, real.manifest_hash)
     default = leaderboard("lattice")
     assert default.content == real.manifest_hash and not default.unregistered
     apart = leaderboard("lattice", content=fake_hash)
@@ -83,6 +84,8 @@ def test_the_impostors_run_page_says_its_field_is_apart(tmp_path):
     honest, fake = load_run_page(1), load_run_page(2)
     assert honest is not None and honest.apart is None
     assert fake is not None and fake.run.summary.model == "impostor"
+    fake_hash = fake.run.manifest_hash
     assert fake.apart == (
-        f"NOT the registered lattice {real.version} (content {real.manifest_hash[:12]}), ranked apart"
+        f"unregistered content {fake_hash[:12]} — NOT the registered lattice {real.version} "
+        f"(content {real.manifest_hash[:12]})"
     )

@@ -25,7 +25,8 @@ def test_the_header_of_an_impostors_run_says_it_is_ranked_apart(qtbot, tmp_path)
     header.show_page(honest)
     assert "registered" not in header.standing.text()
     header.show_page(fake)
-    assert header.standing.text() == (
-        f"#1 of 1 · 100th percentile · case NOT the registered lattice {real.version} "
-        f"(content {real.manifest_hash[:12]}), ranked apart"
+    assert header.standing.text() == "#1 of 1 · 100th percentile · unregistered case, ranked apart"
+    assert header.standing.toolTip().startswith(
+        f"unregistered content {fake.run.manifest_hash[:12]} — NOT the registered lattice {real.version} "
+        f"(content {real.manifest_hash[:12]})"
     )

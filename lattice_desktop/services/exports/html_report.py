@@ -54,7 +54,7 @@ def run_html(page: RunPage, best: dict[str, CaseBest]) -> str:
         "<span>hidden from the field</span>" if s.hidden else "",
     ]
     parts = [
-        f"<h1>{escape(s.submission)} · {escape(s.case_label)} · {escape(s.model)}</h1>",
+        f"<h1>{escape(s.submission)} · {escape(s.labelled_case)} · {escape(s.model)}</h1>",
         f'<p class="meta">{"".join(m for m in meta if m)}</p>',
         _facts(
             [
@@ -87,7 +87,7 @@ def run_html(page: RunPage, best: dict[str, CaseBest]) -> str:
             "<h2>Build log</h2>",
             f"<pre>{escape(run.build_detail + chr(10) + run.build_log).strip()}</pre>",
         ]
-    return document(f"Run {s.id} · {s.case_label} · {s.model}", parts)
+    return document(f"Run {s.id} · {s.labelled_case} · {s.model}", parts)
 
 
 def fuel_bars(results: list[CaseResult], best: dict[str, CaseBest]) -> str:
@@ -164,7 +164,7 @@ def runs_html(runs: list[RunSummary], *, scope: str = "") -> str:
         [
             (
                 r.id,
-                r.case_label,
+                r.labelled_case,
                 r.model,
                 r.submission,
                 r.verdict.value,
@@ -213,7 +213,7 @@ def leaderboard_html(board: Leaderboard) -> str:
     if ranked:
         parts += [
             bar_chart("Best correct fuel per model (lower is better)", ranked),
-            table_html(board_table(board)),
+            table_html(board_table(board, with_case=False)),
         ]
     else:
         parts.append("<p>No correct or over-ceiling runs in this scope yet.</p>")

@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
+from lattice_desktop.manifest.case_identity import CaseIdentity
 from lattice_desktop.services.run_report import detail_text
 from lattice_desktop.store.field import BoardEntry, Leaderboard
 from lattice_desktop.store.queries import RunSummary, StoredRun
@@ -20,9 +21,18 @@ class Table:
     rows: list[tuple[Cell, ...]]
 
 
+# Every table that names a case says which content it is and whether that is registered.
+IDENTITY_HEADERS = ("case_content", "registered", "unregistered")
+
+
+def identity_cells(identity: CaseIdentity) -> tuple[Cell, ...]:
+    return (identity.content or None, "yes" if identity.registered else "no", identity.note or None)
+
+
 RESULT_HEADERS = (
     "run",
     "case",
+    *IDENTITY_HEADERS,
     "model",
     "submission",
     "verdict",
@@ -48,7 +58,8 @@ def result_table(run: StoredRun) -> Table:
     rows: list[tuple[Cell, ...]] = [
         (
             s.id,
-            s.case_label,
+            s.labelled_case,
+            *identity_cells(s.identity),
             s.model,
             s.submission,
             s.verdict.value,
@@ -74,6 +85,7 @@ RUN_HEADERS = (
     "case",
     "version",
     "variant",
+    *IDENTITY_HEADERS,
     "model",
     "submission",
     "verdict",
@@ -93,6 +105,7 @@ def runs_table(runs: list[RunSummary]) -> Table:
             r.case_name,
             r.case_version,
             r.case_variant,
+            *identity_cells(r.identity),
             r.model,
             r.submission,
             r.verdict.value,
@@ -108,14 +121,31 @@ def runs_table(runs: list[RunSummary]) -> Table:
     return Table("Runs", RUN_HEADERS, rows)
 
 
-BOARD_HEADERS = ("section", "rank", "model", "run", "fuel", "times_leader", "runs", "date", "percent_over")
+BOARD_HEADERS = (
+    "case",
+    *IDENTITY_HEADERS,
+    "section",
+    "rank",
+    "model",
+    "run",
+    "fuel",
+    "times_leader",
+    "runs",
+    "date",
+    "percent_over",
+)
 
 
-def board_table(board: Leaderboard) -> Table:
-    """The ranked models, then the models whose best answer was over the ceiling (unranked)."""
+def board_table(board: Leaderboard, *, with_case: bool = True) -> Table:
+    """The ranked models, then the models whose best answer was over the ceiling (unranked),
+    each row naming the board's case and its identity (unless `with_case` is off: a page
+    that says it once above the table)."""
+    identity = board.identity
+    case = (identity.label, *identity_cells(identity)) if with_case else ()
 
     def row(section: str, e: BoardEntry) -> tuple[Cell, ...]:
         return (
+            *case,
             section,
             e.rank or None,
             e.model,
@@ -128,7 +158,8 @@ def board_table(board: Leaderboard) -> Table:
         )
 
     rows = [row("ranked", e) for e in board.entries] + [row("over_ceiling", e) for e in board.over_ceiling]
-    return Table("Leaderboard", BOARD_HEADERS, rows)
+    headers = BOARD_HEADERS if with_case else BOARD_HEADERS[1 + len(IDENTITY_HEADERS) :]
+    return Table("Leaderboard", headers, rows)
 
 
 def board_scope(board: Leaderboard) -> str:

@@ -1,0 +1,167 @@
+"""Issue 36 items 1 and 2: a case's identity in every output. A submission ships its own
+`lattice` (cut down, so its content differs) at the bundled version 3 and at version 4,
+which no bundled case has; every command-line output that names the case labels both
+copies as unregistered, and neither shares a board, a rank or a percentile with `lines`
+on the real case."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+
+import pytest
+
+from lattice_desktop.cli.main import main
+from lattice_desktop.manifest import load_case
+from lattice_desktop.manifest.case_identity import identify, registered_cases
+from lattice_desktop.store.database import open_database
+from lattice_desktop.store.field import leaderboard, standing
+from tests.core.case_probe import REAL, Probe, build_probe, lattice_copy
+
+
+@pytest.fixture(scope="module")
+def probe(tmp_path_factory) -> Probe:
+    return build_probe(tmp_path_factory.mktemp("probe"))
+
+
+def notes(probe: Probe) -> dict[str, str]:
+    """The one label each copy must carry, built from its parts (not from the code under test)."""
+    return {
+        "impostor-v3": f"unregistered content {probe.v3[:12]} — NOT the registered lattice 3 "
+        f"(content {probe.real[:12]})",
+        "impostor-v4": f"unregistered content {probe.v4[:12]} — lattice 4 is not a registered case",
+    }
+
+
+def cli(capsys, *argv: str) -> str:
+    assert main(list(argv)) == 0
+    return capsys.readouterr().out
+
+
+def test_registered_content_is_the_bundled_case_of_that_name_version_and_variant(tmp_path):
+    real = load_case(REAL / "case.toml")
+    assert registered_cases()[("lattice", real.version, "standard")] == real.manifest_hash
+    copy = load_case(lattice_copy(tmp_path / "copy", real.version) / "case.toml")
+    v4 = load_case(lattice_copy(tmp_path / "v4", 4) / "case.toml")
+    assert identify("lattice", real.version, "standard", real.manifest_hash).registered
+    assert identify("lattice", real.version, "standard", real.manifest_hash).note == ""
+    for case in (copy, v4):
+        identity = identify(case.name, case.version, case.variant, case.manifest_hash)
+        assert not identity.registered and identity.note.startswith("unregistered content")
+    assert not identify("lattice", real.version, "fast", real.manifest_hash).registered  # another variant
+    assert not identify("echo", 1, "standard", "ab" * 32).registered  # a name nobody registered
+
+
+def test_grade_text_and_json_carry_the_identity(probe, capsys, tmp_path):
+    said = notes(probe)
+    for version in (3, 4):
+        sub = probe.folder / f"impostor-v{version}"
+        db = ["--db", str(tmp_path / "again.db")]
+        text = cli(capsys, "grade", str(sub), *db)
+        assert said[f"impostor-v{version}"] in text
+        data = json.loads(cli(capsys, "grade", str(sub), "--json", *db))
+        assert data["case"]["registered"] is False
+        assert data["case"]["case_content"] == (probe.v3 if version == 3 else probe.v4)
+        assert data["case"]["unregistered"] == said[f"impostor-v{version}"]
+
+
+def test_runs_text_and_json_label_each_copy(probe, capsys):
+    said = notes(probe)
+    lines = cli(capsys, "runs", *probe.args).splitlines()[1:]
+    by_model = {model: next(line for line in lines if model in line) for model in probe.run_ids}
+    assert "unregistered" not in by_model["sample-lines"]
+    for model in ("impostor-v3", "impostor-v4"):
+        assert said[model] in by_model[model]
+    rows = {r["model"]: r for r in json.loads(cli(capsys, "runs", "--json", *probe.args))}
+    assert rows["sample-lines"]["registered"] is True and rows["sample-lines"]["case_content"] == probe.real
+    assert rows["impostor-v3"]["registered"] is False and rows["impostor-v3"]["case_content"] == probe.v3
+    assert rows["impostor-v4"]["registered"] is False and rows["impostor-v4"]["case_content"] == probe.v4
+    assert rows["impostor-v4"]["unregistered"] == said["impostor-v4"]
+
+
+def test_show_text_and_json_label_each_copy(probe, capsys):
+    said = notes(probe)
+    assert "unregistered" not in cli(capsys, "show", "1", *probe.args)
+    for model, content in (("impostor-v3", probe.v3), ("impostor-v4", probe.v4)):
+        run = str(probe.run_ids[model])
+        assert said[model] in cli(capsys, "show", run, *probe.args)
+        data = json.loads(cli(capsys, "show", run, "--json", *probe.args))
+        assert data["registered"] is False and data["case_content"] == content
+    assert json.loads(cli(capsys, "show", "1", "--json", *probe.args))["registered"] is True
+
+
+def test_no_copy_shares_a_board_rank_or_percentile_with_the_real_case(probe):
+    open_database(probe.db)
+    for run_id in probe.run_ids.values():
+        place = standing(run_id)
+        assert place is not None and (place.rank, place.of) == (1, 1)
+    default = leaderboard("lattice")
+    assert [e.model for e in default.entries] == ["sample-lines"] and not default.unregistered
+    for version, content, model in ((3, probe.v3, "impostor-v3"), (4, probe.v4, "impostor-v4")):
+        board = leaderboard("lattice", version, content=content)
+        assert [e.model for e in board.entries] == [model] and board.unregistered
+
+
+def test_leaderboard_text_and_json_label_each_copy(probe, capsys):
+    said = notes(probe)
+    heading, *rows = cli(capsys, "leaderboard", "lattice", *probe.args).splitlines()
+    assert "unregistered" not in heading and "sample-lines" in rows[0]
+    assert not any("impostor" in row for row in rows)
+    v4 = cli(capsys, "leaderboard", "lattice", "--version", "4", *probe.args)
+    assert said["impostor-v4"] in v4.splitlines()[0] and "impostor-v4" in v4
+    data = json.loads(cli(capsys, "leaderboard", "lattice", "--version", "4", "--json", *probe.args))
+    assert data["registered"] is False and data["case_content"] == probe.v4
+    assert data["unregistered"] == said["impostor-v4"]
+    data = json.loads(
+        cli(capsys, "leaderboard", "lattice", "--content", probe.v3[:12], "--json", *probe.args)
+    )
+    assert data["registered"] is False and [e["model"] for e in data["entries"]] == ["impostor-v3"]
+    data = json.loads(cli(capsys, "leaderboard", "lattice", "--json", *probe.args))
+    assert data["registered"] is True and data["case_content"] == probe.real
+
+
+def test_csv_exports_carry_the_identity(probe, capsys):
+    said = notes(probe)
+
+    def table(*argv: str) -> list[dict[str, str]]:
+        return list(csv.DictReader(io.StringIO(cli(capsys, "export", *argv, "--csv", "-", *probe.args))))
+
+    for model, content in (("impostor-v3", probe.v3), ("impostor-v4", probe.v4)):
+        rows = table("run", str(probe.run_ids[model]))
+        assert rows and all(r["registered"] == "no" and r["case_content"] == content for r in rows)
+        assert all(said[model] in r["case"] for r in rows)
+    assert all(r["registered"] == "yes" for r in table("run", "1"))
+    runs = {r["model"]: r for r in table("runs")}
+    assert runs["sample-lines"]["registered"] == "yes" and runs["sample-lines"]["unregistered"] == ""
+    assert runs["impostor-v4"]["unregistered"] == said["impostor-v4"]
+    board = table("leaderboard", "lattice", "--version", "4")
+    assert [r["model"] for r in board] == ["impostor-v4"]
+    assert board[0]["registered"] == "no" and board[0]["unregistered"] == said["impostor-v4"]
+    assert all(r["registered"] == "yes" for r in table("leaderboard", "lattice"))
+
+
+def test_html_exports_carry_the_label(probe, capsys):
+    said = notes(probe)
+    for model in ("impostor-v3", "impostor-v4"):
+        page = cli(capsys, "export", "run", str(probe.run_ids[model]), "--html", "-", *probe.args)
+        assert said[model] in page
+    runs = cli(capsys, "export", "runs", "--html", "-", *probe.args)
+    assert said["impostor-v3"] in runs and said["impostor-v4"] in runs
+    board = cli(capsys, "export", "leaderboard", "lattice", "--version", "4", "--html", "-", *probe.args)
+    assert said["impostor-v4"] in board
+    assert "unregistered" not in cli(capsys, "export", "run", "1", "--html", "-", *probe.args)
+
+
+def test_grade_batch_text_and_json_carry_the_identity(probe, capsys, tmp_path):
+    said = notes(probe)
+    sub = probe.folder / "impostor-v4"
+    db = ["--db", str(tmp_path / "batch.db"), "--workers", "1"]
+    text = cli(capsys, "grade-batch", str(sub), "--case", str(sub / "case"), *db)
+    assert said["impostor-v4"] in text.splitlines()[0]
+    data = json.loads(
+        cli(capsys, "grade-batch", str(sub), "--case", str(sub / "case"), "--regrade", "--json", *db)
+    )
+    (run,) = data["runs"]
+    assert run["case"]["registered"] is False and run["case"]["case_content"] == probe.v4
+    assert run["case"]["unregistered"] == said["impostor-v4"]

@@ -1,0 +1,72 @@
+"""Issue 36 items 2 and 3 in the app: with copies of `lattice` shipped by a submission and
+graded last (at the bundled version 3 and at version 4, which no bundled case has), the app
+opens on the real case's board, lists the copies' boards after it, labelled, and labels them
+in the runs list, the header and Results."""
+
+from __future__ import annotations
+
+import pytest
+
+from lattice_desktop.ui.window_tabs import LEADERBOARD
+from tests.core.case_probe import Probe, build_probe
+from tests.core.test_case_identity import notes
+from tests.ui.test_leaderboard_tab import board_ready
+
+
+@pytest.fixture
+def probe(tmp_path) -> Probe:
+    return build_probe(tmp_path / "probe")
+
+
+@pytest.fixture
+def db_path(probe):
+    return probe.db
+
+
+def items(picker) -> list[str]:
+    return [picker.itemText(i) for i in range(picker.count())]
+
+
+def shown_board(qtbot, tab) -> list[str]:
+    board_ready(qtbot, tab.window())
+    return [e.model for e in tab.fuel_model.board.entries]
+
+
+def test_the_app_opens_on_the_registered_board_and_lists_the_copies_after_it(qtbot, probe, make_window):
+    window = make_window(auto_demo=True)  # a returning user: the app opens a run by itself
+    qtbot.waitUntil(lambda: window.page is not None, timeout=10_000)
+    assert window.page.run.summary.model == "sample-lines"  # not the copy graded last
+    tab = window.leaderboard_tab
+    window.tabs.setCurrentIndex(LEADERBOARD)
+    assert shown_board(qtbot, tab) == ["sample-lines"]
+    assert "unregistered" not in tab.scope_note.text()
+    assert items(tab.case_picker)[0] == "lattice"
+    assert items(tab.version_picker) == ["3", "4 — unregistered"]  # the registered version first
+    said = notes(probe)
+    assert items(tab.content_picker) == [f"registered {probe.real[:12]}", said["impostor-v3"]]
+
+    tab.content_picker.setCurrentIndex(1)
+    qtbot.waitUntil(lambda: shown_board(qtbot, tab) == ["impostor-v3"], timeout=10_000)
+    assert said["impostor-v3"] in tab.scope_note.text()
+    tab.version_picker.setCurrentIndex(1)
+    qtbot.waitUntil(lambda: shown_board(qtbot, tab) == ["impostor-v4"], timeout=10_000)
+    assert items(tab.content_picker) == [said["impostor-v4"]]
+    assert said["impostor-v4"] in tab.scope_note.text()
+
+
+def test_the_runs_list_header_and_results_label_each_copy(qtbot, probe, make_window):
+    window = make_window()
+    said = notes(probe)
+    groups = [window.runs_panel.model.index(r, 0).data() for r in range(window.runs_panel.model.rowCount())]
+    assert "lattice 3/standard" in groups
+    assert f"lattice 3/standard · {said['impostor-v3']}" in groups  # a group of its own
+    assert f"lattice 4/standard · {said['impostor-v4']}" in groups
+    for model in ("impostor-v3", "impostor-v4"):
+        with qtbot.waitSignal(window.page_shown, timeout=10_000):
+            window.open_run(probe.run_ids[model])
+        assert "unregistered case, ranked apart" in window.header.standing.text()
+        assert said[model] in window.header.standing.toolTip()
+        assert said[model] in window.results_tab.summary.text()
+    with qtbot.waitSignal(window.page_shown, timeout=10_000):
+        window.open_run(probe.run_ids["sample-lines"])
+    assert "unregistered" not in window.header.standing.text() + window.results_tab.summary.text()
