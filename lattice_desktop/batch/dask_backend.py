@@ -6,7 +6,14 @@ Module bytes and case entries go to the cluster once each, under their content h
 each worker fetches a value once and keeps it while the batch needs it.
 
 The local cluster speaks TLS with credentials made for it (`cluster_security`): no other
-process can join it or submit to it.
+process can join it or submit to it. Nor does it serve anything over HTTP: a dask scheduler
+and each worker start an HTTP server beside their comm port whatever the dashboard options say
+(`LocalCluster(dashboard_address=None)` still listens on a loopback port, and an empty route
+list serves 404s from it), and its pages (`/info/main/logs.html`, `/json/identity.json`, call
+stacks, metrics) are plain HTTP that any local user could read. Its nodes here never start
+that server, and `LocalCluster`, which names its scheduler class itself, gives way to the
+`SpecCluster` it is made of. `tests/batch/test_cluster_ports.py` checks that every port the
+cluster opens is a TLS comm port, so a dask release that starts another server is caught.
 
 The scheduler reruns a job whose worker died on another worker (up to its
 `allowed-failures`); a job that returns — whatever the submission did — is never rerun.
@@ -23,17 +30,23 @@ from multiprocessing import resource_tracker
 from typing import Any
 
 import dask
-from distributed import Client, Future, LocalCluster, as_completed
+from distributed import Client, Future, Nanny, Scheduler, SpecCluster, Worker, as_completed
+from distributed.comm.addressing import parse_address, parse_host_port
+from distributed.security import Security
+from distributed.worker_memory import parse_memory_limit
 
 from lattice_desktop.batch.backend import Done
 from lattice_desktop.batch.cluster_security import TlsFiles, local_security, remote_security
 from lattice_desktop.batch.driver import BatchResult, grade_batch
+from lattice_desktop.batch.scheduler_probe import check_scheduler
 from lattice_desktop.batch.worker import cancel_batch, hold, run_jobs
 from lattice_desktop.errors import UserError
 from lattice_desktop.manifest.case import CaseManifest
 from lattice_desktop.manifest.submission import Submission
 
 CONNECT_TIMEOUT = "20s"
+_LOGGER = logging.getLogger(__name__)
+DEFAULT_SCHEDULER_PORT = 8786  # what `dask scheduler` listens on, and what a bare host means
 
 
 @contextmanager
@@ -44,9 +57,10 @@ def open_cluster(
     local one with `workers` processes that only holders of its fresh credentials can reach."""
     if scheduler:
         security = remote_security(scheduler, tls or TlsFiles())
+        _check_scheduler(scheduler, security)
         try:
             client = Client(scheduler, timeout=CONNECT_TIMEOUT, security=security)
-        except (OSError, ValueError, TypeError) as exc:  # unreachable, refused, no TLS, not an address
+        except (OSError, ValueError, TypeError, MemoryError) as exc:  # unreachable, refused, no TLS…
             raise UserError(f"cannot reach the dask scheduler at {scheduler}: {exc}") from None
         with client:
             yield client
@@ -55,22 +69,80 @@ def open_cluster(
     _local_clusters.opened()
     try:
         with (
-            LocalCluster(
-                # Loopback only, every port chosen free (a fixed dashboard port may be taken).
-                n_workers=workers,
-                threads_per_worker=1,
-                processes=True,
-                host="127.0.0.1",
-                dashboard_address="127.0.0.1:0",
-                silence_logs=logging.ERROR,
-                security=security,
-                protocol="tls://",
-            ) as cluster,
+            local_cluster(workers=workers, security=security) as cluster,
             Client(cluster, security=security) as client,
         ):
             yield client
     finally:
         _local_clusters.closed()
+
+
+class _NoHttpServer:
+    """Mixed into a dask node: its HTTP server is never made, so it listens on no port.
+
+    Nothing else in the node needs it: the dashboard is off, and `stop_services` looks for the
+    server's application with `hasattr`."""
+
+    def start_http_server(self, *args: Any, **kwargs: Any) -> None:
+        return None
+
+
+class QuietScheduler(_NoHttpServer, Scheduler):
+    """A scheduler with its comm port only."""
+
+
+class QuietWorker(_NoHttpServer, Worker):
+    """A worker with its comm port only (its nanny starts it by reference, in a new process)."""
+
+
+def local_cluster(*, workers: int, security: Security) -> SpecCluster:
+    """A started cluster of `workers` single-threaded worker processes on 127.0.0.1, every port
+    chosen free and TLS with `security`, as `LocalCluster` would make it but without HTTP."""
+    node: dict[str, Any] = {
+        "host": "127.0.0.1",
+        "security": security,
+        "protocol": "tls://",
+        "dashboard": False,
+        "dashboard_address": None,
+    }
+    scheduler = {"cls": QuietScheduler, "options": {**node, "port": 0}}
+    worker = {
+        "cls": Nanny,
+        "options": {
+            **node,
+            "worker_class": QuietWorker,
+            "nthreads": 1,
+            "silence_logs": logging.ERROR,
+            # LocalCluster's share: the machine's memory split between the workers.
+            "memory_limit": parse_memory_limit("auto", 1, workers, logger=_LOGGER),
+        },
+    }
+    return SpecCluster(
+        scheduler=scheduler,
+        workers=dict.fromkeys(range(workers), worker),
+        worker=worker,
+        silence_logs=logging.ERROR,
+        security=security,
+    )
+
+
+def _check_scheduler(address: str, security: Security | None) -> None:
+    """A `UserError` unless a dask scheduler greets at `address` (tcp or tls; other
+    transports are left to distributed)."""
+    try:
+        scheme, location = parse_address(address, strict=False)
+        host, port = parse_host_port(location, default_port=DEFAULT_SCHEDULER_PORT)
+    except ValueError as exc:
+        raise UserError(f"--scheduler {address}: {exc}") from None
+    if scheme not in ("tcp", "tls"):
+        return
+    context = None
+    if scheme == "tls":
+        try:
+            context = (security or Security()).get_connection_args("client").get("ssl_context")
+        except (OSError, ValueError) as exc:  # ssl.SSLError: a file that is not the PEM it should be
+            raise UserError(f"cannot use the TLS files for {address}: {exc}") from None
+    check_scheduler(address, host, int(port), ssl_context=context)
 
 
 class _LocalClusterCount:

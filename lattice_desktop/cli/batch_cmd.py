@@ -39,7 +39,8 @@ def register(commands: argparse._SubParsersAction) -> None:
         "against one case, spread over worker processes: a local cluster, or an existing one "
         "started with `dask scheduler` and `dask worker`. Runs already stored for the same module, "
         "case content and wasmtime version are skipped. Exit code: 0 all graded, 1 some "
-        "submissions could not be read, 2 usage error, 4 internal error, 130 cancelled.",
+        "submissions could not be read, 2 usage error (a --scheduler that does not greet as a dask "
+        "scheduler within 5 s included), 4 internal error, 130 cancelled.",
     )
     p.add_argument(
         "submissions",

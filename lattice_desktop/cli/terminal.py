@@ -5,13 +5,15 @@ sequence in it retitles or clears the terminal and a newline forges a line of a 
 makes one value printable on one line; `SafeStream` wraps stdout and stderr so that nothing
 printed by any command carries a control character, and writes each line whole so that the
 progress lines of two worker threads never interleave mid-line. `ReaderSafeStream` lets the
-reader of a pipe go away (`grade … 2>&1 | head -1`) without changing what the command does.
+reader of a pipe go away (`grade … 2>&1 | head -1`), or the stream's device fill up
+(`2>/dev/full`), without changing what the command does or stores.
 """
 
 from __future__ import annotations
 
 import os
 import re
+import sys
 import threading
 from functools import lru_cache
 from typing import TextIO
@@ -41,32 +43,37 @@ def shown(value: object, *, keep: str = "") -> str:
 
 
 class ReaderSafeStream:
-    """A text stream whose reader may leave. The first write that finds the pipe closed points
-    the stream's descriptor at /dev/null, so that write and every later one (and Python's own
-    flush at exit) go nowhere: progress lines are only for a reader, and a reader's leaving
-    must not fail the grading, change the stored verdict or the exit code."""
+    """A text stream that may stop taking text: its reader leaves (a closed pipe) or its device
+    fails (full, or an I/O error). The first write or flush that fails points the stream's
+    descriptor at /dev/null, so that write and every later one (and Python's own flush at exit)
+    go nowhere: progress lines are only for a reader, and a stream that cannot take them must
+    not fail the grading, change the stored verdict or the exit code. A failure other than a
+    departed reader is kept in `failed`, so that the command can say its results were lost."""
 
     def __init__(self, target: TextIO) -> None:
         self.target = target
         self.reader_gone = False
+        self.failed: OSError | None = None
 
     def write(self, text: str) -> int:
         if not self.reader_gone:
             try:
                 self.target.write(text)
-            except BrokenPipeError:
-                self._lose_reader()
+            except OSError as exc:
+                self._lose_reader(exc)
         return len(text)
 
     def flush(self) -> None:
         if not self.reader_gone:
             try:
                 self.target.flush()
-            except BrokenPipeError:
-                self._lose_reader()
+            except OSError as exc:
+                self._lose_reader(exc)
 
-    def _lose_reader(self) -> None:
+    def _lose_reader(self, exc: OSError) -> None:
         self.reader_gone = True
+        if not isinstance(exc, BrokenPipeError):
+            self.failed = exc
         try:
             devnull = os.open(os.devnull, os.O_WRONLY)
         except OSError:
@@ -112,3 +119,25 @@ class SafeStream:
 
     def __getattr__(self, name: str) -> object:  # encoding, isatty, fileno, buffer…
         return getattr(self.target, name)
+
+
+def open_standard_descriptors() -> None:
+    """Point a closed descriptor 0, 1 or 2 at /dev/null, and give Python a stream for it.
+
+    Started with `2>&-`, a process has no descriptor 2 and Python no `sys.stderr`: the next file
+    it opens (the database) would be given descriptor 2, and what a build or a library writes
+    to "stderr" would land in it. /dev/null takes the place first.
+    """
+    for fd in (0, 1, 2):
+        try:
+            os.fstat(fd)
+        except OSError:
+            devnull = os.open(os.devnull, os.O_RDWR)
+            if devnull != fd:
+                os.dup2(devnull, fd)
+                os.close(devnull)
+    for name, fd in (("stdout", 1), ("stderr", 2)):
+        if getattr(sys, name) is None:
+            # Kept open for the process's life, as Python's own streams are.
+            stream = open(fd, "w", encoding="utf-8", errors="backslashreplace", closefd=False)  # noqa: SIM115
+            setattr(sys, name, stream)
