@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from pathlib import Path
 
 from lattice_desktop.cli.common import add_db_option, err, open_storage
+from lattice_desktop.cli.run_ids import run_id_or_path
 from lattice_desktop.cli.terminal import shown
 from lattice_desktop.errors import UserError
 from lattice_desktop.profile.export import callgrind, speedscope, speedscope_problem
@@ -64,21 +66,28 @@ def _profile(args: argparse.Namespace) -> int:
 
 
 def _target(args: argparse.Namespace) -> ProfileTarget:
-    if args.target.isdigit():
+    if (number := run_id_or_path(args.target)) is not None:
         if args.case_name:
             raise UserError("--case-name is for a submission; with a run id, name the case with --case")
-        return run_target(int(args.target), args.case)
+        return run_target(number, args.case)
     if not args.case:
         raise UserError("profiling a submission needs --case CASE (its case.toml)")
     return submission_target(args.target, args.case, args.case_name)
 
 
 def _write(path: Path, text: str) -> None:
+    """Write an export; any name is written or refused with a message, never a crash (a name
+    from undecodable bytes holds lone surrogates, which no message may print as they are)."""
+    named = shown(str(path).encode("utf-8", "backslashreplace").decode("utf-8"))
     try:
-        path.write_text(text)
+        os.fsencode(path)
+    except UnicodeEncodeError:
+        raise UserError(f"cannot write {named}: the name cannot be encoded as a file name here") from None
+    try:
+        path.write_text(text, encoding="utf-8")
     except OSError as exc:
-        raise UserError(f"cannot write {path}: {exc.strerror}") from None
-    err(f"wrote {path}")
+        raise UserError(f"cannot write {named}: {exc.strerror}") from None
+    err(f"wrote {named}")
 
 
 def _progress(step: Step) -> None:

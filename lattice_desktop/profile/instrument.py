@@ -19,6 +19,13 @@ indirect call the callee is known from a global every function sets on exit.
 Every `return` becomes a branch to a block wrapping the body, so every exit runs the exit
 code. The instrumented module also traps (unreachable) once `T` passes the case's budget,
 checked where wasmtime checks (function entries and loop headers).
+
+Every step is linear in the printed module: the module is printed without its name section,
+so references are indices (names come from `wasm_sections`), and the counters are read back
+through one exported function (`counters`). An indirect call is checked against each
+function of its type that the table can hold, so its code grows with that count:
+`bounds.instrumented_size` adds it up before anything is written, and a module past the
+case's `Bounds` is refused there.
 """
 
 from __future__ import annotations
@@ -27,16 +34,17 @@ import re
 from dataclasses import dataclass, field
 
 from lattice_desktop.profile import fuel_rule
+from lattice_desktop.profile.bounds import ENDS_SEGMENT, Bounds, instrumented_size
+from lattice_desktop.profile.counters import read_function
 from lattice_desktop.profile.names import readable_names
+from lattice_desktop.profile.wasm_sections import function_names, shape, without_names
 from lattice_desktop.profile.wat_module import Function, ModuleText, parse
 from lattice_desktop.profile.wat_tools import WasmToolsError, parse_text, print_module
 
+# The printed module has no names and its operator lines no strings: only comments to drop.
 _COMMENT = re.compile(r"\(;.*?;\)|;;.*$")
+_TYPE_USE = re.compile(r"\(type\s+(\d+)\)")
 _BUDGET_TOKEN = "18446744073709551615"  # replaced by the case's budget in `Instrumented.wasm`
-OPENERS = frozenset({"block", "loop", "if"})
-ENDS_SEGMENT = frozenset(
-    {"block", "loop", "if", "else", "end", "br", "br_if", "br_table", "return", "unreachable"}
-)
 
 
 class NotInstrumentable(WasmToolsError):
@@ -78,14 +86,20 @@ class Instrumented:
         return parse_text(self.text.replace(_BUDGET_TOKEN, str(budget), 1))
 
 
-def instrument(wasm: bytes) -> Instrumented:
-    """Instrument `wasm`; `NotInstrumentable` (a UserError) says why one cannot be."""
-    text = print_module(wasm)
+def instrument(wasm: bytes, *, bounds: Bounds | None = None) -> Instrumented:
+    """Instrument `wasm`; `NotInstrumentable` (a UserError) says why one cannot be, and
+    `TooLarge` why it is more than `bounds` allow (checked before each costly step)."""
+    if bounds is not None:
+        bounds.check_shape(shape(wasm))
+    text = print_module(without_names(wasm))
     module = parse(text)
+    if bounds is not None:
+        bounds.check_instrumented(instrumented_size(module))
     prefix = "__lp_"
     while prefix in text:
         prefix = "_" + prefix
-    layout = Layout(prefix, [f.index for f in module.functions], readable_names(module), start=module.start)
+    names = readable_names(module, function_names(wasm))
+    layout = Layout(prefix, [f.index for f in module.functions], names, start=module.start)
     writer = _Writer(module, layout)
     bodies = [writer.function(f) for f in module.functions]
     out = [
@@ -93,6 +107,7 @@ def instrument(wasm: bytes) -> Instrumented:
         *module.fields,
         *writer.globals(),
         *(line for b in bodies for line in b),
+        *read_function(layout),
         ")",
     ]
     return Instrumented("\n".join(out) + "\n", layout)
@@ -104,10 +119,7 @@ class _Writer:
         self.layout = layout
         self.p = layout.prefix
         self.edge_ids: dict[Edge, int] = {}
-        self.by_type: dict[str, list[int]] = {}
-        for f in module.functions:
-            if f.index in module.table_funcs:
-                self.by_type.setdefault(module.signature(f.type_ref), []).append(f.index)
+        self.by_type = module.indirect_candidates()
 
     def g(self, kind: str, key: int | str = "") -> str:
         return f"${self.p}{kind}{key}"
@@ -119,17 +131,12 @@ class _Writer:
             f"  (global ${p}T (mut i64) (i64.const {start}))",
             f"  (global ${p}X (mut i32) (i32.const -1))",
             f"  (global ${p}B i64 (i64.const {_BUDGET_TOKEN}))",
-            f'  (export "{p}T" (global ${p}T))',
         ]
         for index in self.layout.functions:
             lines.append(f"  (global ${p}D{index} (mut i32) (i32.const 0))")
-            for kind in "CSI":
-                lines.append(f"  (global ${p}{kind}{index} (mut i64) (i64.const 0))")
-                lines.append(f'  (export "{p}{kind}{index}" (global ${p}{kind}{index}))')
+            lines.extend(f"  (global ${p}{kind}{index} (mut i64) (i64.const 0))" for kind in "CSI")
         for number in range(len(self.layout.edges)):
-            for kind in ("EC", "EI"):
-                lines.append(f"  (global ${p}{kind}{number} (mut i64) (i64.const 0))")
-                lines.append(f'  (export "{p}{kind}{number}" (global ${p}{kind}{number}))')
+            lines.extend(f"  (global ${p}{kind}{number} (mut i64) (i64.const 0))" for kind in ("EC", "EI"))
         return lines
 
     def edge(self, caller: int, callee: int) -> int:
@@ -159,6 +166,9 @@ class _Writer:
         segment = _Segment(fuel_rule.ENTRY_COST, check=True)
         out.append(segment)
         for raw in f.body:
+            if raw.lstrip().startswith("(@"):  # an annotation (branch hints): no operator
+                out.append(raw)
+                continue
             code = _COMMENT.sub("", raw).strip()
             if not code:
                 continue
@@ -172,12 +182,12 @@ class _Writer:
             if op == "return":
                 out.append(f"{indent}br ${p}body")
             elif op == "call":
-                callee = self.module.resolve(code.split()[1])
+                callee = int(code.split()[1])
                 out += self.before_call(indent)
                 out.append(raw)
                 out += self.after_call(indent, f.index, [callee], direct=True)
             elif op == "call_indirect":
-                type_ref = re.search(r"\(type\s+(\S+?)\)", code)
+                type_ref = _TYPE_USE.search(code)
                 if type_ref is None:
                     raise NotInstrumentable(f"{self.layout.names[f.index]}: call_indirect without a type")
                 callees = self.by_type.get(self.module.signature(type_ref.group(1)), [])

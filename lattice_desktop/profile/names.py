@@ -5,12 +5,12 @@ from __future__ import annotations
 from lattice_desktop.profile.wat_module import ModuleText
 
 
-def readable_names(module: ModuleText) -> dict[int, str]:
+def readable_names(module: ModuleText, section_names: dict[int, str]) -> dict[int, str]:
+    """`section_names` are the name section's (`wasm_sections.function_names`), any text."""
     names: dict[int, str] = {}
     for function in module.functions:
-        if function.name:
-            name = function.name
-            names[function.index] = name[1:-1] if name.startswith('"') else name
+        if section_names.get(function.index):
+            names[function.index] = section_names[function.index]
         elif function.index in module.exports:
             names[function.index] = module.exports[function.index][0]
         else:

@@ -19,12 +19,15 @@ import wasmtime
 
 from lattice_desktop.manifest.case import CaseEntry, CaseManifest
 from lattice_desktop.outcomes import Outcome
+from lattice_desktop.profile.bounds import Bounds, TooLarge
+from lattice_desktop.profile.counters import read_counters
 from lattice_desktop.profile.fuel_rule import START_COST
 from lattice_desktop.profile.instrument import Instrumented, Layout, instrument
 from lattice_desktop.profile.model import HOST, EdgeStats, FunctionStats, Profile
+from lattice_desktop.profile.same_run import difference
 from lattice_desktop.sandbox.compiler import CompileError, compile_module
 from lattice_desktop.sandbox.engine import WASMTIME_VERSION, interrupt_all
-from lattice_desktop.sandbox.runner import check_linkage, execute
+from lattice_desktop.sandbox.runner import Execution, check_linkage, execute
 from lattice_desktop.work import Work
 
 # Instrumented fuel per unit of original fuel, at most: a call (2 original units: the call
@@ -33,7 +36,6 @@ from lattice_desktop.work import Work
 # header). See docs/profiling.md.
 OVERHEAD_BOUND = 40
 PER_CANDIDATE = 2
-_U64 = (1 << 64) - 1
 
 
 class ProfileRefused(Exception):
@@ -63,36 +65,29 @@ def profile_case(
     *,
     work: Work | None = None,
     instrumented: Instrumented | None = None,
+    graded_digest: str | None = None,
 ) -> Profile:
-    """The exact fuel profile of `wasm` on `entry`; `ProfileRefused` when it cannot be made."""
+    """The exact fuel profile of `wasm` on `entry`; `ProfileRefused` when it cannot be made:
+    a module past the case's bounds (before any work), or an instrumented run that ended
+    otherwise than the graded run (`graded_digest`: the grader's digest of its answer)."""
     work = work or Work()
-    digest = hashlib.sha256(wasm).hexdigest()
     work.report(0.02, "instrumenting")
-    if instrumented is None:
-        instrumented = instrument(wasm)
+    try:
+        if instrumented is None:
+            instrumented = instrument(wasm, bounds=Bounds.of(case.sandbox))
+    except TooLarge as exc:
+        raise ProfileRefused(str(exc)) from None
     budget = case.budget(entry)
     work.raise_if_cancelled()
     work.report(0.1, "compiling the instrumented module")
-    encoded = instrumented.wasm(budget)
-    try:
-        compiled = compile_module(
-            encoded,
-            max_bytes=max(case.sandbox.max_module_bytes, len(encoded)),
-            timeout=case.sandbox.compile_timeout,
-            work=work,
-        )
-    except CompileError as exc:
-        raise ProfileRefused(f"the instrumented module does not compile: {exc}") from exc
-    problem = check_linkage(compiled.module, case.contract)
-    if problem is not None:
-        raise ProfileRefused(f"the module cannot run: {problem[1]}")
+    module = _compiled(instrumented.wasm(budget), case, work)
     work.raise_if_cancelled()
     work.report(0.2, f"running {entry.name} instrumented")
     work.on_cancel(lambda: interrupt_all(case.sandbox.wall_clock))  # stop the running wasm
     counters = _Counters({})
     started = time.perf_counter()
     run = execute(
-        compiled.module,
+        module,
         case.contract,
         case.sandbox,
         entry,
@@ -106,18 +101,14 @@ def profile_case(
     if not counters.values:
         raise ProfileRefused(f"the instrumented module did not start: {run.detail}")
     total = counters.values["T"]
-    if run.outcome is None:
-        outcome, detail = "returned", ""
-    elif total > budget:
-        outcome, detail = "out_of_fuel", f"used more than the case's budget of {budget:,} fuel"
-    elif run.outcome is Outcome.OUT_OF_FUEL:
-        outcome, detail = "out_of_fuel", "the instrumented run used up its backstop of fuel"
-    else:
-        outcome, detail = run.outcome.value, run.detail
+    outcome, detail = _ending(run, total, budget)
+    problem = difference(wasm, case, entry, run, outcome=outcome, graded_digest=graded_digest, work=work)
+    if problem is not None:
+        raise ProfileRefused(problem)
     functions, edges = _tables(instrumented.layout, counters.values)
     work.report(1.0, "profiled")
     return Profile(
-        module_sha256=digest,
+        module_sha256=hashlib.sha256(wasm).hexdigest(),
         case_name=entry.name,
         case_hash=case.manifest_hash,
         total=total,
@@ -132,6 +123,34 @@ def profile_case(
     )
 
 
+def _compiled(encoded: bytes, case: CaseManifest, work: Work) -> wasmtime.Module:
+    """The instrumented module compiled like any submission, within the case's module size."""
+    try:
+        compiled = compile_module(
+            encoded, max_bytes=case.sandbox.max_module_bytes, timeout=case.sandbox.compile_timeout, work=work
+        )
+    except CompileError as exc:
+        raise ProfileRefused(f"the instrumented module does not compile: {exc}") from exc
+    problem = check_linkage(compiled.module, case.contract)
+    if problem is not None:
+        raise ProfileRefused(f"the module cannot run: {problem[1]}")
+    return compiled.module
+
+
+def _ending(run: Execution, total: int, budget: int) -> tuple[str, str]:
+    """How the instrumented run ended, read as the original's would have."""
+    if run.outcome is None:
+        return "returned", ""
+    if total > budget:
+        return "out_of_fuel", f"used more than the case's budget of {budget:,} fuel"
+    if run.outcome is Outcome.OUT_OF_FUEL:
+        raise ProfileRefused(
+            f"the instrumented run used up its backstop of fuel ({run.fuel:,}) with only "
+            f"{total:,} of the original's counted; the counting cost more than its bound"
+        )
+    return run.outcome.value, run.detail
+
+
 def overhead_bound(layout: Layout) -> int:
     """How many times the budget the instrumented module may burn in wasmtime."""
     return OVERHEAD_BOUND + PER_CANDIDATE * layout.max_candidates
@@ -139,17 +158,7 @@ def overhead_bound(layout: Layout) -> int:
 
 def _reader(layout: Layout, counters: _Counters) -> Callable[[wasmtime.Store, wasmtime.Instance], None]:
     def read(store: wasmtime.Store, instance: wasmtime.Instance) -> None:
-        exports = instance.exports(store)
-        values: dict[str, int] = {}
-        names = ["T"] + [f"{k}{i}" for i in layout.functions for k in "CSI"]
-        names += [f"{k}{n}" for n in range(len(layout.edges)) for k in ("EC", "EI")]
-        for name in names:
-            item = exports[layout.prefix + name]
-            assert isinstance(item, wasmtime.Global)
-            value = item.value(store)
-            assert isinstance(value, int)
-            values[name] = value & _U64
-        counters.values = values
+        counters.values = read_counters(store, instance, layout)
 
     return read
 
@@ -173,9 +182,13 @@ def _tables(
         for n, e in enumerate(layout.edges)
         if values[f"EC{n}"]
     ]
+    from_wasm = {f.index: [0, 0] for f in functions}
+    for e in edges:
+        from_wasm[e.callee][0] += e.calls
+        from_wasm[e.callee][1] += e.inclusive
     for f in functions:  # what wasm callers do not account for came from the host
-        calls = f.calls - sum(e.calls for e in edges if e.callee == f.index)
-        inclusive = f.inclusive - sum(e.inclusive for e in edges if e.callee == f.index)
+        calls = f.calls - from_wasm[f.index][0]
+        inclusive = f.inclusive - from_wasm[f.index][1]
         if calls > 0:
             edges.append(EdgeStats(HOST, f.index, calls, inclusive))
     return functions, tuple(edges)

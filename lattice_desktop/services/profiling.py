@@ -2,12 +2,14 @@
 
 The profile is keyed by the module's hash, the case's content hash and the case name, so
 a second request (the CLI again, the app's Profile view, another run of the same module)
-opens the stored one at once.
+opens the stored one at once, once it checks out: a row whose figures do not hold together,
+or whose total is not the graded fuel, is made again.
 """
 
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -16,6 +18,7 @@ from lattice_desktop.manifest.case import CaseEntry, CaseManifest, load_case
 from lattice_desktop.manifest.submission import load_submission
 from lattice_desktop.profile.model import Profile
 from lattice_desktop.profile.run import ProfileRefused, largest_stress, profile_case
+from lattice_desktop.profile.stored_form import BadProfile
 from lattice_desktop.resources import resolve_case_path
 from lattice_desktop.sandbox.build import load_shipped_module
 from lattice_desktop.sandbox.engine import WASMTIME_VERSION
@@ -34,6 +37,7 @@ class ProfileTarget:
     entry: CaseEntry
     graded_fuel: int | None
     label: str  # "run 12 · lines" or the submission's name
+    graded_digest: str | None = None  # the grader's SHA-256 of the answer, when known
 
     @property
     def module_sha256(self) -> str:
@@ -54,10 +58,13 @@ def run_target(run: StoredRun | int, case_name: str | None = None) -> ProfileTar
             f"the module at {stored.submission_path} has changed since run {stored.id} was graded "
             f"(sha256 {digest[:12]}…, the run's {stored.module_sha256[:12]}…); grade it again to profile it"
         )
-    graded = next((r.fuel for r in stored.results if r.name == entry.name), None)
-    if case.manifest_hash != stored.manifest_hash:
-        graded = None  # the case changed since: its figure is not this content's
-    return ProfileTarget(wasm, case, entry, graded, f"run {stored.id} · {stored.summary.submission}")
+    result = next((r for r in stored.results if r.name == entry.name), None)
+    if result is None or case.manifest_hash != stored.manifest_hash:
+        result = None  # the case changed since: its figures are not this content's
+    label = f"run {stored.id} · {stored.summary.submission}"
+    if result is None:
+        return ProfileTarget(wasm, case, entry, None, label)
+    return ProfileTarget(wasm, case, entry, result.fuel, label, result.output_digest)
 
 
 def submission_target(submission_path: str, case_path: str, case_name: str | None = None) -> ProfileTarget:
@@ -68,19 +75,43 @@ def submission_target(submission_path: str, case_path: str, case_name: str | Non
     return ProfileTarget(wasm, case, entry, None, load_submission(submission_path).name)
 
 
-def stored_profile(target: ProfileTarget) -> Profile | None:
-    """The profile already stored for `target`, if any (a read; any thread)."""
-    found = load_profile(target.module_sha256, target.case.manifest_hash, target.entry.name, WASMTIME_VERSION)
-    return None if found is None else found.with_graded(target.graded_fuel)
+def stored_profile(target: ProfileTarget, *, bad: Callable[[str], None] | None = None) -> Profile | None:
+    """The profile already stored for `target`, if any and if it checks out (a read; any
+    thread). A row that does not is not returned; `bad` hears why."""
+    key = (target.module_sha256, target.case.manifest_hash, target.entry.name, WASMTIME_VERSION)
+    try:
+        found = load_profile(*key)
+    except BadProfile as exc:
+        problem: str | None = str(exc)
+    else:
+        if found is None:
+            return None
+        problem = _graded_problem(found, target)
+        if problem is None:
+            return found.with_graded(target.graded_fuel)
+    if bad is not None and problem is not None:
+        bad(problem)
+    return None
+
+
+def _graded_problem(profile: Profile, target: ProfileTarget) -> str | None:
+    """A stored profile of a run that returned must total the graded fuel."""
+    if target.graded_fuel is not None and profile.complete and profile.total != target.graded_fuel:
+        return f"the stored profile's total {profile.total:,} is not the graded {target.graded_fuel:,} fuel"
+    return None
 
 
 def profile_target(target: ProfileTarget, *, writer: Writer | None, work: Work | None = None) -> Profile:
-    """The stored profile, or a new one made in the sandbox and stored through `writer`."""
-    found = stored_profile(target)
+    """The stored profile, or a new one made in the sandbox and stored through `writer`
+    (also in place of a stored row that does not check out)."""
+    work = work or Work()
+    found = stored_profile(target, bad=lambda why: work.report(0.0, f"{why}; profiling again"))
     if found is not None:
         return found
     try:
-        profile = profile_case(target.wasm, target.case, target.entry, work=work)
+        profile = profile_case(
+            target.wasm, target.case, target.entry, work=work, graded_digest=target.graded_digest
+        )
     except ProfileRefused as exc:
         raise UserError(f"{target.label} cannot be profiled on {target.entry.name}: {exc}") from None
     if writer is not None:

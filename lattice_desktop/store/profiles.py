@@ -1,5 +1,6 @@
 """Stored fuel profiles, keyed by module hash, case content hash, case name and wasmtime
-version (fuel is comparable only within one version), so a profile is made once."""
+version (fuel is comparable only within one version), so a profile is made once. A row is
+checked when it is read (`stored_form`): one that does not check out is never returned."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from datetime import UTC, datetime
 from peewee import CharField, DateTimeField, TextField
 
 from lattice_desktop.profile.model import Profile
+from lattice_desktop.profile.stored_form import profile_from_json
 from lattice_desktop.store.base import BaseModel
 
 
@@ -28,7 +30,8 @@ PROFILE_TABLES = [ProfileRecord]
 
 
 def load_profile(module_sha256: str, case_hash: str, case_name: str, wasmtime_version: str) -> Profile | None:
-    """The stored profile for this key, or None (also when it was stored in another format)."""
+    """The stored profile for this key, or None; `stored_form.BadProfile` (a ValueError)
+    when the row does not check out (wrong types, nesting, or figures that disagree)."""
     row = ProfileRecord.get_or_none(
         (ProfileRecord.module_sha256 == module_sha256)
         & (ProfileRecord.case_hash == case_hash)
@@ -37,10 +40,7 @@ def load_profile(module_sha256: str, case_hash: str, case_name: str, wasmtime_ve
     )
     if row is None:
         return None
-    try:
-        return Profile.from_json(row.data)
-    except (ValueError, TypeError, KeyError):
-        return None
+    return profile_from_json(row.data)
 
 
 def save_profile(profile: Profile) -> None:

@@ -40,7 +40,7 @@ def test_round_trip_through_the_writer(tmp_path):
         assert load_profile(profile.module_sha256, profile.case_hash, "stress-512", "50.0.1") is None
         assert load_profile(profile.module_sha256, "ef" * 32, profile.case_name, "50.0.1") is None
         assert load_profile(*key[:3], "49.0.0") is None
-        other = replace(profile, case_name="stress-512", total=7)
+        other = replace(profile, case_name="stress-512", wall_time=0.7)
         writer.call(save_profile, other)
         assert load_profile(*key) == profile
         assert load_profile(profile.module_sha256, profile.case_hash, "stress-512", "50.0.1") == other
