@@ -7,7 +7,11 @@ running); how fast is a figure of the machine, so it is measured here:
 
 - Ctrl+C while a stress case loops for ever → the process exits (130, run stored cancelled);
 - a build that sleeps for ever under a 1 s build limit → the grade returns;
-- a module that takes seconds to compile under a 1 s compile limit → the refusal.
+- a module that takes seconds to compile under a 1 s compile limit → the refusal;
+- the app (`lattice-desktop open FILE`, offscreen) told to stop: Ctrl+C while it opens a large
+  generated scenario, SIGTERM while it plays one, and its window closed during the opening
+  or just after it, while the census is counted (signal or close → exit; and the window's
+  close itself, which is what a user waits for).
 
 Each figure is the median of N tries, with the quiet cost of starting the same grade
 subprocess measured in the same run, so a busy machine shows as both numbers growing.
@@ -22,12 +26,14 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the tests' cases, reused
 from tests.core.wat_cases import ECHO, ECHO_CASES, write_case, write_submission
 from tests.hostile.test_builds import build_folder
 from tests.trust.test_cancel_and_close import LOOPS_ON_STRESS, grade_command
+from tests.ui.stopping_app import AppRun, Stopped, closed_by_itself, scenario, stop_by_signal
 
 NEVER = 10**15  # fuel: only Ctrl+C or a time limit stops these
 
@@ -93,6 +99,43 @@ def compile_bomb() -> float:
     raise SystemExit("the compile bomb compiled within 1 s: no limit measured")
 
 
+def app_stopped(stop: Callable[[Path], Stopped], tmp: Path) -> Stopped:
+    home = Path(tempfile.mkdtemp(prefix="app-", dir=tmp))
+    stopped = stop(home)
+    if stopped.returncode != 0 or "Traceback" in stopped.stderr or stopped.left:
+        raise SystemExit(f"the app did not stop cleanly: {stopped}")
+    return stopped
+
+
+def app_figures(tmp: Path, size: int, repeat: int) -> None:
+    large, small = scenario(tmp, size), scenario(tmp, 32, ticks=3000)
+    runs: dict[str, Callable[[Path], Stopped]] = {
+        f"Ctrl+C during open ({size}²) → exit": lambda home: stop_by_signal(
+            _ready(AppRun(home, "opening", "open", str(large))), signal.SIGINT
+        ),
+        "SIGTERM while playing → exit": lambda home: stop_by_signal(
+            _ready(AppRun(home, "playing", "open", str(small))), signal.SIGTERM
+        ),
+        f"close 2 s into the open ({size}²) → exit": lambda home: closed_by_itself(
+            AppRun(home, "opening", "open", str(large), close_after=2)
+        ),
+        f"close during census, just after the open ({size}²) → exit": lambda home: closed_by_itself(
+            AppRun(home, "opened", "open", str(large), close_after=0.2)
+        ),
+    }
+    for label, stop in runs.items():
+        stopped = [app_stopped(stop, tmp) for _ in range(repeat)]
+        report(label, [s.seconds for s in stopped])
+        closes = [s.close_seconds for s in stopped if s.close_seconds is not None]
+        if closes:
+            report("    of which the window's close itself", closes)
+
+
+def _ready(run: AppRun) -> AppRun:
+    run.wait_for("READY")
+    return run
+
+
 def report(label: str, times: list[float]) -> None:
     print(
         f"{label}: median {statistics.median(times):.2f} s (min {min(times):.2f}, max {max(times):.2f}; {len(times)} tries)"
@@ -102,9 +145,14 @@ def report(label: str, times: list[float]) -> None:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--size", type=int, default=1024, help="side of the large generated scenario")
+    parser.add_argument("--app-only", action="store_true", help="only the app's figures")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as folder:
         tmp = Path(folder)
+        app_figures(tmp, args.size, args.repeat)
+        if args.app_only:
+            return 0
         report(
             "a whole quiet `grade` subprocess (for scale)", [quiet_grade(tmp, n) for n in range(args.repeat)]
         )

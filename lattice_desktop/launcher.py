@@ -7,7 +7,9 @@ from __future__ import annotations
 
 import os
 import runpy
+import signal
 import sys
+from types import FrameType
 
 GUI_COMMANDS = {"open", "screenshots", "demo"}
 HEADLESS_COMMANDS = (
@@ -29,12 +31,28 @@ def main(argv: list[str] | None = None) -> int:
         if missing:
             print(missing, file=sys.stderr)
             return 2
+        noted = note_stop_signals()  # importing Qt takes a while: Ctrl+C then must not raise
         from lattice_desktop.ui.app import main as gui_main
 
-        return gui_main(argv)
+        return gui_main(argv, noted_signals=noted)
     from lattice_desktop.cli.main import main as cli_main
 
     return cli_main(argv)
+
+
+def note_stop_signals() -> list[int]:
+    """Until the app's own handlers take over (ui/stop_signals.py), SIGINT and SIGTERM are
+    only noted in the list returned, which the app acts on once its event loop runs; one
+    inherited ignored (`nohup`, `&` in a script) stays ignored."""
+    noted: list[int] = []
+
+    def note(signum: int, _frame: FrameType | None) -> None:
+        noted.append(signum)
+
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        if signal.getsignal(sig) is not signal.SIG_IGN:
+            signal.signal(sig, note)
+    return noted
 
 
 def no_display_reason(environ: os._Environ | dict[str, str], platform: str) -> str | None:

@@ -66,12 +66,18 @@ class OpenedCase:
     source: str = ""  # where the expected checksums came from, when not from the case
 
 
-def open_case(run: StoredRun, case: CaseManifest, result: CaseResult) -> OpenedCase:
-    """Read the scenario's input and expected answers and set up its playback (on a worker)."""
+def open_case(
+    run: StoredRun, case: CaseManifest, result: CaseResult, *, work: Work | None = None
+) -> OpenedCase:
+    """Read the scenario's input and expected answers and set up its playback (on a worker);
+    cancelling `work` stops it between those steps."""
+    work = work or Work()
     entry = case.entry(result.name)
     data = entry.input_bytes()
     expected = entry.expected_bytes()
+    work.raise_if_cancelled()
     playback = proven_playback(case, data, expected)
+    work.raise_if_cancelled()
     reasons = stale_reasons(run, case, result, playback, expected)
     # Only what belongs to this scenario makes its ✓/✗ meaningless; a changed hash alone
     # (another case's file) keeps the comparison but still says so.

@@ -15,6 +15,7 @@ from lattice_desktop.resources import ICONS
 from lattice_desktop.ui import tasks
 from lattice_desktop.ui.preferences import stored_database
 from lattice_desktop.ui.qt_messages import quiet_platform
+from lattice_desktop.ui.stop_signals import StopSignals
 
 APP_NAME = "Lattice Desktop"
 DESKTOP_FILE = "lattice-desktop"  # packaging/lattice-desktop.desktop: the application id
@@ -84,7 +85,8 @@ def make_application(argv: list[str] | None = None) -> QApplication:
     return app
 
 
-def main(argv: list[str] | None = None) -> int:
+def main(argv: list[str] | None = None, *, noted_signals: list[int] | None = None) -> int:
+    """The app; `noted_signals` are stop signals the launcher noted before Qt was loaded."""
     args = build_parser().parse_args(sys.argv[1:] if argv is None else argv)
     db = getattr(args, "sub_db", None) or args.db
     app = make_application()
@@ -112,12 +114,36 @@ def main(argv: list[str] | None = None) -> int:
         print(f"lattice-desktop: no such file or folder: {', '.join(missing)}", file=sys.stderr)
         return 2
     with quiet_platform():
-        return run_window(app, db, paths, grade_demo=args.command == "demo")
+        return run_window(app, db, paths, grade_demo=args.command == "demo", noted_signals=noted_signals)
 
 
-def run_window(app: QApplication, db: str | None, paths: list[Path], *, grade_demo: bool) -> int:
-    """The main window on `db` until it is closed: the user's `paths` opened in it, the
-    demo graded when asked for."""
+def close_app(_signum: int) -> None:
+    """Ctrl+C or SIGTERM: every window closes as its close button would (the main window's
+    closeEvent cancels every op), then the event loop ends, nested ones (a dialog) included."""
+    QApplication.closeAllWindows()
+    QApplication.quit()
+
+
+def run_window(
+    app: QApplication,
+    db: str | None,
+    paths: list[Path],
+    *,
+    grade_demo: bool,
+    noted_signals: list[int] | None = None,
+) -> int:
+    """The main window on `db` until it is closed or told to stop (SIGINT, SIGTERM): the
+    user's `paths` opened in it, the demo graded when asked for."""
+    stops = StopSignals(app, already=noted_signals or ())
+    stops.received.connect(close_app)
+    try:
+        return _run_window(app, db, paths, grade_demo=grade_demo)
+    finally:
+        stops.uninstall()
+        stops.deleteLater()
+
+
+def _run_window(app: QApplication, db: str | None, paths: list[Path], *, grade_demo: bool) -> int:
     from lattice_desktop.ui.errors_dialog import install_excepthook
     from lattice_desktop.ui.main_window import MainWindow
 

@@ -1,12 +1,16 @@
-"""The census beside the Factory tab's snapshots: shipped for the bundled case at once,
-counted in the background (and cached) for any other scenario."""
+"""The census beside the Factory tab's snapshots: shipped for the bundled case, counted in a
+child process (and cached) for any other scenario, and that child killed when it is cancelled."""
 
 from __future__ import annotations
+
+import threading
 
 import pytest
 from PySide6.QtCore import QThreadPool
 
+from lattice_desktop.errors import Cancelled
 from lattice_desktop.lattice.census import census, stored_census
+from lattice_desktop.lattice.census_child import census_in_child
 from lattice_desktop.lattice.generator import generate
 from lattice_desktop.lattice.scenario import parse_scenario
 from lattice_desktop.manifest.case import load_case
@@ -18,8 +22,8 @@ from lattice_desktop.store.queries import load_run
 from lattice_desktop.store.writer import Writer
 from lattice_desktop.ui.factory.census_panel import CensusPanel
 from lattice_desktop.ui.factory.tab import FactoryTab
-
-from .conftest import drain
+from lattice_desktop.work import Step, Work
+from tests.hostile.processes import wait_for_no_descendants
 
 LATTICE = CASES / "lattice"
 
@@ -31,39 +35,42 @@ def cache(tmp_path, monkeypatch):
     QThreadPool.globalInstance().waitForDone(60000)
 
 
-def test_a_bundled_scenario_shows_its_shipped_census_at_once(qtbot, cache):
+def test_the_panel_shows_what_it_is_given(qtbot):
     panel = CensusPanel()
     qtbot.addWidget(panel)
     data = (LATTICE / "smoke" / "ring_rotation.lat").read_bytes()
-    panel.show_scenario(data, parse_scenario(data), LATTICE)
-    assert panel.census == census(parse_scenario(data))
-    assert "1 rotating, 0 jammed" in panel.text() and "Census" in panel.text()
-
-
-def test_another_scenario_is_counted_in_the_background_and_cached(qtbot, cache):
-    panel = CensusPanel()
-    qtbot.addWidget(panel)
-    data = generate(3, width=40, height=30, ticks=60, density=1.0).encode()
-    scenario = parse_scenario(data)
-    panel.show_scenario(data, scenario, None)
+    counted = census(parse_scenario(data))
+    panel.show_counting()
     assert panel.census is None and "counting" in panel.text()
-    qtbot.waitUntil(lambda: panel.census is not None, timeout=60000)
-    assert panel.census == census(scenario)
-    assert "items moved per tick" in panel.text()
-    assert stored_census(data) == panel.census  # the next open is instant
+    panel.show_census(counted)
+    assert panel.census == counted and "Census" in panel.text()
+    assert f"{counted.rotating_rings} rotating, {counted.jammed_rings} jammed" in panel.text()
+    panel.show_failure("no such file")
+    assert panel.census is None and "no such file" in panel.text()
 
 
-def test_switching_scenarios_mid_count_shows_the_last_one(qtbot, cache):
-    panel = CensusPanel()
-    qtbot.addWidget(panel)
-    big = generate(1, width=160, height=160, ticks=400, density=1.0).encode()
-    small = generate(2, width=20, height=20, ticks=30, density=1.0).encode()
-    panel.show_scenario(big, parse_scenario(big), None)
-    panel.show_scenario(small, parse_scenario(small), None)
-    qtbot.waitUntil(lambda: panel.census is not None, timeout=60000)
-    drain()  # a late result of the big one, if any, has arrived
-    assert panel.census == census(parse_scenario(small))
-    assert stored_census(big) is None  # the big count stopped once it was not wanted
+def test_another_scenario_is_counted_in_a_child_process_and_cached(cache):
+    data = generate(3, width=40, height=30, ticks=60, density=1.0).encode()
+    steps: list[Step] = []
+    counted = census_in_child(data, work=Work(steps.append))
+    assert counted == census(parse_scenario(data))
+    assert steps and steps[-1].fraction == 1.0  # the child's progress reached the caller
+    assert stored_census(data) == counted
+    again: list[Step] = []
+    assert census_in_child(data, work=Work(again.append)) == counted
+    assert again == []  # the next open is instant: no child counted it
+
+
+def test_cancelling_a_count_kills_its_child_at_once(cache):
+    big = generate(1, width=400, height=400, ticks=2000, density=1.0).encode()
+    steps: list[Step] = []
+    work = Work(steps.append)
+    threading.Timer(1.0, work.cancel).start()  # a count of minutes, cancelled a second in
+    with pytest.raises(Cancelled):
+        census_in_child(big, work=work)
+    assert not steps or steps[-1].fraction < 1
+    assert stored_census(big) is None  # the count stopped: nothing was cached
+    assert wait_for_no_descendants() == []  # the child is gone
 
 
 def test_the_factory_tab_shows_the_census_of_the_open_scenario(qtbot, tmp_path, cache):

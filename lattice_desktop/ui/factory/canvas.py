@@ -111,10 +111,13 @@ class FactoryCanvas(pg.GraphicsView):
 
     # --- content ----------------------------------------------------------------------------
 
-    def set_scenario(self, scenario: Scenario | None) -> None:
+    def set_scenario(self, scenario: Scenario | None, raster: Rasterizer | None = None) -> None:
+        """`raster`: one made for `scenario` off the GUI thread (a 2048² one takes seconds)."""
         self.scenario, self.state, self.region = scenario, None, None
-        self.static = Static.of(scenario) if scenario is not None else None
-        self.raster = Rasterizer(self.static, layout(scenario), ARGB) if self.static and scenario else None
+        if raster is None and scenario is not None:
+            raster = Rasterizer(Static.of(scenario), layout(scenario), ARGB)
+        self.raster = raster if scenario is not None else None
+        self.static = self.raster.static if self.raster is not None else None
         self.pixels = None
         self.set_marked(())
         self.image.clear()

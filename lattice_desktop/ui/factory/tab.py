@@ -17,12 +17,12 @@ from lattice_desktop.lattice.snapshots import Snapshots
 from lattice_desktop.lattice.submission_records import SubmissionRecords, open_submission
 from lattice_desktop.lattice.view import FactoryState
 from lattice_desktop.manifest.case import CaseManifest
-from lattice_desktop.services.factory_opening import OpenedCase, open_case, open_scenario
 from lattice_desktop.store.queries import StoredRun
 from lattice_desktop.ui.factory.divergence_bar import KEYS
 from lattice_desktop.ui.factory.divergence_view import DivergenceNavigator
 from lattice_desktop.ui.factory.empty_state import MapMessage
 from lattice_desktop.ui.factory.loader import StateLoader
+from lattice_desktop.ui.factory.opening import CensusCount, ReadyToShow, open_case_to_show, open_file_to_show
 from lattice_desktop.ui.factory.tab_layout import FactoryTabWidgets
 from lattice_desktop.ui.latest_query import LatestQuery
 
@@ -68,6 +68,7 @@ class FactoryTab(QWidget):
         )
         self.model, self.table, self.diff_list, self.census = w.model, w.table, w.diff_list, w.census
         self.transport, self.banner, self.empty, self.stack = w.transport, w.banner, w.empty, w.stack
+        self._census = CensusCount(self.census, self)  # the panel only shows what it counts
         self.navigator = DivergenceNavigator(
             self.canvas, self.diff_list, self.bar, self.minimap, self.transport.timeline, self.modes, self
         )
@@ -117,8 +118,7 @@ class FactoryTab(QWidget):
 
     def show_run(self, run: StoredRun | None, case: CaseManifest | None) -> None:
         """Open a run (None: the empty state), on its first wrong case if it has one."""
-        self.stop_playing()
-        self.loader.stop()
+        self._leave_scenario()
         for query in (self._open_query, self._submission_query):
             query.forget()
         self.scenario_files = []
@@ -243,11 +243,16 @@ class FactoryTab(QWidget):
 
     def shutdown(self) -> None:
         """Stop background work (the main window calls this when closing)."""
-        self.stop_playing()
-        self.loader.stop()
+        self._leave_scenario()
         self._open_query.forget()  # cancels an opening scenario file's reference run
         self.navigator.stop_search()
-        self.census.clear_scenario()
+
+    def _leave_scenario(self) -> None:
+        """Stop what the open scenario started: playing, seeks, the keyframe walk, its census
+        (whose child process is killed)."""
+        self.stop_playing()
+        self.loader.stop()
+        self._census.stop()
 
     # --- opening a scenario ---------------------------------------------------------------
 
@@ -259,41 +264,33 @@ class FactoryTab(QWidget):
             self._open_file(Path(name))
 
     def _open_file(self, path: Path) -> None:
-        self.loader.stop()
+        self._leave_scenario()
         self._opening = str(path)
         self.engine_label.setText(f"opening {path.name}…")
-        self._open_query.request(open_scenario, path, work=True)
+        self._open_query.request(open_file_to_show, path, work=True)
 
     def _open(self, name: str) -> None:
         if self.run is None:
             return
         result = next(r for r in self.run.results if r.name == name)
-        self.loader.stop()
+        self._leave_scenario()
         self.navigator.stop_search()
         self._opening = name
         self.engine_label.setText(f"opening {name}…")
-        self._open_query.request(open_case, self.run, self.case, result)
+        self._open_query.request(open_case_to_show, self.run, self.case, result, work=True)
         self._submission_query.request(open_submission, self.run.submission_path, self.case, name)
 
-    def _opened(self, opened: OpenedCase) -> None:
+    def _opened(self, ready: ReadyToShow) -> None:
+        opened = ready.opened
         playback, snapshots = opened.playback, opened.snapshots
         self.playback, self.snapshots = playback, snapshots
         self._show_stale(opened.stale, opened.specific)
-        self.engine_label.setText(
-            " · ".join(
-                [
-                    f"{playback.scenario.width}×{playback.scenario.height}",
-                    playback.engine_name,
-                    *filter(None, [opened.source]),
-                ]
-            )
-        )
-        self.canvas.set_scenario(playback.scenario)
+        size = f"{playback.scenario.width}×{playback.scenario.height}"
+        self.engine_label.setText(" · ".join(filter(None, [size, playback.engine_name, opened.source])))
+        self.canvas.set_scenario(playback.scenario, ready.raster)
         self.navigator.open(playback, snapshots)
         self.legend.set_scenario(playback.scenario)
-        self.census.show_scenario(
-            playback.data, playback.scenario, self.case.path.parent if self.case is not None else None
-        )  # a file alone
+        self._census.count(playback.data, self.case.path.parent if self.case is not None else None)
         self.model.set_snapshots(snapshots)
         self.transport.set_range(playback.ticks)
         self.transport.timeline.set_snapshots(snapshots)

@@ -1,0 +1,67 @@
+"""Opening a scenario for the Factory tab, every step of it on a worker and cancellable:
+the service's opening (parsing, the reference's checksums, the stale-run check) and then the
+map's still layer, which for a 2048² scenario is seconds of numpy that the GUI thread, and a
+window closing meanwhile, must not wait for. The tab's slot then only hands the parts over;
+the census follows in an op of its own."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from PySide6.QtCore import QObject
+
+from lattice_desktop.grading.report import CaseResult
+from lattice_desktop.lattice.census_child import census_in_child
+from lattice_desktop.manifest.case import CaseManifest
+from lattice_desktop.services.factory_opening import OpenedCase, open_case, open_scenario
+from lattice_desktop.store.queries import StoredRun
+from lattice_desktop.ui.factory.canvas import ARGB
+from lattice_desktop.ui.factory.census_panel import CensusPanel
+from lattice_desktop.ui.factory.raster import Rasterizer, Static
+from lattice_desktop.ui.latest_query import LatestQuery
+from lattice_desktop.work import Work
+
+
+@dataclass(frozen=True)
+class ReadyToShow:
+    """An opened scenario and its map's rasterizer (plain numpy: made on the worker)."""
+
+    opened: OpenedCase
+    raster: Rasterizer
+
+
+def open_file_to_show(path: Path, *, work: Work) -> ReadyToShow:
+    return _with_raster(open_scenario(path, work=work), work)
+
+
+def open_case_to_show(run: StoredRun, case: CaseManifest, result: CaseResult, *, work: Work) -> ReadyToShow:
+    return _with_raster(open_case(run, case, result, work=work), work)
+
+
+def _with_raster(opened: OpenedCase, work: Work) -> ReadyToShow:
+    work.raise_if_cancelled()
+    playback = opened.playback
+    raster = Rasterizer(Static.of(playback.scenario), playback.grid, ARGB)
+    work.raise_if_cancelled()  # a window closed meanwhile gets nothing to show
+    return ReadyToShow(opened, raster)
+
+
+class CensusCount(LatestQuery):
+    """The open scenario's census, counted in an op of its own (in a child process, see
+    `census_in_child`) and cancelled with the tab; `panel` only shows what comes back."""
+
+    def __init__(self, panel: CensusPanel, parent: QObject | None = None) -> None:
+        super().__init__(panel.show_census, parent)
+        self.failed.connect(panel.show_failure)
+        self.panel = panel
+
+    def count(self, data: bytes, case_dir: Path | None) -> None:
+        """Count `data`'s census (`case_dir`: its case's folder, None for a file alone)."""
+        self.panel.show_counting()
+        self.request(census_in_child, data, case_dir, work=True)
+
+    def stop(self) -> None:
+        """Kill the count under way and empty the panel."""
+        self.forget()
+        self.panel.clear_scenario()

@@ -1,0 +1,67 @@
+"""Ctrl+C (SIGINT) and SIGTERM stop the real app from any state — idle, opening a large
+scenario, playing, grading the bundled demo — exactly as closing its window does: the same
+exit status, nothing on stderr that looks like a traceback, no process of its left behind.
+(Ctrl+C once printed a KeyboardInterrupt traceback from the garbage-collection timer and
+left the app running.) How fast it stops is measured in benchmarks/stop_latency.py."""
+
+from __future__ import annotations
+
+import signal
+
+import pytest
+
+from tests.ui.stopping_app import AppRun, closed_by_itself, scenario, stop_by_signal
+
+pytestmark = pytest.mark.slow  # each case starts the app, some open a 1024² scenario
+
+
+@pytest.fixture(scope="module")
+def scenarios(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("scenarios")
+    return {"large": scenario(folder, 1024), "small": scenario(folder, 32, ticks=3000)}
+
+
+def launch_args(state: str, scenarios) -> list[str]:
+    """What a user types for each state: a file to open, or the demo to grade."""
+    if state == "grading":
+        return ["demo"]
+    return ["open", str(scenarios["large" if state == "opening" else "small"])]
+
+
+@pytest.fixture(scope="module")
+def close_button_status(tmp_path_factory, scenarios) -> int:
+    """The exit status of the app whose window is closed (the close button's path)."""
+    home = tmp_path_factory.mktemp("closed")
+    stopped = closed_by_itself(AppRun(home, "idle", *launch_args("idle", scenarios), close_after=0))
+    assert stopped.stderr == "" and stopped.left == []
+    return stopped.returncode
+
+
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
+@pytest.mark.parametrize("state", ["idle", "opening", "playing", "grading"])
+def test_a_stop_signal_closes_the_app_like_its_close_button(
+    state, sig, scenarios, close_button_status, tmp_path
+):
+    run = AppRun(tmp_path, state, *launch_args(state, scenarios))
+    run.wait_for("READY")
+
+    stopped = stop_by_signal(run, sig)
+
+    assert stopped.returncode == close_button_status, stopped.stderr
+    assert "Traceback" not in stopped.stderr and "KeyboardInterrupt" not in stopped.stderr, stopped.stderr
+    assert stopped.left == []
+
+
+def test_a_sigint_inherited_ignored_stays_ignored(scenarios, tmp_path):
+    """Started by `nohup` or `&` in a script, the app ignores Ctrl+C as a shell expects."""
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)  # inherited by the child
+    try:
+        run = AppRun(tmp_path, "idle", *launch_args("idle", scenarios))
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    run.wait_for("READY")
+    run.process.send_signal(signal.SIGINT)
+    with pytest.raises(Exception, match="timed out"):
+        run.process.wait(timeout=3)  # still running
+    stopped = stop_by_signal(run, signal.SIGTERM)
+    assert stopped.returncode == 0 and stopped.left == [], stopped.stderr
