@@ -1,4 +1,7 @@
-"""`profile RUN_ID|SUBMISSION`: where a case's fuel goes, per function and per call edge."""
+"""`profile RUN_ID|SUBMISSION`: where a case's fuel goes, per function, per call edge and
+(with DWARF) per source line. Exports are written as far as they can be: each that cannot
+be exact says why, the profile is printed all the same, and the exit status says a refusal
+happened (EXIT_REFUSED) apart from a usage error (2)."""
 
 from __future__ import annotations
 
@@ -8,14 +11,17 @@ import os
 import sys
 from pathlib import Path
 
-from lattice_desktop.cli.common import add_db_option, err, open_storage
+from lattice_desktop.cli.common import EXIT_USAGE, add_db_option, err, open_storage
 from lattice_desktop.cli.run_ids import run_id_or_path
 from lattice_desktop.cli.terminal import shown
 from lattice_desktop.errors import UserError
 from lattice_desktop.profile.export import callgrind, speedscope, speedscope_problem
-from lattice_desktop.profile.model import Profile
+from lattice_desktop.profile.model import LineStats, Profile
 from lattice_desktop.services.profiling import ProfileTarget, profile_target, run_target, submission_target
 from lattice_desktop.work import Step, Work
+
+EXIT_REFUSED = 6  # done: the profile printed, but an export asked for was refused (it says why)
+assert EXIT_REFUSED != EXIT_USAGE
 
 
 def register(commands: argparse._SubParsersAction) -> None:
@@ -24,7 +30,11 @@ def register(commands: argparse._SubParsersAction) -> None:
         help="exact fuel profile of a run or a submission on one case",
         description="Run the module instrumented with wasmtime's fuel rule on one case and report, "
         "per function, self fuel, inclusive fuel and calls, and per call edge calls and inclusive "
-        "fuel. Self fuel adds up to the graded fuel exactly. Made once, then read back.",
+        "fuel, and with DWARF line info (built with -g) fuel per source line. Self fuel adds up "
+        "to the graded fuel exactly. Made once, then read back.",
+        epilog="Exit status: 0 done; 2 usage error (nothing profiled); 6 done with a refusal: the "
+        "profile was printed and every export that can be exact was written, but one asked for "
+        "was not (the message says why).",
     )
     p.add_argument("target", help="a run id (see `runs`), or a submission folder or submission.toml")
     p.add_argument(
@@ -38,6 +48,12 @@ def register(commands: argparse._SubParsersAction) -> None:
     p.add_argument("--json", action="store_true", help="print the profile as JSON")
     p.add_argument("--callgrind", metavar="FILE", type=Path, help="also write it for KCachegrind/QCachegrind")
     p.add_argument("--speedscope", metavar="FILE", type=Path, help="also write speedscope JSON (when exact)")
+    p.add_argument(
+        "--approximate",
+        action="store_true",
+        help="with --speedscope: where the call graph is not a tree, write a flame graph that splits a "
+        "shared function's fuel between its callers, labelled approximate in the file",
+    )
     p.add_argument("--top", type=int, default=25, help="functions listed (default 25)")
     add_db_option(p)
     p.set_defaults(func=_profile)
@@ -51,18 +67,50 @@ def _profile(args: argparse.Namespace) -> int:
         profile = profile_target(target, writer=writer, work=work)
     finally:
         writer.close()
-    if args.callgrind:
-        _write(args.callgrind, callgrind(profile, module_label=target.label))
-    if args.speedscope:
-        problem = speedscope_problem(profile)
-        if problem is not None:
-            raise UserError(f"no exact speedscope file: {problem}; use --callgrind")
-        _write(args.speedscope, speedscope(profile, name=f"{target.label} · {profile.case_name}"))
+    refusals = _exports(args, profile, target)
     if args.json:
-        print(json.dumps(profile_dict(profile, target), indent=1))
+        data = profile_dict(profile, target)
+        data["refused_exports"] = refusals
+        print(json.dumps(data, indent=1))
     else:
         print(profile_text(profile, target, top=args.top))
-    return 0
+    for refusal in refusals:
+        err(f"not written: {refusal}")
+    return EXIT_REFUSED if refusals else 0
+
+
+def _exports(args: argparse.Namespace, profile: Profile, target: ProfileTarget) -> list[str]:
+    """Write each export asked for that can be made; return why each other one was not."""
+    refusals: list[str] = []
+    if args.approximate and not args.speedscope:
+        raise UserError("--approximate is for --speedscope FILE")
+    if args.callgrind:
+        text = callgrind(profile, module_label=target.label, source_path=target.source_path)
+        _attempt(refusals, args.callgrind, text)
+    if args.speedscope:
+        problem = speedscope_problem(profile)
+        name = f"{target.label} · {profile.case_name}"
+        if problem is None or args.approximate:
+            _attempt(refusals, args.speedscope, speedscope(profile, name=name, approximate=args.approximate))
+            if problem is not None:
+                err(f"{_named(args.speedscope)} is approximate (so labelled in the file): {problem}")
+        else:
+            refusals.append(
+                f"{_named(args.speedscope)}: no exact speedscope file: {problem}; --approximate writes "
+                "one labelled as approximate, --callgrind an exact call graph"
+            )
+    return refusals
+
+
+def _attempt(refusals: list[str], path: Path, text: str) -> None:
+    try:
+        _write(path, text)
+    except UserError as exc:
+        refusals.append(str(exc))
+
+
+def _named(path: Path) -> str:
+    return shown(str(path).encode("utf-8", "backslashreplace").decode("utf-8"))
 
 
 def _target(args: argparse.Namespace) -> ProfileTarget:
@@ -78,7 +126,7 @@ def _target(args: argparse.Namespace) -> ProfileTarget:
 def _write(path: Path, text: str) -> None:
     """Write an export; any name is written or refused with a message, never a crash (a name
     from undecodable bytes holds lone surrogates, which no message may print as they are)."""
-    named = shown(str(path).encode("utf-8", "backslashreplace").decode("utf-8"))
+    named = _named(path)
     try:
         os.fsencode(path)
     except UnicodeEncodeError:
@@ -108,6 +156,8 @@ def profile_dict(profile: Profile, target: ProfileTarget) -> dict[str, object]:
         "graded_fuel": profile.graded_fuel,
         "unattributed_fuel": profile.unattributed,
         "instrumented_fuel": profile.instrumented_fuel,
+        "line_table": profile.line_table,
+        "lines": [_line_dict(profile, s) for s in profile.hottest_lines()],
         "functions": [
             {
                 "index": f.index,
@@ -131,6 +181,30 @@ def profile_dict(profile: Profile, target: ProfileTarget) -> dict[str, object]:
     }
 
 
+def _line_dict(profile: Profile, line: LineStats) -> dict[str, object]:
+    """One function's fuel on one source line; `share` is its percentage of the case."""
+    return {
+        "function": profile.name_of(line.function),
+        "file": line.file,
+        "line": line.line,
+        "fuel": line.fuel,
+        "share": round(profile.percent(line.fuel), 4),
+    }
+
+
+def lines_text(profile: Profile, *, top: int) -> list[str]:
+    """The hottest source lines, or why there are none."""
+    if not profile.line_table:
+        return ["no source lines: the module has no DWARF line info (build it with -g); fuel is per function"]
+    lines = [f"{'fuel':>15} {'%':>6}  line (function)"]
+    for s in profile.hottest_lines()[:top]:
+        where = f"{shown(s.file) or '?'}:{s.line}"
+        lines.append(
+            f"{s.fuel:>15,} {profile.percent(s.fuel):>5.1f}%  {where} ({shown(profile.name_of(s.function))})"
+        )
+    return lines
+
+
 def profile_text(profile: Profile, target: ProfileTarget, *, top: int) -> str:
     """The profile as the terminal shows it: a total line, functions, then call edges."""
     check = ""
@@ -151,4 +225,5 @@ def profile_text(profile: Profile, target: ProfileTarget, *, top: int) -> str:
     for e in sorted(profile.edges, key=lambda e: -e.inclusive)[:top]:
         caller, callee = shown(profile.name_of(e.caller)), shown(profile.name_of(e.callee))
         lines.append(f"{e.calls:>12,} {e.inclusive:>15,}  {caller} → {callee}")
+    lines += ["", *lines_text(profile, top=top)]
     return "\n".join(lines)

@@ -4,11 +4,14 @@
 
 Each submission folder holds `engine.c` (a copy of `resources/engines/<name>.c`), the
 shared `lattice_common.h`, `submission.toml` and the built `engine.wasm`. The build
-runs inside the folder with relative paths and `-g0` (no debug info, which would record
-the folder), so the module is byte-identical wherever it is built (the tests rebuild into
-a temp dir and compare). The linker's name section stays, so a fuel profile names the C
-functions; custom sections cost no fuel, so the graded figures are those of a stripped
-build (tests/profile/test_names.py checks both).
+runs inside the folder with relative paths and `-g` with `-fdebug-compilation-dir=.`: the
+DWARF line table lets a fuel profile name the source line of every unit of fuel, and it
+records `.` rather than the folder, so the module is byte-identical wherever it is built
+(the tests rebuild into a temp dir and compare). The linker's name section stays, so a
+profile names the C functions. Debug info and names are custom sections: the code section
+is byte-identical to a `-g0` build's and custom sections cost no fuel, so the graded
+figures are those of a stripped build (tests/profile/test_names.py and
+tests/profile/test_line_build.py check both).
 """
 
 from __future__ import annotations
@@ -35,7 +38,8 @@ COMPILE_ARGS = (
     "cc",
     "--target=wasm32-freestanding",
     "-O2",
-    "-g0",
+    "-g",  # DWARF line info for the profile's source lines; the code is that of -g0
+    "-fdebug-compilation-dir=.",  # records no folder: the same bytes wherever it is built
     "-nostdlib",
     "-Wl,--no-entry",
     *(f"-Wl,--export={name}" for name in EXPORTS + STEPPING_EXPORTS),

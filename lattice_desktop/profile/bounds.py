@@ -31,12 +31,12 @@ BYTES_PER_LINE = 5  # encoded size of an instrumented line: 3.0-4.2 measured
 
 # Lines the instrumenter writes, at most: per function (header, locals, entry, exit, its
 # counters' globals and reads), per operator by kind, per call site, per indirect candidate.
-PER_FUNCTION = 80
-PER_SEGMENT_END = 13  # the operator and the next stretch's counter (with a budget check)
+PER_FUNCTION = 86  # with a line table, the entry stretch's counter too
+PER_SEGMENT_END = 19  # the operator and the next stretch's counters (with a budget check)
 PER_CALL = 30  # before and after the call, the edge's update, its globals and reads
 PER_CANDIDATE = 22  # an indirect call's check of one candidate, and that edge's globals
-PER_BYTE_OPERATOR = 7
-GROW = 14
+PER_BYTE_OPERATOR = 14  # with a line table, the operator's own counter
+GROW = 21
 # Operators after which a new straight-line stretch starts (the instrumenter's cut points).
 ENDS_SEGMENT = frozenset(
     {"block", "loop", "if", "else", "end", "br", "br_if", "br_table", "return", "unreachable"}

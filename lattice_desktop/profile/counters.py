@@ -35,11 +35,19 @@ class Layout(Protocol):
     @property
     def edges(self) -> Sized: ...
 
+    @property
+    def segments(self) -> Sized: ...
+
+    @property
+    def dynamic(self) -> Sized: ...
+
 
 def counter_names(layout: Layout) -> list[str]:
-    """Every counter's key (`T`, `C3`, `EI12`, …), in the read function's order."""
+    """Every counter's key (`T`, `C3`, `EI12`, `G40`, …), in the read function's order."""
     names = ["T"] + [f"{k}{i}" for i in layout.functions for k in "CSI"]
     names += [f"{k}{n}" for n in range(len(layout.edges)) for k in ("EC", "EI")]
+    names += [f"G{n}" for n in range(len(layout.segments))]
+    names += [f"Y{n}" for n in range(len(layout.dynamic))]
     return names
 
 

@@ -20,6 +20,11 @@ Every `return` becomes a branch to a block wrapping the body, so every exit runs
 code. The instrumented module also traps (unreachable) once `T` passes the case's budget,
 checked where wasmtime checks (function entries and loop headers).
 
+Where the module carries a DWARF line table, each stretch also counts its runs in a global
+of its own, and each per-byte or per-page operator the fuel it added: the stretch's fuel is
+known per operator, so `run` turns the counts into fuel per source line that adds up to each
+function's self fuel (`source_lines` finds each operator's line).
+
 Every step is linear in the printed module: the module is printed without its name section,
 so references are indices (names come from `wasm_sections`), and the counters are read back
 through one exported function (`counters`). An indirect call is checked against each
@@ -37,7 +42,8 @@ from lattice_desktop.profile import fuel_rule
 from lattice_desktop.profile.bounds import ENDS_SEGMENT, Bounds, instrumented_size
 from lattice_desktop.profile.counters import read_function
 from lattice_desktop.profile.names import readable_names
-from lattice_desktop.profile.wasm_sections import function_names, shape, without_names
+from lattice_desktop.profile.source_lines import Place, carry_lines, has_line_table, places, split_offsets
+from lattice_desktop.profile.wasm_sections import code_start, function_names, shape, without_custom
 from lattice_desktop.profile.wat_module import Function, ModuleText, parse
 from lattice_desktop.profile.wat_tools import WasmToolsError, parse_text, print_module
 
@@ -57,6 +63,15 @@ class Edge:
     callee: int
 
 
+@dataclass(frozen=True)
+class Site:
+    """A counted stretch of one function: the fuel of one run of it, per operator offset
+    (code-section-relative); or a per-byte operator whose counter holds the fuel it added."""
+
+    function: int
+    fuel: tuple[tuple[int, int], ...]
+
+
 @dataclass
 class Layout:
     """Where the counters are: export names, and what each function and edge is."""
@@ -67,6 +82,11 @@ class Layout:
     edges: list[Edge] = field(default_factory=list)
     start: int | None = None
     max_candidates: int = 0  # the most callees one call_indirect is checked against
+    line_table: bool = False  # the module has DWARF lines: stretches are counted for them
+    segments: list[Site] = field(default_factory=list)  # counter G<n>: runs of the stretch
+    dynamic: list[Site] = field(default_factory=list)  # counter Y<n>: fuel added at run time
+    entries: dict[int, int] = field(default_factory=dict)  # function → offset its entry is charged to
+    places: dict[int, Place] = field(default_factory=dict)  # offset → source place
 
     def glob(self, kind: str, key: int) -> str:
         return f"{self.prefix}{kind}{key}"
@@ -91,17 +111,25 @@ def instrument(wasm: bytes, *, bounds: Bounds | None = None) -> Instrumented:
     `TooLarge` why it is more than `bounds` allow (checked before each costly step)."""
     if bounds is not None:
         bounds.check_shape(shape(wasm))
-    text = print_module(without_names(wasm))
-    module = parse(text)
+    lines = has_line_table(wasm)
+    stripped = without_custom(wasm)
+    text, offsets = print_module(stripped), None
+    if lines:
+        text, offsets = split_offsets(print_module(stripped, offsets=True))
+        base = code_start(stripped)  # DWARF counts from the code section's payload
+        offsets = [None if o is None else o - base for o in offsets]
+    module = parse(text, offsets)
     if bounds is not None:
         bounds.check_instrumented(instrumented_size(module))
     prefix = "__lp_"
     while prefix in text:
         prefix = "_" + prefix
     names = readable_names(module, function_names(wasm))
-    layout = Layout(prefix, [f.index for f in module.functions], names, start=module.start)
+    layout = Layout(prefix, [f.index for f in module.functions], names, start=module.start, line_table=lines)
     writer = _Writer(module, layout)
     bodies = [writer.function(f) for f in module.functions]
+    if lines:
+        layout.places = _places(wasm, layout)
     out = [
         text.splitlines()[0],
         *module.fields,
@@ -111,6 +139,18 @@ def instrument(wasm: bytes, *, bounds: Bounds | None = None) -> Instrumented:
         ")",
     ]
     return Instrumented("\n".join(out) + "\n", layout)
+
+
+def _places(wasm: bytes, layout: Layout) -> dict[int, Place]:
+    """The source place of every operator with fuel, line-0 code carried (`carry_lines`)."""
+    by_function: dict[int, set[int]] = {}
+    for site in layout.segments + layout.dynamic:
+        by_function.setdefault(site.function, set()).update(o for o, _ in site.fuel)
+    for function, offset in layout.entries.items():
+        by_function.setdefault(function, set()).add(offset)
+    found = places(wasm, {o for offsets in by_function.values() for o in offsets})
+    carry_lines(found, by_function.values())
+    return found
 
 
 class _Writer:
@@ -137,6 +177,8 @@ class _Writer:
             lines.extend(f"  (global ${p}{kind}{index} (mut i64) (i64.const 0))" for kind in "CSI")
         for number in range(len(self.layout.edges)):
             lines.extend(f"  (global ${p}{kind}{number} (mut i64) (i64.const 0))" for kind in ("EC", "EI"))
+        lines += [f"  (global ${p}G{n} (mut i64) (i64.const 0))" for n in range(len(self.layout.segments))]
+        lines += [f"  (global ${p}Y{n} (mut i64) (i64.const 0))" for n in range(len(self.layout.dynamic))]
         return lines
 
     def edge(self, caller: int, callee: int) -> int:
@@ -163,9 +205,10 @@ class _Writer:
             f"{ind}global.set ${p}D{f.index}",
             f"{ind}block ${p}body {f.results}".rstrip(),
         ]
-        segment = _Segment(fuel_rule.ENTRY_COST, check=True)
+        segment = _Segment(fuel_rule.ENTRY_COST, check=True, function=f.index)
+        entry_due = self.layout.line_table
         out.append(segment)
-        for raw in f.body:
+        for raw, offset in zip(f.body, f.offsets or [None] * len(f.body), strict=True):
             if raw.lstrip().startswith("(@"):  # an annotation (branch hints): no operator
                 out.append(raw)
                 continue
@@ -179,6 +222,12 @@ class _Writer:
                 raise NotInstrumentable(f"{name} uses {op}: {reason}")
             indent = raw[: len(raw) - len(raw.lstrip())]
             segment.cost += fuel_rule.static_cost(op)
+            if self.layout.line_table and offset is not None:
+                if entry_due:  # the activation's own unit: charged to the first operator's line
+                    segment.charge(offset, fuel_rule.ENTRY_COST)
+                    self.layout.entries[f.index] = offset
+                    entry_due = False
+                segment.charge(offset, fuel_rule.static_cost(op))
             if op == "return":
                 out.append(f"{indent}br ${p}body")
             elif op == "call":
@@ -196,21 +245,26 @@ class _Writer:
                 out.append(raw)
                 out += self.after_call(indent, f.index, callees, direct=False)
             elif op in fuel_rule.PER_BYTE:
-                out += [f"{indent}local.tee ${p}n", *self.add_n(indent), raw]
+                out += [f"{indent}local.tee ${p}n", *self.add_n(indent, f.index, offset), raw]
             elif op == fuel_rule.GROW:
-                out += [f"{indent}local.tee ${p}n", raw, *self.grow_charge(indent)]
+                out += [f"{indent}local.tee ${p}n", raw, *self.grow_charge(indent, f.index, offset)]
             else:
                 out.append(raw)
             if op in ENDS_SEGMENT:
-                segment = _Segment(0, check=op == "loop")
+                segment = _Segment(0, check=op == "loop", function=f.index)
                 out.append(segment)
+        if entry_due and f.offset is not None:  # an empty body: its entry at the header
+            segment.charge(f.offset, fuel_rule.ENTRY_COST)
+            self.layout.entries[f.index] = f.offset
         out += [f"{ind}end", *self.exit(f.index), "  )"]
         return [
             line for item in out for line in (item.render(self) if isinstance(item, _Segment) else [item])
         ]
 
     def bump(self, counter: str, amount: int, indent: str = "    ") -> list[str]:
-        g = self.g(counter)
+        return self.bump_global(self.g(counter), amount, indent)
+
+    def bump_global(self, g: str, amount: int, indent: str = "    ") -> list[str]:
         return [
             f"{indent}global.get {g}",
             f"{indent}i64.const {amount}",
@@ -227,17 +281,35 @@ class _Writer:
             f"{indent}local.set {t}",
         ]
 
-    def add_n(self, indent: str) -> list[str]:
+    def add_n(self, indent: str, function: int, offset: int | None) -> list[str]:
+        """Add the operand `n` (bytes or pages) to the running total, and with lines, to
+        this operator's own counter."""
         p = self.p
-        return [
+        lines = [
             f"{indent}local.get ${p}t",
             f"{indent}local.get ${p}n",
             f"{indent}i64.extend_i32_u",
             f"{indent}i64.add",
             f"{indent}local.set ${p}t",
         ]
+        if self.layout.line_table and offset is not None:
+            site = self.g("Y", len(self.layout.dynamic))
+            self.layout.dynamic.append(Site(function, ((offset, 1),)))
+            lines += [
+                f"{indent}global.get {site}",
+                f"{indent}local.get ${p}n",
+                f"{indent}i64.extend_i32_u",
+                f"{indent}i64.add",
+                f"{indent}global.set {site}",
+            ]
+        return lines
 
-    def grow_charge(self, indent: str) -> list[str]:
+    def counted_segment(self, segment: _Segment) -> str:
+        """The counter of a stretch with fuel, registered with its fuel per operator."""
+        self.layout.segments.append(Site(segment.function, tuple(sorted(segment.fuel.items()))))
+        return self.g("G", len(self.layout.segments) - 1)
+
+    def grow_charge(self, indent: str, function: int, offset: int | None) -> list[str]:
         p = self.p
         return [
             f"{indent}local.tee ${p}r",
@@ -248,7 +320,7 @@ class _Writer:
             f"{indent}i32.le_u",
             f"{indent}i32.or",
             f"{indent}if",
-            *self.add_n(indent + "  "),
+            *self.add_n(indent + "  ", function, offset),
             f"{indent}end",
             f"{indent}local.get ${p}r",
         ]
@@ -335,12 +407,21 @@ class _Segment:
 
     cost: int
     check: bool = False
+    function: int = -1
+    fuel: dict[int, int] = field(default_factory=dict)  # with lines: fuel per operator offset
+
+    def charge(self, offset: int, fuel: int) -> None:
+        if fuel:
+            self.fuel[offset] = self.fuel.get(offset, 0) + fuel
 
     def render(self, writer: _Writer) -> list[str]:
         if self.cost == 0 and not self.check:
             return []
         p = writer.p
         lines = [] if self.cost == 0 else writer.add_t(self.cost)
+        if self.fuel:
+            assert sum(self.fuel.values()) == self.cost, "a stretch's fuel is charged to its operators"
+            lines += writer.bump_global(writer.counted_segment(self), 1)
         if self.check:
             lines += [
                 f"    local.get ${p}t",

@@ -1,4 +1,5 @@
-"""A fuel profile as plain values: per function and per call edge, and its JSON form."""
+"""A fuel profile as plain values: per function, per call edge and (with DWARF) per source
+line, and its JSON form."""
 
 from __future__ import annotations
 
@@ -6,7 +7,7 @@ import json
 from dataclasses import asdict, dataclass, replace
 
 HOST = -1  # the caller of exported functions (and of the start function): the host
-FORMAT = 1
+FORMAT = 2  # 2: source lines
 
 
 @dataclass(frozen=True)
@@ -33,6 +34,17 @@ class EdgeStats:
 
 
 @dataclass(frozen=True)
+class LineStats:
+    """The fuel one function burned on one source line (line 0: code the line table gives
+    no line). A function's lines add up to its self fuel when the run returned."""
+
+    function: int
+    file: str
+    line: int
+    fuel: int
+
+
+@dataclass(frozen=True)
 class Profile:
     """Where one case's fuel went. `total` is the original module's fuel, the figure the
     grader records; `instrumented_fuel` what the instrumented module burned in wasmtime."""
@@ -50,6 +62,8 @@ class Profile:
     wall_time: float = 0.0
     wasmtime_version: str = ""
     graded_fuel: int | None = None  # the grader's figure for this case, when known
+    line_table: bool = False  # the module carries DWARF lines: `lines` holds fuel per line
+    lines: tuple[LineStats, ...] = ()
 
     @property
     def attributed(self) -> int:
@@ -85,6 +99,14 @@ class Profile:
     def ranked(self) -> list[FunctionStats]:
         """Functions that ran, most self fuel first."""
         return sorted((f for f in self.functions if f.calls), key=lambda f: (-f.self_fuel, f.index))
+
+    def lines_of(self, index: int) -> list[LineStats]:
+        """One function's lines, most fuel first."""
+        return sorted((s for s in self.lines if s.function == index), key=lambda s: (-s.fuel, s.file, s.line))
+
+    def hottest_lines(self) -> list[LineStats]:
+        """Every function's lines with fuel, most fuel first."""
+        return sorted((s for s in self.lines if s.fuel), key=lambda s: (-s.fuel, s.file, s.line, s.function))
 
     def with_graded(self, fuel: int | None) -> Profile:
         return replace(self, graded_fuel=fuel)

@@ -23,7 +23,7 @@ from lattice_desktop.profile.bounds import Bounds, TooLarge
 from lattice_desktop.profile.counters import read_counters
 from lattice_desktop.profile.fuel_rule import START_COST
 from lattice_desktop.profile.instrument import Instrumented, Layout, instrument
-from lattice_desktop.profile.model import HOST, EdgeStats, FunctionStats, Profile
+from lattice_desktop.profile.model import HOST, EdgeStats, FunctionStats, LineStats, Profile
 from lattice_desktop.profile.same_run import difference
 from lattice_desktop.sandbox.compiler import CompileError, compile_module
 from lattice_desktop.sandbox.engine import WASMTIME_VERSION, interrupt_all
@@ -120,6 +120,8 @@ def profile_case(
         detail=detail,
         wall_time=wall,
         wasmtime_version=WASMTIME_VERSION,
+        line_table=instrumented.layout.line_table,
+        lines=_lines(instrumented.layout, counters.values),
     )
 
 
@@ -161,6 +163,30 @@ def _reader(layout: Layout, counters: _Counters) -> Callable[[wasmtime.Store, wa
         counters.values = read_counters(store, instance, layout)
 
     return read
+
+
+def _lines(layout: Layout, values: dict[str, int]) -> tuple[LineStats, ...]:
+    """Fuel per function and source line: each counted stretch's runs times its fuel per
+    operator, and what each per-byte operator added, at the operator's line."""
+    if not layout.line_table:
+        return ()
+    fuel: dict[tuple[int, str, int], int] = {}
+
+    def add(function: int, offset: int, amount: int) -> None:
+        place = layout.places[offset]
+        key = (function, place.file, place.line)
+        fuel[key] = fuel.get(key, 0) + amount
+
+    for n, site in enumerate(layout.segments):
+        for offset, each in site.fuel:
+            add(site.function, offset, values[f"G{n}"] * each)
+    for n, site in enumerate(layout.dynamic):
+        add(site.function, site.fuel[0][0], values[f"Y{n}"])
+    if layout.start is not None and layout.start in layout.entries:
+        add(layout.start, layout.entries[layout.start], START_COST)
+    return tuple(
+        LineStats(f, file, line, amount) for (f, file, line), amount in sorted(fuel.items()) if amount
+    )
 
 
 def _tables(

@@ -84,6 +84,11 @@ def _custom_name(wasm: bytes, section: Section) -> tuple[bytes, int]:
     return wasm[at : at + length], at + length
 
 
+def custom_names(wasm: bytes) -> list[bytes]:
+    """The names of the module's custom sections, in order."""
+    return [_custom_name(wasm, s)[0] for s in sections(wasm) if s.id == CUSTOM]
+
+
 def without_names(wasm: bytes) -> bytes:
     """The module without its name section, so it prints with indices only."""
     kept = [wasm[: len(_MAGIC)]]
@@ -92,6 +97,19 @@ def without_names(wasm: bytes) -> bytes:
             continue
         kept.append(wasm[section.start : section.end])
     return b"".join(kept)
+
+
+def without_custom(wasm: bytes) -> bytes:
+    """The module without any custom section (names, DWARF, producers): what runs, and
+    nothing an instrumented copy could carry over stale or print as a huge line."""
+    kept = [wasm[: len(_MAGIC)]]
+    kept += [wasm[s.start : s.end] for s in sections(wasm) if s.id != CUSTOM]
+    return b"".join(kept)
+
+
+def code_start(wasm: bytes) -> int:
+    """Where the code section's payload starts (DWARF addresses count from there)."""
+    return next((s.payload for s in sections(wasm) if s.id == CODE), 0)
 
 
 def function_names(wasm: bytes) -> dict[int, str]:

@@ -35,6 +35,8 @@ class Function:
     header: str
     locals: list[str] = field(default_factory=list)
     body: list[str] = field(default_factory=list)
+    offsets: list[int | None] = field(default_factory=list)  # each body line's, when printed with them
+    offset: int | None = None  # the header's (the function's code entry)
 
 
 @dataclass
@@ -60,9 +62,11 @@ class ModuleText:
         return by_type
 
 
-def parse(text: str) -> ModuleText:
-    """Split `wasm-tools print` output; refuse what the profiler cannot instrument."""
+def parse(text: str, offsets: list[int | None] | None = None) -> ModuleText:
+    """Split `wasm-tools print` output; refuse what the profiler cannot instrument.
+    `offsets` are the binary offsets of the text's lines (`source_lines.split_offsets`)."""
     lines = text.splitlines()
+    at: list[int | None] = offsets if offsets is not None else [None] * len(lines)
     if not lines or not lines[0].startswith("(module"):
         raise WasmToolsError("not a core wasm module (a component, or unexpected text)")
     module = ModuleText([], [], {}, {}, None, set())
@@ -70,7 +74,7 @@ def parse(text: str) -> ModuleText:
     while i < len(lines) and lines[i] != ")":
         line = lines[i]
         if line.startswith("  (func"):
-            function, i = _function(lines, i)
+            function, i = _function(lines, i, at)
             module.functions.append(function)
             continue
         _field(module, line)
@@ -126,7 +130,7 @@ def wat_string(quoted: str) -> str:
     return out.decode("utf-8", "replace")
 
 
-def _function(lines: list[str], i: int) -> tuple[Function, int]:
+def _function(lines: list[str], i: int, offsets: list[int | None]) -> tuple[Function, int]:
     header = lines[i]
     index_match = _INDEX.match(header)
     if index_match is None:
@@ -137,6 +141,7 @@ def _function(lines: list[str], i: int) -> tuple[Function, int]:
         type_ref=type_match.group(1) if type_match else "",
         results=" ".join(f"(result{m.group(1)})" for m in _RESULT.finditer(header)),
         header=header,
+        offset=offsets[i],
     )
     if header.rstrip().endswith("))") and header.count("(") == header.count(")"):
         function.header = header.rstrip()[:-1]  # an empty body printed on one line
@@ -147,5 +152,6 @@ def _function(lines: list[str], i: int) -> tuple[Function, int]:
         i += 1
     while lines[i] != "  )":
         function.body.append(lines[i])
+        function.offsets.append(offsets[i])
         i += 1
     return function, i + 1

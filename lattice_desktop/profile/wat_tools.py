@@ -48,9 +48,17 @@ def _run(args: list[str], data: bytes, what: str) -> bytes:
     return done.stdout
 
 
-def print_module(wasm: bytes) -> str:
-    """The module as flat text, with names from its name section where it has them."""
-    return _run(["print", "-"], wasm, "print").decode("utf-8")
+def print_module(wasm: bytes, *, offsets: bool = False) -> str:
+    """The module as flat text, with names from its name section where it has them; with
+    `offsets`, each line starts with its binary offset as a `(;@hex ;)` comment."""
+    return _run(["print", *(["-p"] if offsets else []), "-"], wasm, "print").decode("utf-8")
+
+
+def addr2line(wasm: bytes, addresses: list[int]) -> str:
+    """`wasm-tools addr2line`'s frames for code-section-relative `addresses` (DWARF, read
+    by gimli)."""
+    args = ["addr2line", "--code-section-relative", "-", *(hex(a) for a in addresses)]
+    return _run(args, wasm, "addr2line").decode("utf-8", "replace")
 
 
 def parse_text(text: str) -> bytes:

@@ -27,6 +27,8 @@ from lattice_desktop.store.queries import StoredRun, load_run
 from lattice_desktop.store.writer import Writer
 from lattice_desktop.work import Work
 
+MAX_SOURCE = 4 * 1024 * 1024  # bytes of one source file the Source view reads
+
 
 @dataclass(frozen=True)
 class ProfileTarget:
@@ -38,6 +40,13 @@ class ProfileTarget:
     graded_fuel: int | None
     label: str  # "run 12 · lines" or the submission's name
     graded_digest: str | None = None  # the grader's SHA-256 of the answer, when known
+    source_root: str | None = None  # the submission's folder: where its source files are
+
+    def source_path(self, name: str) -> str:
+        """Where a line table's file is, for a profiler to open: under the submission's
+        folder when it is there, else the name as the table gives it."""
+        found = source_file(self.source_root, name)
+        return str(found) if found is not None else name
 
     @property
     def module_sha256(self) -> str:
@@ -62,9 +71,10 @@ def run_target(run: StoredRun | int, case_name: str | None = None) -> ProfileTar
     if result is None or case.manifest_hash != stored.manifest_hash:
         result = None  # the case changed since: its figures are not this content's
     label = f"run {stored.id} · {stored.summary.submission}"
+    root = _folder(stored.submission_path)
     if result is None:
-        return ProfileTarget(wasm, case, entry, None, label)
-    return ProfileTarget(wasm, case, entry, result.fuel, label, result.output_digest)
+        return ProfileTarget(wasm, case, entry, None, label, source_root=root)
+    return ProfileTarget(wasm, case, entry, result.fuel, label, result.output_digest, root)
 
 
 def submission_target(submission_path: str, case_path: str, case_name: str | None = None) -> ProfileTarget:
@@ -72,7 +82,8 @@ def submission_target(submission_path: str, case_path: str, case_name: str | Non
     case = load_case(resolve_case_path(case_path))
     entry = _entry(case, case_name)
     wasm = _module(submission_path, case)
-    return ProfileTarget(wasm, case, entry, None, load_submission(submission_path).name)
+    name = load_submission(submission_path).name
+    return ProfileTarget(wasm, case, entry, None, name, source_root=_folder(submission_path))
 
 
 def stored_profile(target: ProfileTarget, *, bad: Callable[[str], None] | None = None) -> Profile | None:
@@ -125,6 +136,49 @@ def run_profile(
     """For the app: a run's stored profile on `case_name`, or (with `make`) a new one."""
     target = run_target(run_id, case_name)
     return profile_target(target, writer=writer, work=work) if make else stored_profile(target)
+
+
+def source_file(root: str | None, name: str) -> Path | None:
+    """A line table's file inside the submission's folder, or None: a name is the module's
+    (untrusted) text, so one that leads outside the folder, through a link or `..`, or to
+    anything but a regular file is not followed."""
+    if root is None or not name or "\0" in name:
+        return None
+    folder = Path(root).resolve()
+    try:
+        found = (folder / name).resolve()
+    except (OSError, RuntimeError, ValueError):
+        return None
+    if not found.is_relative_to(folder) or not found.is_file():
+        return None
+    return found
+
+
+def source_text(root: str | None, name: str) -> str | None:
+    """A source file's text for the Source view, or None where it is not in the folder,
+    is larger than MAX_SOURCE bytes or is not text."""
+    found = source_file(root, name)
+    if found is None:
+        return None
+    try:
+        if found.stat().st_size > MAX_SOURCE:
+            return None
+        return found.read_bytes().decode("utf-8", "replace")
+    except OSError:
+        return None
+
+
+def run_sources(run_id: int | None, names: list[str]) -> dict[str, str | None]:
+    """For the Source view (a read, any thread): each named source file of a run's
+    submission, None where it is not in the submission's folder."""
+    stored = load_run(run_id) if run_id is not None else None
+    root = _folder(stored.submission_path) if stored is not None else None
+    return {name: source_text(root, name) for name in names}
+
+
+def _folder(submission_path: str) -> str:
+    path = Path(submission_path)
+    return str(path.parent if path.is_file() else path)
 
 
 def _entry(case: CaseManifest, name: str | None) -> CaseEntry:

@@ -104,7 +104,6 @@ def test_a_submission_with_a_case_file_and_callgrind(graded, tmp_path, capsys):
         (["SUB"], "needs --case"),
         (["SUB", "--case", "CASE", "--case-name", "nope"], "has no case 'nope'"),
         (["RUN", "--case-name", "big"], "--case-name is for a submission"),
-        (["SUB", "--case", "CASE", "--speedscope", "OUT"], "no exact speedscope file"),
     ],
 )
 def test_user_errors_exit_2_with_a_message(graded, tmp_path, capsys, args, message):

@@ -1,0 +1,235 @@
+"""The Source view: the selected function's source with its fuel per line in the margin.
+
+Lines come from the profile (exact, from the module's DWARF line table); the source text is
+read from the run's submission folder off the GUI thread. The hottest lines are marked with
+a shape and a tint; clicking a line says its share of the function and of the case. With a
+compared run, its fuel for the function of the same name sits beside each line whose text
+both versions share (`line_match`); a line that changed gets no compared figure.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt, Slot
+from PySide6.QtGui import QColor, QFontDatabase
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QComboBox,
+    QHBoxLayout,
+    QLabel,
+    QTableView,
+    QVBoxLayout,
+    QWidget,
+)
+
+from lattice_desktop.formatting import fuel
+from lattice_desktop.profile.line_match import matched_lines
+from lattice_desktop.profile.model import Profile
+from lattice_desktop.services.profiling import run_sources
+from lattice_desktop.ui.latest_query import LatestQuery
+
+HOT = 3  # lines marked hot: the function's three costliest in the file shown
+CONTEXT = 3  # lines shown around the function's first and last counted line
+_HOT_TINT = QColor(230, 120, 40, 70)
+_Index = QModelIndex | QPersistentModelIndex
+_ROOT = QModelIndex()
+
+
+@dataclass(frozen=True)
+class SourceLine:
+    number: int
+    text: str
+    fuel: int | None
+    other: int | None
+    hot: bool
+
+
+class SourceModel(QAbstractTableModel):
+    """Rows of one file's lines: fuel, compared fuel, line number, text."""
+
+    def __init__(self, parent=None) -> None:
+        super().__init__(parent)
+        self.rows: list[SourceLine] = []
+        self.compared = False
+
+    def set_rows(self, rows: list[SourceLine], *, compared: bool) -> None:
+        self.beginResetModel()
+        self.rows, self.compared = rows, compared
+        self.endResetModel()
+
+    def headers(self) -> list[str]:
+        return ["Fuel", "Compared", "Line", "Source"] if self.compared else ["Fuel", "Line", "Source"]
+
+    def rowCount(self, parent: _Index = _ROOT) -> int:
+        return 0 if parent.isValid() else len(self.rows)
+
+    def columnCount(self, parent: _Index = _ROOT) -> int:
+        return 0 if parent.isValid() else len(self.headers())
+
+    def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole):
+        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole:
+            return self.headers()[section]
+        return None
+
+    def data(self, index: _Index, role: int = Qt.ItemDataRole.DisplayRole):
+        row = self.rows[index.row()]
+        column = self.headers()[index.column()]
+        if role == Qt.ItemDataRole.DisplayRole:
+            return _cell(row, column)
+        if role == Qt.ItemDataRole.ToolTipRole and column in ("Fuel", "Compared"):
+            value = row.fuel if column == "Fuel" else row.other
+            return f"{value:,} fuel" if value is not None else None
+        if role == Qt.ItemDataRole.TextAlignmentRole and column != "Source":
+            return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+        if role == Qt.ItemDataRole.BackgroundRole and row.hot:
+            return _HOT_TINT
+        return None
+
+
+def _cell(row: SourceLine, column: str) -> str:
+    if column == "Fuel":
+        return ("▲ " if row.hot else "") + (fuel(row.fuel) if row.fuel else "")
+    if column == "Compared":
+        return fuel(row.other) if row.other else ""
+    if column == "Line":
+        return str(row.number)
+    return row.text.expandtabs(4)
+
+
+class SourceView(QWidget):
+    """`show_function(profile, index, other, run_id, other_id)`; reads sources off the GUI thread."""
+
+    def __init__(self, parent=None) -> None:
+        super().__init__(parent)
+        self.profile: Profile | None = None
+        self.other: Profile | None = None
+        self.index: int | None = None
+        self.texts: dict[str, str | None] = {}
+        self.other_texts: dict[str, str | None] = {}
+        self._query = LatestQuery(self._loaded, self)
+        self.file_box = QComboBox(self)
+        self.file_box.activated.connect(self._file_chosen)
+        self.title = QLabel(self)
+        self.detail = QLabel("Click a line to see its share.", self)
+        self.detail.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.model = SourceModel(self)
+        self.table = QTableView(self)
+        self.table.setModel(self.model)
+        self.table.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
+        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.table.verticalHeader().hide()
+        self.table.verticalHeader().setDefaultSectionSize(self.table.fontMetrics().height() + 4)
+        self.table.setShowGrid(False)
+        self.table.horizontalHeader().setStretchLastSection(True)
+        self.table.clicked.connect(self._line_clicked)
+        top = QHBoxLayout()
+        top.addWidget(self.title, 1)
+        top.addWidget(self.file_box)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addLayout(top)
+        layout.addWidget(self.table, 1)
+        layout.addWidget(self.detail)
+
+    def show_function(
+        self, profile: Profile, index: int, other: Profile | None, run_id: int | None, other_id: int | None
+    ) -> None:
+        """Show function `index` of `profile` (and of `other`, by name), once its files are read."""
+        self.profile, self.other, self.index = profile, other, index
+        self.model.set_rows([], compared=False)
+        self.file_box.clear()
+        name = profile.name_of(index)
+        if not profile.line_table:
+            self.title.setText(
+                f"{name}: no source lines — the module has no DWARF line info (build it with -g)"
+            )
+            return
+        files = _files_by_fuel(profile, index)
+        for file in files:
+            self.file_box.addItem(file, file)
+        self.file_box.setVisible(len(files) > 1)
+        self.title.setText(f"{name}: reading its source…")
+        self._query.request(_read_both, run_id, other_id, files)
+
+    def _loaded(self, texts: tuple[dict[str, str | None], dict[str, str | None]]) -> None:
+        self.texts, self.other_texts = texts
+        self._render()
+
+    @Slot(int)
+    def _file_chosen(self, _row: int) -> None:
+        self._render()
+
+    def _render(self) -> None:
+        profile, index = self.profile, self.index
+        if profile is None or index is None:
+            return
+        file = self.file_box.currentData()
+        own = {s.line: s.fuel for s in profile.lines_of(index) if s.file == file}
+        text = self.texts.get(file) if file else None
+        name = profile.name_of(index)
+        total = sum(s.fuel for s in profile.lines_of(index))
+        self.title.setText(f"{name} · {file} · {fuel(total)} on {len(own)} lines")
+        if text is None:
+            self.title.setText(f"{name} · {file}: the source is not in the submission's folder")
+            source = [""] * (max(own, default=0))
+        else:
+            source = text.splitlines()
+        theirs = self._compared(name, file, text)
+        hot = set(sorted(own, key=lambda n: -own[n])[:HOT])
+        first = max(1, min(own, default=1) - CONTEXT)
+        last = min(len(source), max(own, default=0) + CONTEXT)
+        rows = [
+            SourceLine(n, source[n - 1] if n <= len(source) else "", own.get(n), theirs.get(n), n in hot)
+            for n in range(first, last + 1)
+        ]
+        self.model.set_rows(rows, compared=self.other is not None)
+        self.table.resizeColumnsToContents()
+        self.detail.setText("Click a line to see its share." + ("  ▲ hottest lines" if hot else ""))
+
+    def _compared(self, name: str, file: str, text: str | None) -> dict[int, int]:
+        """The compared run's fuel for the function of the same name, per our line number."""
+        other = self.other
+        if other is None or text is None:
+            return {}
+        match = next((f.index for f in other.functions if f.name == name and f.calls), None)
+        theirs_text = self.other_texts.get(file)
+        if match is None or theirs_text is None:
+            return {}
+        pairs = matched_lines(text, theirs_text)
+        by_line = {s.line: s.fuel for s in other.lines_of(match) if s.file == file}
+        return {ours: by_line[their] for ours, their in pairs.items() if their in by_line}
+
+    @Slot(QModelIndex)
+    def _line_clicked(self, index: QModelIndex) -> None:
+        profile = self.profile
+        if profile is None or self.index is None:
+            return
+        row = self.model.rows[index.row()]
+        if not row.fuel:
+            self.detail.setText(f"line {row.number}: no fuel counted on it in this function")
+            return
+        own = sum(s.fuel for s in profile.lines_of(self.index))
+        share = 100.0 * row.fuel / own if own else 0.0
+        text = (
+            f"line {row.number}: {row.fuel:,} fuel · {share:.1f}% of {profile.name_of(self.index)} "
+            f"· {profile.percent(row.fuel):.2f}% of the case"
+        )
+        if row.other is not None:
+            text += f" · compared run {row.other:,}"
+        self.detail.setText(text)
+
+
+def _files_by_fuel(profile: Profile, index: int) -> list[str]:
+    per: dict[str, int] = {}
+    for s in profile.lines_of(index):
+        per[s.file] = per.get(s.file, 0) + s.fuel
+    return sorted(per, key=lambda name: (-per[name], name))
+
+
+def _read_both(
+    run_id: int | None, other_id: int | None, files: list[str]
+) -> tuple[dict[str, str | None], dict[str, str | None]]:
+    return run_sources(run_id, files), run_sources(other_id, files) if other_id is not None else {}
