@@ -1,25 +1,46 @@
-"""`case check MANIFEST`: every sample submission must get the verdict it expects."""
+"""`case new`, `case build`, `case check` and `case stats`: start a case, build its answers
+and figures, prove it with its samples and slips, and count what its scenarios exercise."""
 
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 
+from lattice_desktop.casekit.build import build_case
+from lattice_desktop.casekit.check import check_sample, check_slips, sample_folders, weaknesses
+from lattice_desktop.casekit.kit_file import load_kit
+from lattice_desktop.casekit.scaffold import scaffold
+from lattice_desktop.casekit.slips import SlipResult
 from lattice_desktop.cli.census_text import print_census, print_coverage
 from lattice_desktop.cli.common import err, positive_int
 from lattice_desktop.cli.terminal import shown
 from lattice_desktop.errors import UserError
 from lattice_desktop.formatting import fuel
-from lattice_desktop.grading.grader import grade
-from lattice_desktop.manifest import load_case, load_submission
+from lattice_desktop.manifest import load_case
 from lattice_desktop.resources import resolve_case_path
 
 
 def register(commands: argparse._SubParsersAction) -> None:
     p = commands.add_parser("case", help="work on a case manifest")
     sub = p.add_subparsers(dest="case_command", metavar="ACTION", required=True)
+    new = sub.add_parser("new", help="start a case folder that builds and checks as it stands")
+    new.add_argument("name", help="the case's name (and its folder's)")
+    new.add_argument("--dir", type=Path, default=Path("."), help="where to make the folder (default: here)")
+    new.set_defaults(func=_new)
+    build = sub.add_parser(
+        "build",
+        help="generate inputs, compile, write the reference's answers and calibrate the ceiling and runways",
+    )
+    build.add_argument("folder", type=Path, help="the case folder (holding case.toml and kit.toml)")
+    build.add_argument(
+        "--check",
+        action="store_true",
+        help="write nothing: list the files a build would change (exit 1 if any)",
+    )
+    build.set_defaults(func=_build)
     check = sub.add_parser(
         "check",
-        help="grade the case's sample submissions and confirm each expected verdict",
+        help="grade the case's samples and slips and say what is weak in the case",
     )
     check.add_argument(
         "manifest",
@@ -53,32 +74,50 @@ def register(commands: argparse._SubParsersAction) -> None:
     stats.set_defaults(func=_stats)
 
 
+def _new(args: argparse.Namespace) -> int:
+    folder = scaffold(args.name, args.dir)
+    print(f"made {folder}")
+    print(f"next: lattice-desktop case build {folder}, then lattice-desktop case check {folder}")
+    return 0
+
+
+def _build(args: argparse.Namespace) -> int:
+    report = build_case(args.folder, check=args.check, say=print)
+    runways = ", ".join(str(r) for r in report.figures.runways)
+    print(f"ceiling {report.figures.ceiling:,} fuel; runways {runways} (stress cases in manifest order)")
+    if args.check:
+        print(
+            "\n".join(f"differs: {name}" for name in report.changed) or "the case is what its sources build"
+        )
+        return 1 if report.changed else 0
+    print("\n".join(f"wrote {name}" for name in report.changed) or "nothing changed")
+    return 0
+
+
 def _check(args: argparse.Namespace) -> int:
     case = load_case(resolve_case_path(args.manifest))
+    kit = load_kit(case.path)
     print(
         f"{shown(case.label)}: {len(case.smoke)} smoke tests, {len(case.stress)} stress cases, "
         f"ceiling {fuel(case.sandbox.fuel_limit)}"
     )
-    folders = sorted(
-        p
-        for p in (case.samples_dir.iterdir() if case.samples_dir else [])
-        if (p / "submission.toml").is_file()
-    )
+    folders = sample_folders(case)
     if not folders:
         raise UserError(f"{case.path}: no sample submissions (a submissions/ folder beside it)")
-    failures = 0
+    samples = []
     missed: list[str] = []  # the samples that did not get their expected verdict
     for folder in folders:
-        sample = load_submission(folder)
-        if sample.expected_verdict is None:
-            err(f"  {shown(folder.name)}: no expected_verdict in its submission.toml; skipped")
+        result = check_sample(
+            case, folder, allow_build=args.build, workers=args.workers, smoke_gate=args.smoke_gate
+        )
+        samples.append(result)
+        if result.report is None:
+            err(f"  {shown(folder.name)}: {result.skipped}; skipped")
             continue
-        report = grade(case, sample, allow_build=args.build, workers=args.workers, smoke_gate=args.smoke_gate)
-        ok = report.verdict.value == sample.expected_verdict
-        failures += not ok
-        mark = "ok  " if ok else "FAIL"
+        report = result.report
+        mark = "ok  " if result.ok else "FAIL"
         print(
-            f"  {mark} {shown(folder.name):<12} expected {shown(sample.expected_verdict):<13} "
+            f"  {mark} {shown(folder.name):<12} expected {shown(result.expected or ''):<13} "
             f"got {report.verdict.value:<13} stress fuel {fuel(report.stress_fuel)}"
         )
         if not args.smoke_gate:
@@ -88,18 +127,37 @@ def _check(args: argparse.Namespace) -> int:
                 f"         fails {len(wrong)} of {len(stress)} stress cases"
                 + (f": {', '.join(wrong)}" if wrong else "")
             )
-        if not ok:
+        if not result.ok:
             missed.append(shown(folder.name))
             for r in report.results:
                 if r.outcome.value != "pass":
                     first = r.detail.splitlines()[0] if r.detail else ""
                     print(f"         {shown(r.name)}: {r.outcome.look.text} {shown(first)}")
+    failures = len(missed)
     print(
         "all samples got their expected verdict"
         if not failures
         else f"{failures} of {len(folders)} samples did not get their expected verdict: {', '.join(missed)}"
     )
-    return 0 if not failures else 1
+    if kit is None:
+        return 0 if not missed else 1
+    print("slips (each must fail exactly the smoke tests of its behaviour):")
+    slips = check_slips(case, kit, allow_build=args.build, workers=args.workers, each=_print_slip)
+    weak = weaknesses(case, samples, slips, kit)
+    for line in weak:
+        print(f"  weak: {shown(line)}")
+    print(
+        "the case is sound: every sample got its verdict and every smoke test caught its slip"
+        if not weak
+        else f"{len(weak)} weakness{'es' if len(weak) != 1 else ''} in the case"
+    )
+    return 0 if not weak else 1
+
+
+def _print_slip(result: SlipResult) -> None:
+    mark = "ok  " if result.ok else "FAIL"
+    failed = ", ".join(result.failed) or "nothing"
+    print(f"  {mark} {shown(result.name):<20} breaks {shown(result.breaks):<20} fails {shown(failed)}")
 
 
 def _stats(args: argparse.Namespace) -> int:

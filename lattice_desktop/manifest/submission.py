@@ -19,7 +19,8 @@ from lattice_desktop.manifest.no_follow import FolderId, NotBeneath, open_folder
 from lattice_desktop.manifest.toml_source import MAX_MANIFEST_BYTES, TomlDocument
 
 MANIFEST_NAME = "submission.toml"
-VERDICTS = ("correct", "over_ceiling", "incorrect")
+# build_failed: a sample whose build must fail (checked with `case check --build`).
+VERDICTS = ("correct", "over_ceiling", "incorrect", "build_failed")
 
 
 @dataclass(frozen=True)

@@ -8,6 +8,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from lattice_desktop.manifest import Submission, load_case, load_submission
+from lattice_desktop.resources import CASES
 from lattice_desktop.sandbox.engine import WASMTIME_VERSION
 from lattice_desktop.services.grading import StoredGrade, grade_and_store
 from lattice_desktop.store.queries import settled_modules
@@ -47,24 +48,40 @@ def sample_jobs(case_path: Path, samples_dir: Path | None) -> list[GradeJob]:
     return jobs
 
 
+def demo_cases(case_path: Path) -> list[Path]:
+    """The cases a demo grades: the given one and, when it is a bundled case, every other
+    bundled case after it (the first start shows each kind of case the app ships)."""
+    path = case_path.resolve()
+    if not path.is_relative_to(CASES.resolve()):
+        return [case_path]
+    others = [p for p in sorted(CASES.glob("*/case.toml")) if p.resolve() != path]
+    return [case_path, *others]
+
+
 def demo_jobs(case_path: Path) -> list[GradeJob]:
-    """The sample submissions of a case (read on a worker: hashing its inputs takes a while)."""
-    case = load_case(case_path)
-    return sample_jobs(case.path, case.samples_dir)
+    """The sample submissions of the demo's cases (read on a worker: hashing inputs takes a while)."""
+    jobs: list[GradeJob] = []
+    for path in demo_cases(case_path):
+        case = load_case(path)
+        jobs += sample_jobs(case.path, case.samples_dir)
+    return jobs
 
 
 def unfinished_demo_jobs(case_path: Path) -> list[GradeJob]:
-    """The demo's samples that no finished run of this case content has graded yet: what a
+    """The demo's samples that no finished run of their case content has graded yet: what a
     first-start demo cut short (the app closed mid-way) still has to grade. A run that was
     cancelled, interrupted or failed inside Lattice Desktop does not count as graded; a
-    hidden one does (the user has seen it). Read on a worker: it hashes the case."""
-    case = load_case(case_path)
-    graded = settled_modules(case.manifest_hash, WASMTIME_VERSION)
-    return [
-        job
-        for job in sample_jobs(case.path, case.samples_dir)
-        if hashlib.sha256(job.submission.module_path.read_bytes()).hexdigest() not in graded
-    ]
+    hidden one does (the user has seen it). Read on a worker: it hashes the cases."""
+    jobs: list[GradeJob] = []
+    for path in demo_cases(case_path):
+        case = load_case(path)
+        graded = settled_modules(case.manifest_hash, WASMTIME_VERSION)
+        jobs += [
+            job
+            for job in sample_jobs(case.path, case.samples_dir)
+            if hashlib.sha256(job.submission.module_path.read_bytes()).hexdigest() not in graded
+        ]
+    return jobs
 
 
 def run_job(job: GradeJob, writer: Writer, *, work: Work | None = None, workers: int = 2) -> StoredGrade:

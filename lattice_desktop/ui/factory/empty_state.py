@@ -11,9 +11,24 @@ from pathlib import Path
 from PySide6.QtCore import QEvent, QObject, Qt, Slot
 from PySide6.QtWidgets import QFrame, QLabel, QSizePolicy, QVBoxLayout
 
+from lattice_desktop.manifest import CaseManifest
 from lattice_desktop.ui.factory.canvas import FactoryCanvas
 
 TEXT_WIDTH = 620  # the message's widest line (px), however wide the map is
+
+
+def no_factory_text(run_open: bool, case: CaseManifest | None) -> str:
+    """Why the tab has no factory to show: no run is open, or the run's case is not a
+    Lattice one (the Factory tab replays Lattice scenarios only; Results, Fuel, Leaderboard
+    and Profile apply to every case)."""
+    if not run_open:
+        return "No run open — pick a run in the runs list to replay its factory."
+    if case is not None and case.family != "lattice-v1":
+        return (
+            f"The Factory tab applies to Lattice cases only: {case.name} {case.version} has no "
+            "factory to replay. Results, Fuel, Leaderboard and Profile show this run."
+        )
+    return "This run has no Lattice scenarios to replay."
 
 
 class MapMessage(QFrame):

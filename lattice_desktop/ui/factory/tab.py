@@ -20,7 +20,7 @@ from lattice_desktop.manifest.case import CaseManifest
 from lattice_desktop.store.queries import StoredRun
 from lattice_desktop.ui.factory.divergence_bar import KEYS
 from lattice_desktop.ui.factory.divergence_view import DivergenceNavigator
-from lattice_desktop.ui.factory.empty_state import MapMessage
+from lattice_desktop.ui.factory.empty_state import MapMessage, no_factory_text
 from lattice_desktop.ui.factory.loader import StateLoader
 from lattice_desktop.ui.factory.opening import CensusCount, ReadyToShow, open_case_to_show, open_file_to_show
 from lattice_desktop.ui.factory.tab_layout import FactoryTabWidgets
@@ -129,11 +129,7 @@ class FactoryTab(QWidget):
         self.case_box.clear()
         lattice = [r for r in (run.results if run else []) if case and _has_case(case, r.name)]
         if run is None or case is None or not lattice:
-            self.empty.setText(
-                "No run open — pick a run in the runs list to replay its factory."
-                if run is None
-                else "This run has no Lattice scenarios to replay."
-            )
+            self.empty.setText(no_factory_text(run is not None, case))
             self.stack.setCurrentIndex(0)
             return
         self.stack.setCurrentIndex(1)
