@@ -11,6 +11,7 @@ from lattice_desktop import __version__
 from lattice_desktop.cli import (
     batch_cmd,
     case_cmd,
+    compare_cmd,
     export_cmd,
     grade_cmd,
     harness_cmd,
@@ -43,6 +44,7 @@ def build_parser() -> argparse.ArgumentParser:
         scenario_cmd,
         harness_cmd,
         profile_cmd,
+        compare_cmd,
     ):
         module.register(commands)
     return parser

@@ -51,7 +51,7 @@ def test_profile_tab_profiles_compares_and_reopens(qtbot, window, graded, db_pat
     window.fuel_tab.compare_with(graded["echo"])
     qtbot.waitUntil(lambda: tab.other is not None, timeout=60_000)
     assert tab.functions.columns[-1] == "Δ self"
-    assert tab.other_chart.isVisible() and tab.other_chart.scale_total == tab.profile.total
+    assert tab.other_chart.isVisible() and tab.other_chart.scale == tab.profile.total
     assert tab.profile.total > tab.other.total
     delta = tab.functions.columns.index("Δ self")
     run_delta = next(

@@ -1,1 +1,1 @@
-"""The Profile view: where a run's fuel goes, per function, per call edge, as an icicle."""
+"""The Profile view: where a run's fuel goes, per function, per call edge, as a flame graph."""

@@ -17,6 +17,7 @@ from PySide6.QtWidgets import (
     QLabel,
     QProgressBar,
     QPushButton,
+    QSizePolicy,
     QSplitter,
     QStackedWidget,
     QTableView,
@@ -32,8 +33,9 @@ from lattice_desktop.store.queries import StoredRun
 from lattice_desktop.store.writer import Writer
 from lattice_desktop.ui.delegates import SORT_ROLE
 from lattice_desktop.ui.latest_query import LatestQuery
-from lattice_desktop.ui.profile.icicle import IcicleChart
+from lattice_desktop.ui.profile.flame_panel import FlamePanel
 from lattice_desktop.ui.profile.models import INDEX_ROLE, EdgesModel, FunctionsModel, function_rows
+from lattice_desktop.ui.profile.source_view import SourceView
 from lattice_desktop.work import Step
 
 
@@ -69,6 +71,9 @@ class ProfileTab(QWidget):
         self.progress.hide()
         self.summary = QLabel(self)
         self.summary.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        # Ignored: a long summary (a compared run's figures) is cut, never widens the tab
+        # (which would squeeze the runs list); the tooltip holds it whole.
+        self.summary.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         top = QHBoxLayout()
         top.addWidget(QLabel("Case", self))
         top.addWidget(self.case_box)
@@ -87,38 +92,35 @@ class ProfileTab(QWidget):
         self.table.selectionModel().currentRowChanged.connect(self._row_changed)
         self.callers = EdgesModel("Caller", self)
         self.callees = EdgesModel("Callee", self)
-        self.callers_view = _table(self, self.callers)
-        self.callees_view = _table(self, self.callees)
+        self.callers_view = _edges_table(self, self.callers)
+        self.callees_view = _edges_table(self, self.callees)
         for view in (self.callers_view, self.callees_view):
             view.doubleClicked.connect(self._edge_opened)
         sides = QSplitter(Qt.Orientation.Vertical, self)
         sides.addWidget(self.callers_view)
         sides.addWidget(self.callees_view)
+        self.source_view = SourceView(self)  # the selected function's fuel per source line
+        sides.addWidget(self.source_view)
+        self.sides = sides
         upper = QSplitter(self)
         upper.addWidget(self.table)
         upper.addWidget(sides)
         upper.setStretchFactor(0, 3)
-        upper.setStretchFactor(1, 1)
-        upper.setSizes([720, 300])
+        upper.setStretchFactor(1, 2)
+        upper.setChildrenCollapsible(False)
+        self.upper = upper
 
-        self.chart = IcicleChart(self)
-        self.other_chart = IcicleChart(self)
-        self.chart_label = QLabel(self)
-        self.other_label = QLabel(self)
-        for chart in (self.chart, self.other_chart):
-            chart.function_clicked.connect(self.select_function)
-        charts = QWidget(self)
-        charts_layout = QVBoxLayout(charts)
-        charts_layout.setContentsMargins(0, 0, 0, 0)
-        for widget in (self.chart_label, self.chart, self.other_label, self.other_chart):
-            charts_layout.addWidget(widget)
-        charts_layout.addStretch(1)
+        self.flame = FlamePanel(self)
+        self.flame.function_chosen.connect(self.select_function)
+        self.chart, self.other_chart = self.flame.chart, self.flame.other_chart
         body = QSplitter(Qt.Orientation.Vertical, self)
         body.addWidget(upper)
-        body.addWidget(charts)
-        body.setStretchFactor(0, 3)
-        body.setStretchFactor(1, 2)
+        body.addWidget(self.flame)
+        body.setStretchFactor(0, 2)
+        body.setStretchFactor(1, 3)
+        body.setSizes([400, 600])
         body.setChildrenCollapsible(False)
+        self.body = body
 
         self.empty = QLabel(self)
         self.empty.setAlignment(Qt.AlignmentFlag.AlignCenter)
@@ -263,22 +265,15 @@ class ProfileTab(QWidget):
         self.table.resizeColumnsToContents()
         self.summary.setText(summary_text(profile, other))
         self.summary.setToolTip(
-            f"{profile.total:,} fuel" + (f"; compared run {other.total:,}" if other else "")
+            self.summary.text()
+            + f"\n{profile.total:,} fuel"
+            + (f"; compared run {other.total:,}" if other else "")
         )
-        self.chart.set_profile(profile)
-        self.chart_label.setText(f"This run · {profile.case_name} · {fuel(profile.total)}")
-        self.other_chart.set_profile(other)
-        self.other_chart.setVisible(other is not None)
-        self.other_label.setVisible(other is not None)
-        if other is not None:
-            # Each chart fills the width; the ruler above each shows its total on one scale.
-            scale = max(profile.total, other.total)
-            self.chart.set_scale_total(scale)
-            self.other_chart.set_scale_total(scale)
-            self.other_label.setText(f"Compared run · {other.case_name} · {fuel(other.total)}")
+        self.flame.set_profiles(profile, other)
         self.stack.setCurrentIndex(1)
         if self.sorted.rowCount():
             self.table.selectRow(0)
+            self._row_changed(self.table.currentIndex(), self.table.currentIndex())
 
     # Selection -------------------------------------------------------------------------
 
@@ -292,8 +287,11 @@ class ProfileTab(QWidget):
         self.callers.set_edges(self.profile, self.profile.callers(index), callers=True)
         self.callees.set_edges(self.profile, self.profile.callees(index), callers=False)
         for view in (self.callers_view, self.callees_view):
-            view.resizeColumnsToContents()
-        self.chart.select(index)
+            _fit_figures(view)
+        self.flame.select(index)
+        other = self.other if self.other_id is not None else None
+        run_id = self.run.id if self.run is not None else None
+        self.source_view.show_function(self.profile, index, other, run_id, self.other_id)
 
     @Slot(int)
     def select_function(self, index: int) -> None:
@@ -336,3 +334,25 @@ def _table(parent: QWidget, model) -> QTableView:
     view.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
     view.setAlternatingRowColors(True)
     return view
+
+
+def _edges_table(parent: QWidget, model) -> QTableView:
+    """A callers or callees pane: the name takes the room left, the figures never cut."""
+    view = _table(parent, model)
+    header = view.horizontalHeader()
+    header.setStretchLastSection(False)
+    header.setMinimumSectionSize(40)
+    return view
+
+
+def _fit_figures(view: QTableView) -> None:
+    """Size the figures' columns to their contents and give the name what is left (at
+    least its header); the pane's minimum width keeps every column whole."""
+    header = view.horizontalHeader()
+    figures = 0
+    for column in range(1, header.count()):
+        header.setSectionResizeMode(column, QHeaderView.ResizeMode.ResizeToContents)
+        figures += max(view.sizeHintForColumn(column), header.sectionSizeHint(column))
+    header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
+    frame = view.frameWidth() * 2 + view.verticalScrollBar().sizeHint().width()
+    view.setMinimumWidth(figures + header.sectionSizeHint(0) + frame)

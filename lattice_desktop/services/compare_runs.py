@@ -1,0 +1,234 @@
+"""A regression report between two stored runs: per case the fuel of each, the change and
+its percentage, verdict changes, and the functions that account for most of the change
+(from the runs' stored fuel profiles, made through `services.profiling` when missing).
+
+The CLI's `compare` and the app's Compare view both read this one report. A run is
+"before" (A) and the other "after" (B): a positive change means B burns more fuel.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+
+from lattice_desktop.errors import UserError
+from lattice_desktop.outcomes import Outcome
+from lattice_desktop.profile.model import Profile
+from lattice_desktop.services.profiling import profile_target, run_target, stored_profile
+from lattice_desktop.store.queries import StoredRun, load_run
+from lattice_desktop.store.writer import Writer
+from lattice_desktop.work import Work
+
+TOP_FUNCTIONS = 5
+
+
+@dataclass(frozen=True)
+class FunctionChange:
+    """One function's self fuel in each run (matched by name; 0 where it did not run)."""
+
+    name: str
+    before: int
+    after: int
+
+    @property
+    def delta(self) -> int:
+        return self.after - self.before
+
+
+@dataclass(frozen=True)
+class CaseChange:
+    name: str
+    kind: str
+    size: int
+    before_fuel: int | None
+    after_fuel: int | None
+    before_outcome: str
+    after_outcome: str
+    functions: tuple[FunctionChange, ...] = ()
+    note: str = ""  # why there are no functions, when there are none
+
+    @property
+    def delta(self) -> int | None:
+        if self.before_fuel is None or self.after_fuel is None:
+            return None
+        return self.after_fuel - self.before_fuel
+
+    @property
+    def percent(self) -> float | None:
+        delta = self.delta
+        if delta is None or not self.before_fuel:
+            return None
+        return 100.0 * delta / self.before_fuel
+
+    @property
+    def verdict_changed(self) -> bool:
+        return self.before_outcome != self.after_outcome
+
+    @property
+    def verdict_worse(self) -> bool:
+        """B does worse on the case than A: over the ceiling where A passed, or failing where
+        A was correct."""
+        return _rank(self.after_outcome) < _rank(self.before_outcome)
+
+    def worse_than(self, percent: float) -> bool:
+        """Got worse by more than `percent` %, or lost its verdict."""
+        return self.verdict_worse or (self.percent is not None and self.percent > percent)
+
+
+def _rank(outcome: str) -> int:
+    return {Outcome.PASS.value: 2, Outcome.OVER_CEILING.value: 1}.get(outcome, 0)
+
+
+@dataclass(frozen=True)
+class RunSide:
+    run_id: int
+    label: str  # "run 12 · lines"
+    model: str
+    case: str
+    manifest_hash: str
+    wasmtime_version: str
+    verdict: str
+    score: int | None
+
+
+@dataclass(frozen=True)
+class Comparison:
+    before: RunSide
+    after: RunSide
+    cases: tuple[CaseChange, ...]
+    notes: tuple[str, ...] = field(default=())
+
+    def worse_than(self, percent: float) -> list[CaseChange]:
+        return [c for c in self.cases if c.worse_than(percent)]
+
+    def to_dict(self) -> dict[str, object]:
+        """The JSON form: every figure exact, with each case's change and percentage."""
+        cases = []
+        for c in self.cases:
+            data = asdict(c)
+            data["functions"] = [asdict(f) | {"delta": f.delta} for f in c.functions]
+            cases.append(
+                data | {"delta": c.delta, "percent": c.percent, "verdict_changed": c.verdict_changed}
+            )
+        return {
+            "before": asdict(self.before),
+            "after": asdict(self.after),
+            "cases": cases,
+            "notes": list(self.notes),
+        }
+
+
+def compare_runs(
+    before_id: int, after_id: int, *, writer: Writer | None, profile: bool = True, work: Work | None = None
+) -> Comparison:
+    """Compare two stored runs case by case. With `profile`, the cases whose fuel changed
+    are profiled in both runs where no stored profile exists (stored through `writer`);
+    without it, only stored profiles are used."""
+    work = work or Work()
+    runs = [_load(before_id), _load(after_id)]
+    before, after = runs
+    notes = _notes(before, after)
+    theirs = {r.name: r for r in after.results}
+    pairs = [(r, theirs[r.name]) for r in before.results if r.name in theirs]
+    changed = [(a, b) for a, b in pairs if a.fuel != b.fuel and a.fuel is not None and b.fuel is not None]
+    cases = []
+    done = 0
+    for a, b in pairs:
+        functions: tuple[FunctionChange, ...] = ()
+        note = "" if (a, b) in changed else "no change in fuel"
+        if (a, b) in changed:
+            work.raise_if_cancelled()
+            scale = (done / len(changed), (done + 1) / len(changed))
+            functions, note = _functions(
+                before, after, a.name, writer=writer, make=profile, work=work, span=scale
+            )
+            done += 1
+        cases.append(
+            CaseChange(
+                a.name, a.kind, a.size, a.fuel, b.fuel, a.outcome.value, b.outcome.value, functions, note
+            )
+        )
+    missing = sorted(set(theirs) ^ {r.name for r in before.results})
+    if missing:
+        notes.append("cases only one run has, left out: " + ", ".join(missing))
+    return Comparison(_side(before), _side(after), tuple(cases), tuple(notes))
+
+
+def _load(run_id: int) -> StoredRun:
+    run = load_run(run_id)
+    if run is None:
+        raise UserError(f"there is no run {run_id} (see `lattice-desktop runs`)")
+    if not run.results:
+        raise UserError(f"run {run_id} has no results to compare ({run.summary.verdict.value})")
+    return run
+
+
+def _side(run: StoredRun) -> RunSide:
+    s = run.summary
+    return RunSide(
+        run.id,
+        f"run {run.id} · {s.submission}",
+        s.model,
+        s.labelled_case,
+        run.manifest_hash,
+        run.wasmtime_version,
+        s.verdict.value,
+        s.score,
+    )
+
+
+def _notes(before: StoredRun, after: StoredRun) -> list[str]:
+    notes = []
+    if before.manifest_hash != after.manifest_hash:
+        notes.append(
+            f"the runs were graded on different case content ({before.manifest_hash[:12]}… and "
+            f"{after.manifest_hash[:12]}…): cases are matched by name"
+        )
+    if before.wasmtime_version != after.wasmtime_version:
+        notes.append(
+            f"graded with different wasmtime versions ({before.wasmtime_version} and "
+            f"{after.wasmtime_version}): fuel is comparable only within one version"
+        )
+    return notes
+
+
+def _functions(
+    before: StoredRun,
+    after: StoredRun,
+    case: str,
+    *,
+    writer: Writer | None,
+    make: bool,
+    work: Work,
+    span: tuple[float, float],
+) -> tuple[tuple[FunctionChange, ...], str]:
+    """The functions that account for most of one case's change, or a note saying why not."""
+    profiles: list[Profile] = []
+    for i, run in enumerate((before, after)):
+        low, high = span
+        at = low + (high - low) * i / 2
+        work.report(at, f"profiling run {run.id} on {case}", case)
+        try:
+            target = run_target(run, case)
+            part = work.part(at, at + (high - low) / 2)
+            found = profile_target(target, writer=writer, work=part) if make else stored_profile(target)
+        except UserError as exc:
+            return (), f"no profile: {exc}"
+        if found is None:
+            return (
+                (),
+                f"run {run.id} has no stored profile of {case} (compare without --no-profile to make one)",
+            )
+        profiles.append(found)
+    return top_changes(*profiles), ""
+
+
+def top_changes(before: Profile, after: Profile, *, top: int = TOP_FUNCTIONS) -> tuple[FunctionChange, ...]:
+    """The functions whose self fuel changed most in the direction of the total change
+    (then the others by size), `top` of them."""
+    ours = {f.name: f.self_fuel for f in before.functions if f.calls}
+    theirs = {f.name: f.self_fuel for f in after.functions if f.calls}
+    changes = [FunctionChange(n, ours.get(n, 0), theirs.get(n, 0)) for n in sorted(set(ours) | set(theirs))]
+    direction = 1 if after.total >= before.total else -1
+    changes = [c for c in changes if c.delta]
+    changes.sort(key=lambda c: (-(c.delta * direction), c.name))
+    return tuple(changes[:top])

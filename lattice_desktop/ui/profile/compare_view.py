@@ -1,0 +1,190 @@
+"""The Compare view: two runs case by case, and the functions behind the selected case's
+change, from the same report as `lattice-desktop compare` (`services.compare_runs`).
+
+Missing profiles are made off the GUI thread, with progress and Cancel; the dialog shows
+the report when it is ready.
+"""
+
+from __future__ import annotations
+
+from functools import partial
+
+from PySide6.QtCore import QModelIndex, Qt, Slot
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QDialog,
+    QDialogButtonBox,
+    QHeaderView,
+    QLabel,
+    QProgressBar,
+    QSplitter,
+    QTableView,
+    QVBoxLayout,
+    QWidget,
+)
+
+from lattice_desktop.formatting import grouped
+from lattice_desktop.outcomes import Outcome
+from lattice_desktop.services.compare_runs import CaseChange, Comparison, FunctionChange, compare_runs
+from lattice_desktop.store.writer import Writer
+from lattice_desktop.ui import theme
+from lattice_desktop.ui.latest_query import LatestQuery
+from lattice_desktop.ui.rows_model import RIGHT, Index, RowsModel
+from lattice_desktop.work import Step
+
+
+class CasesModel(RowsModel):
+    columns = ("Case", "A fuel", "B fuel", "Change", "%", "Verdict")
+    right_aligned = frozenset({1, 2, 3, 4})
+
+    def __init__(self, parent=None) -> None:
+        super().__init__(parent)
+        self.rows: list[CaseChange] = []
+
+    def set_rows(self, rows: list[CaseChange]) -> None:
+        self.beginResetModel()
+        self.rows = rows
+        self.endResetModel()
+
+    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole):
+        if not index.isValid():
+            return None
+        c, column = self.rows[index.row()], index.column()
+        if role == Qt.ItemDataRole.DisplayRole:
+            after = Outcome.stored(c.after_outcome).look.text
+            verdict = (
+                f"{Outcome.stored(c.before_outcome).look.text} → {after}" if c.verdict_changed else after
+            )
+            delta = "-" if c.delta is None else f"{c.delta:+,}"
+            pct = "-" if c.percent is None else f"{c.percent:+.2f}%"
+            return (c.name, grouped(c.before_fuel), grouped(c.after_fuel), delta, pct, verdict)[column]
+        if role == Qt.ItemDataRole.TextAlignmentRole and column in self.right_aligned:
+            return RIGHT
+        if role == Qt.ItemDataRole.ForegroundRole and column in (3, 4, 5):
+            worse = c.verdict_worse or (c.delta or 0) > 0
+            return theme.AMBER if worse else theme.GREEN if (c.delta or 0) < 0 else None
+        if role == Qt.ItemDataRole.ToolTipRole:
+            return c.note or None
+        return None
+
+
+class ChangesModel(RowsModel):
+    columns = ("Function", "A self fuel", "B self fuel", "Change", "Of the case's change")
+    right_aligned = frozenset({1, 2, 3, 4})
+
+    def __init__(self, parent=None) -> None:
+        super().__init__(parent)
+        self.rows: list[FunctionChange] = []
+        self.total: int | None = None
+
+    def set_case(self, case: CaseChange | None) -> None:
+        self.beginResetModel()
+        self.rows = list(case.functions) if case is not None else []
+        self.total = case.delta if case is not None else None
+        self.endResetModel()
+
+    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole):
+        if not index.isValid():
+            return None
+        f, column = self.rows[index.row()], index.column()
+        if role == Qt.ItemDataRole.DisplayRole:
+            share = f"{100 * f.delta / self.total:.1f}%" if self.total else "-"
+            return (f.name, grouped(f.before), grouped(f.after), f"{f.delta:+,}", share)[column]
+        if role == Qt.ItemDataRole.TextAlignmentRole and column in self.right_aligned:
+            return RIGHT
+        if role == Qt.ItemDataRole.FontRole and column == 0:
+            return theme.monospace()
+        return None
+
+
+class CompareDialog(QDialog):
+    """Run `before` (A) against run `after` (B)."""
+
+    def __init__(self, before: int, after: int, *, writer: Writer | None, db=None, parent=None) -> None:
+        super().__init__(parent)
+        self.setWindowTitle(f"Compare run {before} (A) with run {after} (B)")
+        self.comparison: Comparison | None = None
+        self.heading = QLabel(f"Comparing run {before} with run {after}: profiling what changed…", self)
+        self.heading.setWordWrap(True)
+        self.heading.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.progress = QProgressBar(self)
+        self.cases = CasesModel(self)
+        self.changes = ChangesModel(self)
+        self.cases_view, self.changes_view = _view(self, self.cases), _view(self, self.changes)
+        self.cases_view.selectionModel().currentRowChanged.connect(self._case_chosen)
+        self.functions_label = QLabel("Select a case to see the functions behind its change.", self)
+        lower = QWidget(self)
+        lower_layout = QVBoxLayout(lower)
+        lower_layout.setContentsMargins(0, 0, 0, 0)
+        lower_layout.addWidget(self.functions_label)
+        lower_layout.addWidget(self.changes_view)
+        split = QSplitter(Qt.Orientation.Vertical, self)
+        split.addWidget(self.cases_view)
+        split.addWidget(lower)
+        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close, self)
+        buttons.rejected.connect(self.reject)
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.heading)
+        layout.addWidget(self.progress)
+        layout.addWidget(split, 1)
+        layout.addWidget(buttons)
+        self.resize(820, 560)
+        self._query = LatestQuery(self._loaded, self, on_step=self._step, db=db)
+        self._query.failed.connect(self._failed)
+        self._query.request(partial(compare_runs, writer=writer), before, after, work=True)
+
+    def reject(self) -> None:
+        self._query.forget()  # closing cancels the profiling
+        super().reject()
+
+    def _step(self, step: Step) -> None:
+        self.progress.setValue(int(step.fraction * 100))
+        self.progress.setFormat(step.message or "%p%")
+
+    def _loaded(self, comparison: Comparison) -> None:
+        self.comparison = comparison
+        self.progress.hide()
+        a, b = comparison.before, comparison.after
+        lines = [f"A: {a.label} · {a.model} · {a.verdict}", f"B: {b.label} · {b.model} · {b.verdict}"]
+        self.heading.setText("\n".join(lines + [f"⚠ {n}" for n in comparison.notes]))
+        self.cases.set_rows(list(comparison.cases))
+        self.cases_view.resizeColumnsToContents()
+        changed = next((i for i, c in enumerate(comparison.cases) if c.functions), 0)
+        if comparison.cases:
+            self.cases_view.selectRow(changed)
+
+    @Slot(str, str)
+    def _failed(self, message: str, trace: str) -> None:
+        self.progress.hide()
+        self.heading.setText(f"⚠ {message}" + (f"\n\n{trace}" if trace else ""))
+
+    def _case_chosen(self, current: QModelIndex, _previous: QModelIndex) -> None:
+        case = self.cases.rows[current.row()] if current.isValid() else None
+        self.changes.set_case(case)
+        self.changes_view.resizeColumnsToContents()
+        if case is None:
+            return
+        what = "the functions behind the change" if case.functions else case.note or "no change"
+        self.functions_label.setText(f"{case.name}: {what}")
+
+
+def _view(parent: QWidget, model: RowsModel) -> QTableView:
+    view = QTableView(parent)
+    view.setModel(model)
+    view.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+    view.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+    view.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+    view.verticalHeader().hide()
+    view.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
+    view.horizontalHeader().setStretchLastSection(True)
+    return view
+
+
+def open_compare(window: QWidget, before: int, after: int) -> None:
+    """Show the Compare view of run `before` (A) against run `after` (B) over `window`,
+    storing profiles it makes through the window's writer."""
+    dialog = CompareDialog(
+        before, after, writer=getattr(window, "writer", None), db=getattr(window, "db", None), parent=window
+    )
+    dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+    dialog.show()

@@ -1,0 +1,104 @@
+"""`lattice-desktop compare A B` on real graded runs: per-case fuel, change and percentage,
+the functions behind the change from real profiles, --fail-above's exit status for CI,
+--json, a self-contained --html, and a submission folder graded on the spot."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import replace
+
+import pytest
+
+from lattice_desktop.cli.common import EXIT_USAGE
+from lattice_desktop.cli.compare_cmd import EXIT_REGRESSED
+from lattice_desktop.cli.main import main
+from lattice_desktop.outcomes import Outcome
+from lattice_desktop.services.compare_runs import compare_runs
+from tests.core.wat_cases import write_case, write_submission
+from tests.profile.test_cli import CASES
+from tests.profile.test_flame import LIGHTER, SHARED
+
+
+@pytest.fixture
+def runs(tmp_path, capsys):
+    case = write_case(tmp_path / "case", CASES, fuel_limit=10_000_000)
+    db = ["--db", str(tmp_path / "db")]
+    reports = {}
+    for name, wat in (("light", LIGHTER), ("heavy", SHARED)):
+        sub = write_submission(tmp_path / name, wat, model=f"model-{name}")
+        assert main(["grade", str(sub), "--case", str(case), "--json", *db]) == 0
+        reports[name] = json.loads(capsys.readouterr().out)
+    return case, db, reports
+
+
+def _fuel(report, case):
+    return next(r["fuel"] for r in report["results"] if r["name"] == case)
+
+
+def test_a_regression_is_reported_per_case_and_per_function(runs, capsys):
+    _, db, reports = runs
+    light, heavy = reports["light"]["run_id"], reports["heavy"]["run_id"]
+    assert main(["compare", str(light), str(heavy), "--json", *db]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["before"]["run_id"] == light and data["after"]["run_id"] == heavy
+    for case in data["cases"]:
+        before, after = _fuel(reports["light"], case["name"]), _fuel(reports["heavy"], case["name"])
+        assert (case["before_fuel"], case["after_fuel"], case["delta"]) == (before, after, after - before)
+        assert case["percent"] == pytest.approx(100 * (after - before) / before)
+        if case["delta"]:
+            # every function that changed is listed here: their changes make the whole
+            assert sum(f["delta"] for f in case["functions"]) == case["delta"]
+            assert {"a", "shared", "leaf"} <= {f["name"] for f in case["functions"]}
+
+
+def test_fail_above_exits_for_ci_only_when_a_case_got_worse(runs, capsys):
+    _, db, reports = runs
+    light, heavy = str(reports["light"]["run_id"]), str(reports["heavy"]["run_id"])
+    assert main(["compare", light, heavy, "--fail-above", "2", *db]) == EXIT_REGRESSED
+    out = capsys.readouterr().out
+    assert "FAIL" in out and "in a:" in out
+    assert main(["compare", heavy, light, "--fail-above", "2", *db]) == 0
+    assert "ok: no case worse" in capsys.readouterr().out
+    assert EXIT_REGRESSED != EXIT_USAGE
+    with pytest.raises(SystemExit) as usage:
+        main(["compare", light, heavy, "--fail-above", "two", *db])
+    assert usage.value.code == EXIT_USAGE
+
+
+def test_html_is_one_file_with_its_plots(runs, tmp_path, capsys):
+    _, db, reports = runs
+    out = tmp_path / "report.html"
+    light, heavy = str(reports["light"]["run_id"]), str(reports["heavy"]["run_id"])
+    assert main(["compare", light, heavy, "--html", str(out), "--fail-above", "2", *db]) == EXIT_REGRESSED
+    html = out.read_text()
+    assert html.count("<svg") == 2 and "What changed on big" in html
+    assert "src=" not in html and "href=" not in html  # nothing fetched
+    assert f"{_fuel(reports['heavy'], 'big'):,}" in html
+
+
+def test_a_submission_folder_is_graded_on_the_spot(runs, tmp_path, capsys):
+    _, db, reports = runs
+    again = write_submission(tmp_path / "again", SHARED, model="model-again")
+    light = str(reports["light"]["run_id"])
+    assert main(["compare", light, str(again), "--no-profile", "--json", *db]) == 0
+    captured = capsys.readouterr()
+    assert "stored as run" in captured.err
+    data = json.loads(captured.out)
+    assert [c["after_fuel"] for c in data["cases"]] == [
+        _fuel(reports["heavy"], c["name"]) for c in data["cases"]
+    ]
+    assert all("no stored profile" in c["note"] for c in data["cases"] if c["delta"])
+    assert main(["compare", str(again), str(again), *db]) == EXIT_USAGE  # a folder alone: no case
+    assert "--case" in capsys.readouterr().err
+
+
+def test_losing_a_verdict_counts_as_worse_whatever_the_fuel(runs, capsys):
+    reports = runs[2]
+    comparison = compare_runs(
+        reports["heavy"]["run_id"], reports["light"]["run_id"], writer=None, profile=False
+    )
+    case = comparison.cases[0]
+    assert not case.worse_than(0.0)  # cheaper, same verdict
+    over = replace(case, after_outcome=Outcome.OVER_CEILING.value)
+    assert over.verdict_worse and over.worse_than(1000.0)
+    assert not replace(case, before_outcome=Outcome.WRONG_ANSWER.value).verdict_worse

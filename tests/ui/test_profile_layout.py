@@ -1,0 +1,71 @@
+"""The Profile tab's layout in the main window at 1366×768: choosing a compared run does not
+widen the tab (nor squeeze the runs list), the callers and callees panes show their
+columns whole, and the flame graph gets a real share of the height."""
+
+from __future__ import annotations
+
+from PySide6.QtWidgets import QApplication
+
+from tests.core.wat_cases import write_submission
+from tests.ui.conftest import grade_into
+
+# Echoes its input after a loop in a function whose name is as long as real ones get.
+LONG_NAMES = """
+(module (memory (export "memory") 1)
+  (func (export "alloc") (param i32) (result i32) i32.const 1024)
+  (func $belt_contenders_of_every_line_end (param $n i32) (result i32) (local $i i32)
+    (block $done (loop $next
+      (br_if $done (i32.ge_u (local.get $i) (local.get $n)))
+      (local.set $i (i32.add (local.get $i) (i32.const 1)))
+      (br $next)))
+    (local.get $i))
+  (func (export "run") (param i32 i32) (result i64)
+    (drop (call $belt_contenders_of_every_line_end (local.get 1)))
+    (i64.or (i64.shl (i64.extend_i32_u (local.get 0)) (i64.const 32)) (i64.extend_i32_u (local.get 1)))))
+"""
+
+
+def _open_profiled(qtbot, window, run_id):
+    window.open_run(run_id)
+    qtbot.waitUntil(lambda: window.page is not None and window.page.run.id == run_id, timeout=10_000)
+    tab = window.profile_tab
+    window.tabs.setCurrentWidget(tab)
+    qtbot.waitUntil(lambda: tab.profile is not None, timeout=60_000)
+    return tab
+
+
+def test_comparing_keeps_the_runs_list_and_the_panes_whole(
+    qtbot, make_window, graded, db_path, toy_case, tmp_path
+):
+    folder = write_submission(tmp_path / "long", LONG_NAMES, model="model-with-a-long-name")
+    (long_run,) = grade_into(db_path, toy_case.case_path, folder)
+    window = make_window()
+    window.resize(1366, 768)
+    window.show()
+    tab = _open_profiled(qtbot, window, long_run)
+    QApplication.processEvents()
+    runs_width = window.runs_panel.width()
+
+    fuel_box = window.fuel_tab.compare_box
+    qtbot.waitUntil(lambda: fuel_box.findData(graded["echo"]) >= 0, timeout=10_000)
+    window.fuel_tab.compare_with(graded["echo"])
+    qtbot.waitUntil(lambda: tab.other is not None, timeout=60_000)
+    QApplication.processEvents()
+
+    assert window.width() == 1366
+    assert tab.minimumSizeHint().width() <= tab.width()
+    assert window.runs_panel.width() == runs_width
+
+    tab.select_function(next(f.index for f in tab.profile.functions if f.name == "run"))
+    QApplication.processEvents()
+    for view in (tab.callers_view, tab.callees_view):
+        header = view.horizontalHeader()
+        assert view.model().rowCount()
+        for column in range(1, header.count()):  # the figures: never cut
+            assert header.sectionSize(column) >= view.sizeHintForColumn(column)
+            assert header.sectionSize(column) >= header.sectionSizeFromContents(column).width()
+        assert header.length() <= view.viewport().width()
+
+    graph = tab.flame.pages.currentWidget()
+    assert graph.height() >= tab.height() // 3
+    window.grab().save("/tmp/profile_layout.png")
