@@ -1,8 +1,10 @@
-"""Numbers as people read them: SI-prefixed fuel, grouped integers, short hashes."""
+"""Numbers as people read them: SI-prefixed fuel, grouped integers, short hashes, and
+harness metrics rounded exactly (half up) from their fractions."""
 
 from __future__ import annotations
 
 from datetime import datetime
+from fractions import Fraction
 
 _PREFIXES = ((1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k"))
 
@@ -45,3 +47,34 @@ def moment(value: datetime | None, pattern: str = "%Y-%m-%d %H:%M", *, local: bo
     if value is None:
         return "unknown"
     return (value.astimezone() if local else value).strftime(pattern)
+
+
+def half_up(value: Fraction | float | int, places: int) -> Fraction:
+    """`value` rounded to `places` decimals, half away from zero, computed exactly.
+
+    A float is read as the decimal it prints as (0.575 is 23/40, not the binary number just
+    below it), so the rule gives the same digits whether it starts from the stored fraction
+    or from the float a reader copies off the page."""
+    if isinstance(value, float):
+        value = Fraction(repr(value))
+    scale = 10**places
+    scaled = abs(Fraction(value)) * scale
+    units = scaled.numerator // scaled.denominator
+    if scaled - units >= Fraction(1, 2):
+        units += 1
+    return Fraction(-units if value < 0 else units, scale)
+
+
+def rounded(value: Fraction | float | int | None, places: int = 2) -> str:
+    """The one rule for printing a harness number: exact, half up (23/40 -> "0.58", 3/8 ->
+    "0.38", where binary floats once gave "0.57" and "0.38"); "-" for a missing value."""
+    if value is None:
+        return "-"
+    return _fixed(half_up(value, places), places)
+
+
+def _fixed(value: Fraction, places: int) -> str:
+    """A fraction with at most `places` decimals, written with exactly that many."""
+    digits = str(int(abs(value) * 10**places)).rjust(places + 1, "0")
+    sign = "-" if value < 0 else ""
+    return f"{sign}{digits[:-places]}.{digits[-places:]}" if places else f"{sign}{digits}"

@@ -6,6 +6,8 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
+from lattice_desktop.formatting import half_up, rounded
+
 # Evidence tags, from strongest to weakest.
 RECORDED = "recorded"
 """Computed from events the recorder observed directly (captures, calls, probes)."""
@@ -20,7 +22,10 @@ NONE = "none"
 """Nothing to compute from: the metric is missing."""
 
 DIGITS = 6
-"""Decimal places a metric value is stored with (two are shown)."""
+"""Decimal places a metric value is stored with (two are shown); both rounded half up from
+the exact value (`formatting.rounded`, docs/harness.md "Rounding")."""
+AT_MOST = "≤"
+"""Written before a value that is an upper bound (`Metric.at_most`)."""
 
 
 @dataclass(frozen=True)
@@ -40,12 +45,15 @@ class Metric:
     exact: Fraction | None = None
     """The exact value, from the inputs as written: what Execution and the ranking use
     (two runs that both show 1.00 may still differ)."""
+    at_most: bool = False
+    """The value is an upper bound: part of what it rests on is unknown (a Cost with a model
+    call of unknown cost, and an Execution computed from such a Cost). Shown as "≤0.88"."""
 
     def __post_init__(self) -> None:
         if isinstance(self.value, Fraction):
             object.__setattr__(self, "exact", self.value)
         if self.value is not None:
-            object.__setattr__(self, "value", round(float(self.value), DIGITS))
+            object.__setattr__(self, "value", float(half_up(self.value, DIGITS)))
 
     @property
     def measured(self) -> bool:
@@ -60,8 +68,11 @@ class Metric:
 
     @property
     def shown(self) -> str:
-        """The value as the leaderboard shows it: two decimals, or "-" when missing."""
-        return "-" if self.value is None else f"{self.value:.2f}"
+        """The value as every view prints it: two decimals rounded half up from the exact
+        value, "≤" before an upper bound, "-" when missing."""
+        if self.value is None:
+            return "-"
+        return f"{AT_MOST if self.at_most else ''}{rounded(self.exact_value)}"
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -71,6 +82,7 @@ class Metric:
             "inputs": self.inputs,
             "notes": list(self.notes),
             "exact": None if self.exact is None else str(self.exact),
+            "at_most": self.at_most,
         }
 
     @classmethod
@@ -82,6 +94,7 @@ class Metric:
             inputs=dict(data.get("inputs", {})),
             notes=tuple(data.get("notes", ())),
             exact=None if data.get("exact") is None else Fraction(data["exact"]),
+            at_most=bool(data.get("at_most", False)),
         )
 
 
@@ -137,8 +150,9 @@ def num(x: float | int | Fraction) -> str:
 
 
 def res(x: float | Fraction) -> str:
-    """A result as shown: two decimals of the stored (rounded) value."""
-    return f"{round(float(x), DIGITS):.2f}"
+    """A result as shown: two decimals, rounded half up from the exact value (the same
+    digits as `Metric.shown`)."""
+    return rounded(x)
 
 
 def mean_of_parts(name: str, parts: dict[str, Fraction | None]) -> tuple[Fraction | None, str]:

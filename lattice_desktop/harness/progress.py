@@ -120,7 +120,7 @@ def cost_metric(box: Box, trace: Trace, got: Progress) -> Metric:
         note = (
             f"the cost of the model call(s) on line(s) {lines} is unknown: {num(spend)} is the "
             "known spend, a lower bound, so this Cost is an upper bound and the run is "
-            "unranked until its cost is known"
+            "not ranked until its cost is known (on a board it is placed at its worst, Cost 0)"
         )
         return Metric(
             value,
@@ -128,6 +128,7 @@ def cost_metric(box: Box, trace: Trace, got: Progress) -> Metric:
             f"{formula} (at most: spend at least {num(spend)}, line(s) {lines} unknown)",
             {**inputs, "unreported_lines": unknown},
             (note,),
+            at_most=True,
         )
     return Metric(value, PRICED if priced else PROVIDER_REPORTED, formula, inputs)
 

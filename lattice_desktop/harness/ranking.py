@@ -1,42 +1,73 @@
 """Ranking and leaderboards: pure functions over scored runs.
 
-Order, on the exact values (a Score of 10,000,000/10,000,001 is below 1 although both
-show 1.00): Score (higher first), then Execution (higher first; missing after any measured
-value), then the tie-breakers: earlier last capture (less harness running time to it),
-then lower spend to the last capture. Runs equal on all of these share a position and
-are listed by harness, model and run id so the order is stable. An unranked run (errored,
-cancelled, or its Cost unknown) comes after every ranked one in `rank` and is left off
-the leaderboards (`unranked_runs` lists it with its reason).
+Every run is placed in one order, on exact values (a Score of 10,000,000/10,000,001 is
+below 1 although both show 1.00):
+
+1. Score, higher first: for every run, ranked or not, so a run that captured more weight is
+   never placed below one that captured less, whatever is unknown about its cost;
+2. among runs of equal Score, ranked runs before unranked ones (errored, cancelled, or a
+   model call of unknown cost before the last capture);
+3. Execution, higher first (missing after any measured value). An unranked run's Execution
+   is taken at its worst: an unknown cost as Cost 0, so hiding a cost can never lift it;
+4. the tie-breakers: earlier last capture, then lower spend to it (unknown spend last).
+
+Runs equal on all of these share a position and are listed by harness, model and run id so
+the order is stable. Each step can only move a run down when it hides spend (nulls costs)
+or drops a capture, which `test_harness_hidden_cost.py` checks as a property.
 
 A leaderboard has one entry per agent: harness, model and, for an Inspect AI log, the
 agent the log recorded (its solver or plan), so a box's `[inspect] harness` name never
-merges different agents. Each agent's entry is its best run; every Inspect AI epoch is a
-run of its own, so the best epoch counts (Inspect's epoch reducer is not used).
+merges different agents. Each agent's entry is its best run in the order above, ranked or
+not (an unranked entry is marked, with its reason); every Inspect AI epoch is a run of its
+own, so the best epoch counts (Inspect's epoch reducer is not used).
 """
 
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from fractions import Fraction
 
+from lattice_desktop.harness.box import EXECUTION_METRICS
+from lattice_desktop.harness.execution import weighted_mean
 from lattice_desktop.harness.result import HarnessResult
 
 
 @dataclass(frozen=True)
 class Ranked:
     position: int
-    """1-based; tied runs share a position."""
+    """1-based place in the order; tied runs share a position."""
     result: HarnessResult
+
+    @property
+    def ranked(self) -> bool:
+        """False for a run placed on the board but not ranked (its reason in `unranked`)."""
+        return self.result.unranked is None
+
+
+def cost_unknown(r: HarnessResult) -> bool:
+    """A model call before the last capture has no cost: spend and Cost are bounds."""
+    return bool(r.metrics["cost"].inputs.get("unreported_lines"))
+
+
+def worst_execution(r: HarnessResult) -> Fraction | None:
+    """Execution as the board compares it: exact, and for a run whose cost is unknown, with
+    Cost at its worst (0) rather than the upper bound the known spend gives."""
+    execution = r.execution.exact_value
+    if execution is None or not cost_unknown(r):
+        return execution
+    values = {m: r.metrics[m].exact_value or Fraction(0) for m in EXECUTION_METRICS if r.metrics[m].measured}
+    return weighted_mean(r.execution.inputs["weights"], {**values, "cost": Fraction(0)})
 
 
 def _merit(r: HarnessResult) -> tuple[object, ...]:
     """The sort key, on exact values: never on what the two-decimal display rounds to."""
-    execution = r.execution.exact_value
+    execution = worst_execution(r)
     elapsed = r.last_capture_elapsed_s
-    spend = r.spend_to_last_capture_usd
+    spend = None if cost_unknown(r) else r.spend_to_last_capture_usd
     return (
-        r.unranked is not None,
         -(r.metrics["score"].exact_value or 0),
+        r.unranked is not None,
         execution is None,
         -(execution or 0),
         math.inf if elapsed is None else elapsed,
@@ -71,13 +102,18 @@ EPOCHS_NOTE = (
     "so the best epoch counts (not Inspect's epoch reducer)"
 )
 
+UNRANKED_NOTE = (
+    "* not ranked (reason below): placed by its Score, after the ranked runs of that Score, "
+    "an unknown cost taken as Cost 0"
+)
+
 
 def leaderboard(results: list[HarnessResult]) -> dict[tuple[str, str], list[Ranked]]:
-    """One ranking per (stage, box): each agent by its best ranked run."""
+    """One board per (stage, box): each agent by its best run, ranked or not (`Ranked.ranked`
+    tells them apart), all in the one order of `rank`."""
     groups: dict[tuple[str, str], list[HarnessResult]] = {}
     for result in results:
-        if result.unranked is None:
-            groups.setdefault((result.stage, result.box), []).append(result)
+        groups.setdefault((result.stage, result.box), []).append(result)
     boards = {}
     for key in sorted(groups):
         best: dict[tuple[str, str, str], HarnessResult] = {}
@@ -88,7 +124,8 @@ def leaderboard(results: list[HarnessResult]) -> dict[tuple[str, str], list[Rank
 
 
 def unranked_runs(results: list[HarnessResult]) -> dict[tuple[str, str], list[HarnessResult]]:
-    """Per (stage, box), the runs kept out of the ranking, each with its `unranked` reason."""
+    """Per (stage, box), the runs that are not ranked, each with its `unranked` reason (a
+    board still places an agent's best one by its Score)."""
     groups: dict[tuple[str, str], list[HarnessResult]] = {}
     for result in sorted(results, key=lambda r: (r.harness, r.model, r.run_id)):
         if result.unranked is not None:

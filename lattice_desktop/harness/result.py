@@ -27,9 +27,10 @@ from lattice_desktop.harness.progress import (
 from lattice_desktop.harness.tools_check import ToolFinding, tools_metric
 from lattice_desktop.harness.trace import MalformedRequest, ToolCall, Trace
 
-SCORER_VERSION = 3
+SCORER_VERSION = 4
 """Bumped whenever a formula changes, so old stored results are not silently compared
-with a different definition."""
+with a different definition. 4: display rounding exact and half up; an Execution resting
+on an upper-bound Cost is a bound (`at_most`)."""
 METRIC_ORDER = ("score", "cost", "focus", "time", "compliance", "tools")
 
 
@@ -188,7 +189,7 @@ def verify(box: Box, trace: Trace, stored: HarnessResult) -> list[str]:
             continue
         problems.extend(
             f"{name}: stored {key} {was.get(key)!r}, recomputed {now[key]!r}"
-            for key in ("value", "exact", "evidence", "formula", "inputs")
+            for key in ("value", "exact", "at_most", "evidence", "formula", "inputs")
             if was.get(key) != now[key]
         )
     compared = (

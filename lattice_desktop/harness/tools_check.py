@@ -94,7 +94,9 @@ def _arguments(
         checked += 1
         key = call.key
         if key not in verdicts:
-            error = best_match(tool.validator.iter_errors(call.arguments))
+            # is_valid is the quick answer; the best error is looked for only when there is one.
+            valid_call = tool.validator.is_valid(call.arguments)
+            error = None if valid_call else best_match(tool.validator.iter_errors(call.arguments))
             where = "" if error is None else "/".join(str(p) for p in error.absolute_path)
             verdicts[key] = None if error is None else f"{where or '(arguments)'}: {error.message}"
         problem = verdicts[key]

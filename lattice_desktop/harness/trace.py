@@ -15,117 +15,32 @@ from pathlib import Path
 from typing import Any
 
 from lattice_desktop.errors import Location, UserError
+from lattice_desktop.harness.events import (
+    CANONICAL,
+    BoundaryProbe,
+    Capture,
+    Event,
+    GamingCheck,
+    MalformedRequest,
+    ModelUsage,
+    OversizedPayload,
+    Paused,
+    ToolCall,
+)
+from lattice_desktop.harness.quick_events import Shared, quick_event
 from lattice_desktop.harness.trace_file import trace_lines
 
 TRACE_FORMAT_VERSION = 1
 MAX_TRACE_EVENTS = 2_000_000
-"""Scoring keeps every event in memory: about 1 GB at its peak per million events
+"""Scoring keeps every event in memory: about 0.5 GB at its peak per million events
 (docs/harness.md, "Limits")."""
-RUNNING_JOB_STATES = frozenset({"queued", "pending", "running"})
 PAUSE_REASONS = frozenset({"queue", "sandbox_setup", "preparation"})
 PROBE_RESULTS = frozenset({"refused", "crossed"})
 GAMING_RESULTS = frozenset({"pass", "violation"})
 RUN_STATUSES = frozenset({"completed", "error", "cancelled"})
 """How a run ended: an errored or cancelled run is shown with its status and kept out of
 the ranking unless its box says `rank_unfinished = true`."""
-_CANONICAL = json.JSONEncoder(sort_keys=True, separators=(",", ":"))
-"""Arguments as canonical JSON: object key order does not matter, nothing else changes."""
 _DECODE = json.JSONDecoder().decode
-
-
-@dataclass(frozen=True)
-class ToolCall:
-    line: int
-    t: float
-    tool: str
-    arguments: Any
-    """As recorded: normally an object, but a harness may send anything."""
-    status: int | None
-    """HTTP-like response status; None when no response arrived."""
-    duration: float | None = None
-    job_state: str | None = None
-    call_id: str | None = None
-
-    @cached_property
-    def key(self) -> tuple[str, str]:
-        """What loop and repeat detection compare: tool name and arguments as recorded."""
-        return self.tool, _CANONICAL.encode(self.arguments)
-
-    @property
-    def job_running(self) -> bool:
-        return self.status == 202 or self.job_state in RUNNING_JOB_STATES
-
-
-@dataclass(frozen=True)
-class ModelUsage:
-    line: int
-    t: float
-    cost_usd: float | None
-    """As the provider reported it; None when the provider reported no cost."""
-    priced: str | None = None
-    """How the cost was obtained when it was not reported as is (tokens x a declared
-    price), shown on the run page so Cost can be recomputed."""
-
-
-@dataclass(frozen=True)
-class Capture:
-    line: int
-    t: float
-    objective: str
-
-
-@dataclass(frozen=True)
-class BoundaryProbe:
-    line: int
-    t: float
-    probe: str
-    result: str
-
-
-@dataclass(frozen=True)
-class GamingCheck:
-    line: int
-    t: float
-    check: str
-    result: str
-
-
-@dataclass(frozen=True)
-class OversizedPayload:
-    line: int
-    t: float
-    tool: str | None
-    size_bytes: int | None
-
-
-@dataclass(frozen=True)
-class MalformedRequest:
-    line: int
-    t: float
-    tool: str | None
-    reason: str
-
-
-@dataclass(frozen=True)
-class Paused:
-    """An interval when the harness was not running (queueing, sandbox setup, ...)."""
-
-    line: int
-    t: float
-    until: float
-    reason: str
-
-
-Event = (
-    ToolCall
-    | ModelUsage
-    | Capture
-    | BoundaryProbe
-    | GamingCheck
-    | OversizedPayload
-    | MalformedRequest
-    | Paused
-)
 
 
 @dataclass(frozen=True)
@@ -152,7 +67,15 @@ class Trace:
     missing rather than clean."""
 
     def of(self, kind: type) -> list:
-        return [e for e in self.events if isinstance(e, kind)]
+        """The events of one type, in trace order (grouped once: scoring asks for each type)."""
+        return list(self._by_kind.get(kind, ()))
+
+    @cached_property
+    def _by_kind(self) -> dict[type, list[Event]]:
+        groups: dict[type, list[Event]] = {}
+        for event in self.events:
+            groups.setdefault(type(event), []).append(event)
+        return groups
 
 
 class _Line:
@@ -214,7 +137,7 @@ class _Line:
         return value
 
 
-def _event(line: _Line, t: float) -> Event:
+def _event(line: _Line, t: float, shared: Shared) -> Event:
     n = line.number
     match line.type:
         case "tool_call":
@@ -223,15 +146,19 @@ def _event(line: _Line, t: float) -> Event:
                 raise line.error(f"'status' must be an HTTP status (100-599), not {status}", "status")
             if "arguments" not in line.data:
                 raise line.error("'arguments' is missing", "arguments")
+            tool = line.get("tool", str)
+            key = (tool, CANONICAL.encode(line.data["arguments"]))
+            key, arguments = shared.setdefault(key, (key, line.data["arguments"]))
             return ToolCall(
                 n,
                 t,
-                line.get("tool", str),
-                line.data["arguments"],
+                tool,
+                arguments,
                 status,
                 line.non_negative("duration", required=False),
                 line.get("job_state", str, required=False),
                 line.get("id", str, required=False),
+                key,
             )
         case "model_usage":
             return ModelUsage(
@@ -288,6 +215,7 @@ def parse_lines(raw_lines: Iterable[str], *, source: str = "<trace>") -> Trace:
     first: _Line | None = None
     pending: _Line | None = None  # the line read last: an event, unless it is the last line
     events: list[Event] = []
+    shared: Shared = {}
     previous_t: float | None = None
     for number, raw in enumerate(raw_lines, start=1):
         data = _decoded(raw, number, source)
@@ -305,7 +233,7 @@ def parse_lines(raw_lines: Iterable[str], *, source: str = "<trace>") -> Trace:
         if pending is not None:
             if len(events) >= MAX_TRACE_EVENTS:
                 raise pending.error(f"the trace holds more than {MAX_TRACE_EVENTS:,} events (the limit)")
-            events.append(_middle(pending, previous_t))
+            events.append(_middle(pending, previous_t, shared))
             previous_t = events[-1].t
         pending = line
     if first is None:
@@ -337,8 +265,11 @@ def parse_lines(raw_lines: Iterable[str], *, source: str = "<trace>") -> Trace:
     )
 
 
-def _middle(line: _Line, previous_t: float | None) -> Event:
+def _middle(line: _Line, previous_t: float | None, shared: Shared) -> Event:
     """An event line between run_start and run_end, checked to be in time order."""
+    event = quick_event(line.data, line.number, previous_t, shared)
+    if event is not None:
+        return event
     t = line.time("t")
     if previous_t is not None and t < previous_t:
         raise line.error(f"'t' goes backwards ({t} after {previous_t}); events must be in time order", "t")
@@ -348,7 +279,7 @@ def _middle(line: _Line, previous_t: float | None) -> Event:
             f"{'first' if line.type == 'run_start' else 'last'} line",
             "type",
         )
-    return _event(line, t)
+    return _event(line, t, shared)
 
 
 UNRECORDABLE = ("boundary_probe", "gaming_check")

@@ -12,8 +12,9 @@ BOX_PATH = RESOURCES / "webshop.box.toml"
 TRACES = RESOURCES / "traces"
 
 
-def jsonl(events: list[dict], **start: object) -> str:
-    """A trace text: run_start (with `start` overrides), the events, run_end."""
+def jsonl(events: list[dict], *, status: str | None = None, **start: object) -> str:
+    """A trace text: run_start (with `start` overrides), the events, run_end (with `status`
+    when given: completed, error or cancelled)."""
     head = {
         "type": "run_start",
         "t": 0.0,
@@ -24,12 +25,13 @@ def jsonl(events: list[dict], **start: object) -> str:
         **start,
     }
     last_t = max([e.get("t", 0.0) for e in events] + [head["t"]])
-    lines = [head, *events, {"type": "run_end", "t": last_t, "reason": "done"}]
+    end = {"type": "run_end", "t": last_t, "reason": "done", **({"status": status} if status else {})}
+    lines = [head, *events, end]
     return "".join(json.dumps(line) + "\n" for line in lines)
 
 
-def make(events: list[dict], **start: object) -> Trace:
-    return parse_trace(jsonl(events, **start), source="test.jsonl")
+def make(events: list[dict], *, status: str | None = None, **start: object) -> Trace:
+    return parse_trace(jsonl(events, status=status, **start), source="test.jsonl")
 
 
 def call(t: float, tool: str, args: object, status: int | None = 200, **extra: object) -> dict:

@@ -135,12 +135,13 @@ def test_a_crashed_tool_call_is_not_status_200_and_the_sample_is_unranked(logs):
 def test_cancelled_samples_are_shown_and_kept_out_unless_the_box_says(logs):
     (result,) = scored(logs["cancelled"], GRADED_BOX)
     assert result.status == "cancelled" and result.unranked is not None
-    assert leaderboard([result]) == {}
+    (placed,) = leaderboard([result])[("qualifier", "webshop-ctf")]  # placed by its Score ...
+    assert not placed.ranked  # ... but marked as not ranked
     assert unranked_runs([result])[("qualifier", "webshop-ctf")] == [result]
     assert "status cancelled" in format_result(result)
     (ranked,) = scored(logs["cancelled"], "rank_unfinished = true\n" + GRADED_BOX)
     assert ranked.status == "cancelled" and ranked.unranked is None
-    assert len(leaderboard([ranked])[("qualifier", "webshop-ctf")]) == 1
+    assert [r.ranked for r in leaderboard([ranked])[("qualifier", "webshop-ctf")]] == [True]
 
 
 def test_one_harness_name_does_not_merge_different_agents(logs):
