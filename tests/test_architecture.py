@@ -63,6 +63,6 @@ def test_only_the_app_entry_points_import_the_main_window():
     graph = grimp.build_graph("lattice_desktop")
     importers = graph.find_modules_that_directly_import("lattice_desktop.ui.main_window")
     assert importers == {"lattice_desktop.ui.app", "lattice_desktop.ui.screenshots"}
-    assert "lattice_desktop.ui.harness_window" in graph.find_modules_directly_imported_by(
+    assert "lattice_desktop.ui.harness.side" in graph.find_modules_directly_imported_by(
         "lattice_desktop.ui.main_window"
     )

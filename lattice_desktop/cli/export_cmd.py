@@ -12,7 +12,7 @@ from lattice_desktop.cli.terminal import shown
 from lattice_desktop.errors import UserError
 from lattice_desktop.outcomes import Verdict
 from lattice_desktop.services.exports import Export, board_export, run_export, runs_export, write_export
-from lattice_desktop.store.queries import list_runs
+from lattice_desktop.store.queries import list_every_run
 
 
 def register(commands: argparse._SubParsersAction) -> None:
@@ -24,12 +24,14 @@ def register(commands: argparse._SubParsersAction) -> None:
     )
     what = p.add_subparsers(dest="what", metavar="WHAT", required=True)
 
-    run = what.add_parser("run", help="one run's case results (and, in HTML, its fuel plots)")
+    run = what.add_parser(
+        "run", help="one run's case results (and, in HTML, its fuel plots), or a harness run's metrics"
+    )
     run.add_argument("run", type=run_id, help="run id (see `runs`)")
     _outputs(run)
     run.set_defaults(func=_export_run)
 
-    runs = what.add_parser("runs", help="the runs list, newest first")
+    runs = what.add_parser("runs", help="the runs list, graded and harness runs, newest first")
     runs.add_argument("--case", help="only this case name")
     runs.add_argument("--model", help="only this model")
     runs.add_argument("--verdict", choices=[v.value for v in Verdict.filters()], help="only this verdict")
@@ -77,7 +79,7 @@ def _export_run(args: argparse.Namespace) -> int:
 def _export_runs(args: argparse.Namespace) -> int:
     targets = _targets(args)
     open_storage(args)
-    rows = list_runs(case=args.case, model=args.model, verdict=args.verdict, include_hidden=args.all)
+    rows = list_every_run(case=args.case, model=args.model, verdict=args.verdict, include_hidden=args.all)
     scope = " · ".join(
         part
         for part in (

@@ -16,7 +16,7 @@ from lattice_desktop.cli.terminal import shown
 from lattice_desktop.errors import UserError
 from lattice_desktop.harness import load_box, load_trace, parse_trace, score
 from lattice_desktop.harness.inspect_log import is_inspect_log
-from lattice_desktop.harness.ranking import EPOCHS_NOTE, agent_label
+from lattice_desktop.harness.ranking import EPOCHS_NOTE, UNRANKED_NOTE, agent_label
 from lattice_desktop.harness.result import METRIC_ORDER
 from lattice_desktop.harness.run_files import runs_in_file
 from lattice_desktop.harness.run_text import format_result
@@ -132,19 +132,22 @@ def _leaderboard(args: argparse.Namespace) -> int:
         print(f"{shown(box)} · stage {shown(stage)} — {EPOCHS_NOTE}")
         print(
             f"  {'#':>3}  {'harness / model':<{width}} {'Score':>5} {'Exec':>5} {'Cost':>5} "
-            f"{'Focus':>5} {'Time':>5} {'Compl':>5} {'Tools':>5}"
+            f"{'Focus':>5} {'Time':>5} {'Compl':>5} {'Tools':>5}  run"
         )
         for entry in ranked:
             r = entry.result
             cells = [r.metrics[n].shown for n in METRIC_ORDER]
+            mark = " " if r.unranked is None else "*"  # placed by its Score, not ranked
             print(
-                f"  {entry.position:>3}  {names[id(entry)]:<{width}} {cells[0]:>5} "
+                f"  {entry.position:>3}{mark} {names[id(entry)]:<{width}} {cells[0]:>5} "
                 f"{r.execution.shown:>5} {cells[1]:>5} {cells[2]:>5} {cells[3]:>5} "
-                f"{cells[4]:>5} {cells[5]:>5}"
+                f"{cells[4]:>5} {cells[5]:>5}  {entry.run_id}"
             )
-        for result in unranked.get(key, []):
+        if any(e.result.unranked is not None for e in ranked):
+            print(f"  {UNRANKED_NOTE}")
+        for stored_id, result in unranked.get(key, []):
             print(
-                f"    -  {shown(agent_label(result))}: run {shown(result.run_id)}, "
+                f"    -  {shown(agent_label(result))}: run {stored_id} ({shown(result.run_id)}), "
                 f"status {shown(result.status)}, not ranked: {shown(result.unranked)}"
             )
     return 0

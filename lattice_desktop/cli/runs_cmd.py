@@ -14,19 +14,30 @@ from lattice_desktop.cli.terminal import shown
 from lattice_desktop.errors import UserError
 from lattice_desktop.formatting import fuel, moment
 from lattice_desktop.grading.report_json import result_to_dict
+from lattice_desktop.harness.ranking import agent_label
+from lattice_desktop.harness.run_text import format_result
 from lattice_desktop.outcomes import Verdict
+from lattice_desktop.services.exports.tables import metric_value
 from lattice_desktop.services.run_failure import run_failure
 from lattice_desktop.store.field import standing
+from lattice_desktop.store.harness_runs import StoredHarnessRun, load_harness_run
 from lattice_desktop.store.hidden_runs import hide_runs, unhide_runs
-from lattice_desktop.store.queries import RunSummary, list_runs, load_run
+from lattice_desktop.store.queries import ListedRun, list_every_run, load_run
+from lattice_desktop.store.run_numbers import GRADED, HARNESS, run_kind
 from lattice_desktop.store.runs import delete_runs
+
+HARNESS_WORD = "◇ harness"  # where a graded run's verdict is: a harness run has none
 
 
 def register(commands: argparse._SubParsersAction) -> None:
-    p = commands.add_parser("runs", help="list stored runs, newest first")
-    p.add_argument("--case", help="only this case name")
+    p = commands.add_parser("runs", help="list stored runs, graded and harness, newest first")
+    p.add_argument("--case", help="only this case name (or harness box)")
     p.add_argument("--model", help="only this model")
-    p.add_argument("--verdict", choices=[v.value for v in Verdict.filters()], help="only this verdict")
+    p.add_argument(
+        "--verdict",
+        choices=[v.value for v in Verdict.filters()],
+        help="only graded runs of this verdict",
+    )
     p.add_argument("--limit", type=int, default=50)
     p.add_argument("--all", action="store_true", help="hidden runs too (marked hidden)")
     p.add_argument("--json", action="store_true", help="one JSON array of runs, for scripts")
@@ -63,7 +74,7 @@ def register(commands: argparse._SubParsersAction) -> None:
 
 def _runs(args: argparse.Namespace) -> int:
     open_storage(args)
-    rows = list_runs(
+    rows = list_every_run(
         case=args.case, model=args.model, verdict=args.verdict, limit=args.limit, include_hidden=args.all
     )
     if args.json:
@@ -80,19 +91,31 @@ def _runs(args: argparse.Namespace) -> int:
         return 0
     print(f"{'run':>5}  {'case':<22} {'model':<20} {'verdict':<14} {'score':>12}  finished")
     for r in rows:
-        when = moment(r.finished) if r.finished else "-"
-        print(
-            f"{r.id:>5}  {shown(r.case_label):<22} {shown(r.model):<20} "
-            f"{r.verdict.look.text:<14} {fuel(r.score):>12}  {when}"
-            + ("  (hidden)" if r.hidden else "")
-            + (f"  {shown(note)}" if (note := r.identity.note) else "")
-        )
+        print(_run_line(r) + ("  (hidden)" if r.hidden else ""))
     return 0
 
 
-def _run_entry(r: RunSummary) -> dict:
+def _run_line(r: ListedRun) -> str:
+    if isinstance(r, StoredHarnessRun):
+        score = r.result.metrics["score"]
+        return (
+            f"{r.id:>5}  {shown(r.group):<22} {shown(agent_label(r.result)):<20} {HARNESS_WORD:<14} "
+            f"{'score ' + score.shown:>12}  {moment(r.imported)}  {shown(r.name)}"
+        )
+    when = moment(r.finished) if r.finished else "-"
+    return (
+        f"{r.id:>5}  {shown(r.case_label):<22} {shown(r.model):<20} "
+        f"{r.verdict.look.text:<14} {fuel(r.score):>12}  {when}"
+        + (f"  {shown(note)}" if (note := r.identity.note) else "")
+    )
+
+
+def _run_entry(r: ListedRun) -> dict:
+    if isinstance(r, StoredHarnessRun):
+        return harness_entry(r)
     return {
         "run_id": r.id,
+        "kind": GRADED,
         "case": r.case_name,
         "version": r.case_version,
         "variant": r.case_variant,
@@ -105,6 +128,28 @@ def _run_entry(r: RunSummary) -> dict:
         "max_percent_over": r.max_percent_over,
         "started": r.started.isoformat() if r.started else None,
         "finished": r.finished.isoformat() if r.finished else None,
+        "hidden": r.hidden,
+    }
+
+
+def harness_entry(r: StoredHarnessRun) -> dict:
+    """A harness run in `runs --json`: its id in the one sequence, what it was scored
+    against, its Score and Execution (exact values in `show --json`)."""
+    result = r.result
+    return {
+        "run_id": r.id,
+        "kind": HARNESS,
+        "name": r.name,
+        "trace_run_id": result.run_id,
+        "box": result.box,
+        "stage": result.stage,
+        "harness": result.harness,
+        "model": result.model,
+        "status": result.status,
+        "score": metric_value(result.metrics["score"].value),
+        "execution": metric_value(result.execution.value),
+        "unranked": result.unranked,
+        "imported": r.imported.isoformat() if r.imported else None,
         "hidden": r.hidden,
     }
 
@@ -141,7 +186,11 @@ def _show(args: argparse.Namespace) -> int:
     open_storage(args)
     run = load_run(args.run)
     if run is None:
-        raise UserError(f"there is no run {args.run} (see `lattice-desktop runs`)")
+        harness = load_harness_run(args.run)
+        if harness is not None:
+            return _show_harness(harness, as_json=args.json)
+        gone = " (it was deleted)" if run_kind(args.run) is not None else ""
+        raise UserError(f"there is no run {args.run}{gone} (see `lattice-desktop runs --all`)")
     place = standing(run.id)
     s = run.summary
     if args.json:
@@ -181,6 +230,23 @@ def _show(args: argparse.Namespace) -> int:
     print(verdict_line(s.verdict, s.score, None))
     if place:
         print(f"field: {shown(place.describe())}")
+    return 0
+
+
+def _show_harness(stored: StoredHarnessRun, *, as_json: bool) -> int:
+    """A harness run as `harness score` prints it, under its stored id."""
+    if as_json:
+        entry = {**harness_entry(stored), "result": stored.result.to_dict()}
+        entry.update(box_source=stored.box_source, trace_source=stored.trace_source)
+        json.dump(entry, sys.stdout, indent=2, ensure_ascii=False)
+        print()
+        return 0
+    print(
+        f"run {stored.id} · harness run · {shown(stored.name)} · imported {moment(stored.imported)}"
+        + (" · hidden" if stored.hidden else "")
+    )
+    print(f"box {shown(stored.box_source)} · trace {shown(stored.trace_source)}\n")
+    print(format_result(stored.result))
     return 0
 
 

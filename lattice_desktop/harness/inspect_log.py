@@ -56,6 +56,9 @@ class SampleTrace:
     """The log path and the sample: `LOG#sample=ID,epoch=N`."""
     text: str
     """The run in this project's trace format (JSON Lines), as stored."""
+    messages: tuple[dict[str, Any], ...] = ()
+    """What the log holds beyond the trace, for the run's transcript (harness/transcript.py):
+    the messages, each tool call's result and the errors, each with its time `t`."""
 
 
 def is_inspect_log(path: str | Path) -> bool:
@@ -97,7 +100,9 @@ def read_inspect_log(path: str | Path, box: Box) -> list[SampleTrace]:
         raise UserError(f"the log holds no samples (status {log.status})", where)
     return [
         SampleTrace(
-            f"{path}#sample={sample.id},epoch={sample.epoch}", _trace_text(log, sample, box, str(path))
+            f"{path}#sample={sample.id},epoch={sample.epoch}",
+            _trace_text(log, sample, box, str(path)),
+            sample_messages(sample),
         )
         for sample in log.samples
     ]
@@ -203,6 +208,45 @@ def _scoring_spans(events: list[Any]) -> set[str]:
                 break
             at, seen = parents.get(at), seen + 1
     return scoring
+
+
+def sample_messages(sample: Any) -> tuple[dict[str, Any], ...]:
+    """The agent's messages (the first call's input, then each answer), tool results and
+    errors, timed as the trace times them (a model call at its end, a tool at its end);
+    the scorers' own calls are left out, as they are from the trace."""
+    scoring = _scoring_spans(sample.events)
+    out: list[dict[str, Any]] = []
+    for event in sample.events:
+        if event.event not in ("model", "tool", "error") or getattr(event, "span_id", None) in scoring:
+            continue
+        start = float(event.working_start or 0.0)
+        end = start + float(getattr(event, "working_time", 0.0) or 0.0)
+        if event.event == "model":
+            if not any(e["type"] == "message" for e in out):
+                out += [{"type": "message", "t": start, "role": m.role, "text": m.text} for m in event.input]
+            choices = event.output.choices if event.output is not None else []
+            if choices:
+                message = choices[0].message
+                calls = [
+                    f"{c.function} {json.dumps(_jsonable(c.arguments))}" for c in message.tool_calls or []
+                ]
+                out.append(
+                    {
+                        "type": "message",
+                        "t": end,
+                        "role": "assistant",
+                        "text": message.text,
+                        "tool_calls": calls,
+                    }
+                )
+        elif event.event == "tool":
+            error = None if event.error is None else f"{event.error.type}: {event.error.message}"
+            out.append(
+                {"type": "tool_result", "t": end, "id": event.id, "text": _text(event.result), "error": error}
+            )
+        else:
+            out.append({"type": "error", "t": start, "text": str(event.error.message)})
+    return tuple(out)
 
 
 def sample_status(sample: Any) -> tuple[str, str]:

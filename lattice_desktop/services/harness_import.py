@@ -13,8 +13,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from lattice_desktop.errors import UserError
-from lattice_desktop.harness import parse_box
+from lattice_desktop.harness import Box, parse_box
 from lattice_desktop.harness.box import MAX_BOX_BYTES
+from lattice_desktop.harness.inspect_log import is_inspect_log, read_inspect_log
 from lattice_desktop.harness.run_files import runs_in_file
 from lattice_desktop.resources import RESOURCES
 from lattice_desktop.store.harness_runs import insert_runs, score_text
@@ -39,6 +40,14 @@ class ImportOutcome:
     other files are still imported."""
 
 
+def _runs_in_file(box: Box, path: Path) -> list[tuple[str, str, tuple[dict, ...]]]:
+    """Each run of the file with what its transcript needs beyond the trace: an Inspect AI
+    sample's messages and tool results (a JSON Lines trace holds everything itself)."""
+    if is_inspect_log(path):
+        return [(s.source, s.text, s.messages) for s in read_inspect_log(path, box)]
+    return [(source, text, ()) for source, text in runs_in_file(box, path)]
+
+
 def import_traces(
     writer: Writer, box: Path, traces: list[Path], *, work: Work | None = None
 ) -> ImportOutcome:
@@ -59,7 +68,8 @@ def import_traces(
         work.report(done / len(traces), f"importing {trace.name} ({done + 1} of {len(traces)})")
         try:
             scored = [
-                score_text(parsed, box_text, source, text) for source, text in runs_in_file(parsed, trace)
+                score_text(parsed, box_text, source, text, messages)
+                for source, text, messages in _runs_in_file(parsed, trace)
             ]
         except UserError as exc:
             outcome.errors.append(str(exc))

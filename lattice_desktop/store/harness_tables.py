@@ -9,7 +9,7 @@ from lattice_desktop.store.base import BaseModel
 
 
 class HarnessRun(BaseModel):
-    id = AutoField()
+    id = AutoField()  # given by `run_numbers`: one sequence with graded runs
     box = CharField(index=True)
     stage = CharField()
     harness = CharField()
@@ -23,6 +23,9 @@ class HarnessRun(BaseModel):
     trace_text = TextField()
     result_json = TextField()  # what was published, to compare on verify
     imported = DateTimeField()
+    # Hidden by the user (as `hidden_run` marks a graded run): kept, left out of the runs
+    # list and the boards. A column here, since no covering index reads this table.
+    hidden = DateTimeField(null=True)
 
     class Meta:
         table_name = "harness_run"

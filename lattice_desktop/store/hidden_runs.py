@@ -1,9 +1,10 @@
 """Runs a user hid: kept in the database, left out of the runs list, the field, the
 leaderboard and the percentiles until shown again.
 
-Hiding is a row in its own table rather than a column on `run`: the field's covering index
-then still answers the leaderboard alone (every SQLite index carries the row id, which is
-all `visible` needs), and hiding never rewrites a run.
+Hiding a graded run is a row in its own table rather than a column on `run`: the field's
+covering index then still answers the leaderboard alone (every SQLite index carries the row
+id, which is all `visible` needs), and hiding never rewrites a run. A harness run (one id
+sequence with graded runs, `run_numbers`) is hidden by its own `hidden` column.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from peewee import SQL, DateTimeField, ForeignKeyField, ModelAlias, Node
 
 from lattice_desktop.errors import UserError
 from lattice_desktop.store.base import BaseModel, tuples
+from lattice_desktop.store.harness_tables import HarnessRun
 from lattice_desktop.store.schema import Run
 
 
@@ -36,28 +38,41 @@ def visible(table: type[Run] | ModelAlias[Run] = Run) -> Node:
 
 
 def hide_runs(run_ids: Iterable[int]) -> int:
-    """Hide the runs (call through the Writer); return how many were newly hidden."""
-    wanted = _stored(run_ids) - set(hidden_ids())
+    """Hide the runs, graded or harness (call through the Writer); return how many were
+    newly hidden."""
+    graded, harness = stored_ids(run_ids)
+    wanted = graded - set(hidden_ids())
     if wanted:
         now = datetime.now(UTC)
         HiddenRun.insert_many([{"run": run_id, "hidden": now} for run_id in sorted(wanted)]).execute()
-    return len(wanted)
+    newly = 0
+    if harness:
+        hiding = HarnessRun.id.in_(sorted(harness)) & HarnessRun.hidden.is_null()
+        newly = HarnessRun.update(hidden=datetime.now(UTC)).where(hiding).execute()
+    return len(wanted) + newly
 
 
 def unhide_runs(run_ids: Iterable[int]) -> int:
     """Show hidden runs again (call through the Writer); return how many were hidden."""
-    ids = sorted(_stored(run_ids))
-    return HiddenRun.delete().where(HiddenRun.run.in_(ids)).execute() if ids else 0
+    graded, harness = stored_ids(run_ids)
+    shown = HiddenRun.delete().where(HiddenRun.run.in_(sorted(graded))).execute() if graded else 0
+    if harness:
+        hidden = HarnessRun.id.in_(sorted(harness)) & HarnessRun.hidden.is_null(False)
+        shown += HarnessRun.update(hidden=None).where(hidden).execute()
+    return shown
 
 
-def _stored(run_ids: Iterable[int]) -> set[int]:
-    """The ids, each a stored run; an unknown one is the user's mistake, named."""
-    wanted = set(run_ids)
-    found = {row.id for row in Run.select(Run.id).where(Run.id.in_(sorted(wanted)))}
-    if wanted - found:
-        missing = ", ".join(map(str, sorted(wanted - found)))
-        raise UserError(f"there is no run {missing} (see `lattice-desktop runs --all`)")
-    return found
+def stored_ids(run_ids: Iterable[int]) -> tuple[set[int], set[int]]:
+    """The ids split into graded runs and harness runs; an id that is neither is the user's
+    mistake, named."""
+    wanted = sorted(set(run_ids))
+    graded = {row.id for row in Run.select(Run.id).where(Run.id.in_(wanted))}
+    harness = {row.id for row in HarnessRun.select(HarnessRun.id).where(HarnessRun.id.in_(wanted))}
+    missing = set(wanted) - graded - harness
+    if missing:
+        listed = ", ".join(map(str, sorted(missing)))
+        raise UserError(f"there is no run {listed} (see `lattice-desktop runs --all`)")
+    return graded, harness
 
 
 def hidden_ids() -> list[int]:

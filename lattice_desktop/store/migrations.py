@@ -5,17 +5,19 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from peewee import Database
+from peewee import Database, Value, fn
 from playhouse.migrate import SchemaMigrator
 from playhouse.migrate import migrate as migrate_schema
 
 from lattice_desktop.errors import StorageError
 from lattice_desktop.outcomes import Outcome, Verdict
 from lattice_desktop.store.base import tuples, write_transaction
-from lattice_desktop.store.harness_tables import HARNESS_TABLES
+from lattice_desktop.store.harness_tables import HARNESS_TABLES, HarnessRun
 from lattice_desktop.store.hidden_runs import HiddenRun
 from lattice_desktop.store.profiles import PROFILE_TABLES
+from lattice_desktop.store.run_numbers import GRADED, HARNESS, RUN_NUMBER_TABLES, RunNumber
 from lattice_desktop.store.schema import CORE_TABLES, CaseRecord, CaseResultRow, Run, SchemaVersion
+from lattice_desktop.store.transcripts import TRANSCRIPT_TABLES
 
 
 def _core(db: Database) -> None:
@@ -57,6 +59,36 @@ def _build_failed(db: Database) -> None:
     ).execute()
 
 
+def _one_run_id(db: Database) -> None:
+    """Give graded and harness runs one id sequence. Graded runs keep their ids (hidden
+    marks, results and build logs name them); harness runs whose ids collide with them move
+    above the largest, in their order (nothing else stored names a harness run by id), and
+    every id in use is recorded so it is never handed out again. Harness runs get a
+    `hidden` column of their own."""
+    harness_table = HarnessRun._meta.table_name
+    if "hidden" not in {c.name for c in db.get_columns(harness_table)}:
+        migrator = SchemaMigrator.from_database(db)
+        migrate_schema(migrator.add_column(harness_table, "hidden", HarnessRun.hidden))
+    db.create_tables(RUN_NUMBER_TABLES)
+    largest = Run.select(fn.MAX(Run.id)).scalar() or 0
+    lowest = HarnessRun.select(fn.MIN(HarnessRun.id)).scalar()
+    if lowest is not None and lowest <= largest:
+        # In two steps, through negative ids, so no row ever takes an id another still holds.
+        HarnessRun.update(id=HarnessRun.id * -1).execute()
+        HarnessRun.update(id=largest - HarnessRun.id).execute()
+    for table, kind in ((Run, GRADED), (HarnessRun, HARNESS)):
+        RunNumber.insert_from(
+            table.select(table.id, Value(kind)).where(table.id.not_in(RunNumber.select(RunNumber.id))),
+            [RunNumber.id, RunNumber.kind],
+        ).execute()
+
+
+def _transcripts(db: Database) -> None:
+    """Tables for harness runs' transcripts; a run stored before gets its transcript made
+    from its stored trace when first opened (store/transcripts.py)."""
+    db.create_tables(TRANSCRIPT_TABLES)
+
+
 MIGRATIONS: list[tuple[int, str, Callable[[Database], None]]] = [
     (1, "cases, submissions, runs, results, build logs", _core),
     (2, "scored agent-harness runs", _harness),
@@ -64,6 +96,8 @@ MIGRATIONS: list[tuple[int, str, Callable[[Database], None]]] = [
     (4, "runs a user hid", _hidden_runs),
     (5, "fuel profiles", _profiles),
     (6, "a failed build is its own verdict", _build_failed),
+    (7, "one id sequence for graded and harness runs", _one_run_id),
+    (8, "harness run transcripts", _transcripts),
 ]
 LATEST = MIGRATIONS[-1][0]
 

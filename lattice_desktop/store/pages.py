@@ -90,9 +90,9 @@ def board_scopes() -> list[BoardScope]:
     return sorted(scopes, key=lambda s: -s.latest)
 
 
-def harness_runs() -> list[StoredHarnessRun]:
+def harness_runs(include_hidden: bool = False) -> list[StoredHarnessRun]:
     """Scored agent-harness runs, newest first, their published results decoded."""
-    return list_harness_runs()
+    return list_harness_runs(include_hidden=include_hidden)
 
 
 @dataclass(frozen=True)
@@ -104,7 +104,7 @@ class RunsListing:
 
 
 def runs_listing(include_hidden: bool = False) -> RunsListing:
-    return RunsListing(list_runs(include_hidden=include_hidden), harness_runs())
+    return RunsListing(list_runs(include_hidden=include_hidden), harness_runs(include_hidden))
 
 
 @dataclass(frozen=True)

@@ -13,6 +13,7 @@ from lattice_desktop.grading.report import CaseResult
 from lattice_desktop.manifest.case_identity import CaseIdentity, identify
 from lattice_desktop.outcomes import Outcome, Verdict
 from lattice_desktop.store.base import tuples
+from lattice_desktop.store.harness_runs import StoredHarnessRun, list_harness_runs
 from lattice_desktop.store.hidden_runs import HiddenRun, hidden_ids, visible
 from lattice_desktop.store.schema import BuildLog, CaseRecord, CaseResultRow, Run, SubmissionRecord
 from lattice_desktop.store.stored_values import stored_bytes, stored_fuel, stored_number, stored_time
@@ -152,6 +153,32 @@ def list_runs(
         )
         for row in tuples(query)
     ]
+
+
+ListedRun = RunSummary | StoredHarnessRun
+
+
+def list_every_run(
+    *,
+    case: str | None = None,
+    model: str | None = None,
+    verdict: str | None = None,
+    limit: int = 5000,
+    include_hidden: bool = False,
+) -> list[ListedRun]:
+    """Graded and harness runs together, newest (largest id: one sequence) first. `case`
+    also names a harness box; a harness run has no verdict, so `verdict` leaves them out."""
+    graded: list[ListedRun] = list(
+        list_runs(case=case, model=model, verdict=verdict, limit=limit, include_hidden=include_hidden)
+    )
+    harness: list[ListedRun] = []
+    if not verdict:
+        harness = [
+            h
+            for h in list_harness_runs(case, include_hidden=include_hidden)
+            if model is None or h.result.model == model
+        ]
+    return sorted(graded + harness, key=lambda r: r.id, reverse=True)[:limit]
 
 
 def _time_reader(field: Field) -> Callable[[object], datetime | None]:

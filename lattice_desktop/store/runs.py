@@ -14,8 +14,11 @@ from lattice_desktop.manifest.submission import Submission
 from lattice_desktop.outcomes import Verdict
 from lattice_desktop.sandbox.engine import FUEL_SETTINGS, WASMTIME_VERSION
 from lattice_desktop.store.base import tuples, write_transaction
-from lattice_desktop.store.hidden_runs import HiddenRun
+from lattice_desktop.store.harness_tables import HarnessRun
+from lattice_desktop.store.hidden_runs import HiddenRun, stored_ids
+from lattice_desktop.store.run_numbers import GRADED, allocate_run_id
 from lattice_desktop.store.schema import BuildLog, CaseRecord, CaseResultRow, Run, SubmissionRecord
+from lattice_desktop.store.transcripts import delete_transcripts
 
 
 def case_record(case: CaseManifest) -> CaseRecord:
@@ -46,6 +49,7 @@ def begin_run(case: CaseManifest, submission: Submission) -> int:
         defaults={"name": submission.name},
     )
     run = Run.create(
+        id=allocate_run_id(GRADED),
         case=case_record(case),
         submission=sub,
         model=submission.model,
@@ -168,21 +172,25 @@ def delete_run(run_id: int) -> None:
 
 
 def delete_runs(run_ids: list[int]) -> int:
-    """Delete finished runs for good (call through the Writer: one transaction), with their
-    results, build logs and hidden marks, and the submission and case rows no run uses.
-    Each child table is cleared by hand, so nothing is left behind even on a connection
-    that does not enforce foreign keys. A run still grading is refused: its grader would
-    write results for a row that is gone. Returns how many runs were deleted."""
-    ids = sorted(set(run_ids))
+    """Delete finished runs, graded or harness, for good (call through the Writer: one
+    transaction), with their results, build logs and hidden marks, and the submission and
+    case rows no run uses. Each child table is cleared by hand, so nothing is left behind
+    even on a connection that does not enforce foreign keys. A run still grading is
+    refused: its grader would write results for a row that is gone. Their ids are never
+    given again (`run_numbers`). Returns how many runs were deleted."""
+    graded, harness = stored_ids(run_ids)
+    ids = sorted(graded)
     rows = tuples(Run.select(Run.id, Run.verdict).where(Run.id.in_(ids)))
-    missing = sorted(set(ids) - {row[0] for row in rows})
-    if missing:
-        raise UserError(f"there is no run {', '.join(map(str, missing))} (see `lattice-desktop runs --all`)")
     running = [row[0] for row in rows if row[1] == Verdict.RUNNING.value]
     if running:
         raise UserError(
             f"run {', '.join(map(str, running))} is still grading; cancel it first, then delete it"
         )
+    if harness:
+        delete_transcripts(sorted(harness))
+        HarnessRun.delete().where(HarnessRun.id.in_(sorted(harness))).execute()
+    if not ids:
+        return len(harness)
     for child in (CaseResultRow.run, BuildLog.run, HiddenRun.run):
         child.model.delete().where(child.in_(ids)).execute()
     Run.delete().where(Run.id.in_(ids)).execute()
@@ -190,4 +198,4 @@ def delete_runs(run_ids: list[int]) -> int:
     # unused ones may predate this deletion: every submission and case no run uses goes.
     SubmissionRecord.delete().where(SubmissionRecord.id.not_in(Run.select(Run.submission))).execute()
     CaseRecord.delete().where(CaseRecord.id.not_in(Run.select(Run.case))).execute()
-    return len(rows)
+    return len(rows) + len(harness)

@@ -28,7 +28,7 @@ from lattice_desktop.store.field import Leaderboard, leaderboard
 from lattice_desktop.store.pages import BoardChoices, BoardScope, RunPage, board_choices
 from lattice_desktop.ui.copy_table import CopyTable
 from lattice_desktop.ui.delegates import ID_ROLE, BarDelegate
-from lattice_desktop.ui.harness_board import HarnessBoard
+from lattice_desktop.ui.harness.board import HarnessBoard
 from lattice_desktop.ui.latest_query import LatestQuery
 from lattice_desktop.ui.leaderboard_model import FuelBoardModel
 

@@ -2,7 +2,7 @@
 grading progress in the status bar. Its one job is the layout and handing each opened
 page to the tabs: the grading commands live in `GradingActions` (grading_actions.py),
 the menus' dialogs in `WindowMenus`, harness runs open through `HarnessSide`
-(harness_window.py) in the same tabs. Every read runs off the GUI thread, every write
+(ui/harness/side.py) in the same tabs. Every read runs off the GUI thread, every write
 goes through the one Writer; closing cancels every op (`tasks.cancel_all`)."""
 
 from __future__ import annotations
@@ -34,7 +34,7 @@ from lattice_desktop.ui.dialogs import Recent
 from lattice_desktop.ui.errors_dialog import show_error
 from lattice_desktop.ui.grading_actions import GradingActions
 from lattice_desktop.ui.grading_status import GradingStatus
-from lattice_desktop.ui.harness_window import HarnessSide
+from lattice_desktop.ui.harness.side import HarnessSide
 from lattice_desktop.ui.latest_query import LatestQuery
 from lattice_desktop.ui.menu_bar import build_menu_bar
 from lattice_desktop.ui.message_bar import MessageBar

@@ -1,6 +1,7 @@
 """What a user can do to a stored run from the runs list's context menu — re-grade it,
-open or copy its folders, export it, hide or delete it — and File › Export… for the open
-run, the runs list as shown and the leaderboard as shown.
+open or copy its folders (a harness run: copy its trace's path), export it, hide or delete
+it — and File › Export… for the open run (graded or harness), the runs list as shown and
+the leaderboard as shown.
 
 Every database read and write and every file written runs off the GUI thread (a `Task`;
 writes through the one Writer). Re-grading goes the way any grading goes: the run's case
@@ -20,21 +21,21 @@ from PySide6.QtCore import QObject, QPoint, QSettings, Qt, QUrl, Slot
 from PySide6.QtGui import QAction, QDesktopServices, QGuiApplication
 from PySide6.QtWidgets import QMenu, QMessageBox, QStatusBar, QWidget
 
-from lattice_desktop.services.exports import Export, board_export, run_export, runs_export, write_export
+from lattice_desktop.store.harness_runs import StoredHarnessRun
 from lattice_desktop.store.hidden_runs import hide_runs, unhide_runs
 from lattice_desktop.store.pages import RunPage
 from lattice_desktop.store.queries import RunSummary, StoredRun, load_run
 from lattice_desktop.store.runs import delete_runs
 from lattice_desktop.store.writer import Writer
 from lattice_desktop.ui import tasks
-from lattice_desktop.ui.dialogs import DialogFolder, choose_save_path
 from lattice_desktop.ui.grade_op import GradeOp
+from lattice_desktop.ui.harness.side import HarnessSide
 from lattice_desktop.ui.latest_query import LatestQuery
 from lattice_desktop.ui.leaderboard_tab import LeaderboardTab
 from lattice_desktop.ui.message_bar import MessageBar
+from lattice_desktop.ui.profile.compare_view import open_compare
+from lattice_desktop.ui.run_exports import KINDS, ExportActions
 from lattice_desktop.ui.runs_panel import RunsPanel
-
-KINDS = {"csv": ("CSV", "CSV files (*.csv)"), "html": ("HTML report", "HTML reports (*.html)")}
 
 
 class RunHost(Protocol):
@@ -46,6 +47,7 @@ class RunHost(Protocol):
     writer: Writer
     grading: GradeOp
     page: RunPage | None
+    harness: HarnessSide
     settings: QSettings
 
     def open_case(self, path: Path) -> None: ...
@@ -58,7 +60,7 @@ class RunHost(Protocol):
     def statusBar(self) -> QStatusBar: ...
 
 
-class RunActions(QObject):
+class RunActions(ExportActions, QObject):
     def __init__(self, host: Any) -> None:
         window: QWidget = host
         super().__init__(window)
@@ -86,6 +88,13 @@ class RunActions(QObject):
         self._item(
             menu, "Re-grade", lambda: self.regrade(run.id), "Grade this submission again against its case"
         )
+        if (page := self.host.page) is not None and page.run.id != run.id:
+            self._item(
+                menu,
+                f"Compare with the open run #{page.run.id}…",
+                partial(open_compare, self.window, page.run.id, run.id),
+                "Fuel per case and the functions behind each change: the open run is A, this one B",
+            )
         menu.addSeparator()
         self._item(menu, "Open submission folder", lambda: self.open_folder(run.id, "submission"))
         self._item(menu, "Open case folder", lambda: self.open_folder(run.id, "case"))
@@ -112,6 +121,38 @@ class RunActions(QObject):
         menu.addAction(self.show_hidden_action)
         return menu
 
+    def menu_for_harness(self, run: StoredHarnessRun) -> QMenu:
+        """The context menu of one harness run: what a graded run offers, but for its trace
+        (there is no submission to re-grade and no case folder)."""
+        menu = QMenu(self.window)
+        menu.setToolTipsVisible(True)
+        self._item(
+            menu,
+            "Copy trace path",
+            lambda: self._copy_text(run.trace_source),
+            "The trace (or Inspect AI log and sample) this run was scored from",
+        )
+        menu.addSeparator()
+        for kind, (name, _) in KINDS.items():
+            self._item(menu, f"Export run as {name}…", partial(self.export_run, run.id, kind))
+        menu.addSeparator()
+        if run.hidden:
+            self._item(menu, "Show run on the board again", lambda: self.set_hidden(run.id, False))
+        else:
+            self._item(
+                menu,
+                "Hide run",
+                lambda: self.set_hidden(run.id, True),
+                "Keep the run but leave it out of the runs list and its box's board"
+                " (lattice-desktop unhide RUN shows it again)",
+            )
+        self._item(
+            menu, "Delete run…", lambda: self.delete(run.id), "Delete the run and its stored trace for good"
+        )
+        menu.addSeparator()
+        menu.addAction(self.show_hidden_action)
+        return menu
+
     def _item(self, menu: QMenu, text: str, slot: Callable[[], None], tip: str = "") -> QAction:
         action = menu.addAction(text)
         action.setToolTip(tip)
@@ -124,9 +165,12 @@ class RunActions(QObject):
         run = panel.model.run_at(panel.proxy.mapToSource(panel.tree.indexAt(point)))
         if self.menu is not None:
             self.menu.deleteLater()  # the previous one (each is made for the row clicked)
+        harness = panel.model.harness_at(panel.proxy.mapToSource(panel.tree.indexAt(point)))
         if run is not None:
             self.menu = self.menu_for(run)
-        else:  # a group, a harness run or no row: only what concerns the whole list
+        elif harness is not None:
+            self.menu = self.menu_for_harness(harness)
+        else:  # a group or no row: only what concerns the whole list
             self.menu = QMenu(self.window)
             self.menu.addAction(self.show_hidden_action)
         self.menu.popup(panel.tree.viewport().mapToGlobal(point))
@@ -167,7 +211,9 @@ class RunActions(QObject):
         self._with_run(run_id, lambda run: self._copy(run, which))
 
     def _copy(self, run: StoredRun, which: str) -> None:
-        path = run.submission_path if which == "submission" else run.manifest_path
+        self._copy_text(run.submission_path if which == "submission" else run.manifest_path)
+
+    def _copy_text(self, path: str) -> None:
         QGuiApplication.clipboard().setText(path)
         self.host.statusBar().showMessage(f"Copied {path}", 5000)
 
@@ -212,6 +258,10 @@ class RunActions(QObject):
     def _step_off(self, run_id: int) -> None:
         """After a run left the list: if it was open, open its neighbour in the list; then
         refresh the list, the leaderboard and the open page (its standing has changed)."""
+        harness = self.host.harness.page
+        if harness is not None and harness.id == run_id:
+            self._step_off_harness(run_id)
+            return
         page = self.host.page
         if page is None or page.run.id != run_id:
             self.host.refresh_all()
@@ -227,78 +277,18 @@ class RunActions(QObject):
         else:
             self.host.refresh_all()
 
-    # Exports -------------------------------------------------------------------------
-
-    def add_export_menu(self, file_menu: QMenu) -> QMenu:
-        """File › Export: the open run, the runs list as filtered, the leaderboard as shown."""
-        file_menu.addSeparator()
-        menu = file_menu.addMenu("&Export")
-        for kind, (name, _) in KINDS.items():
-            self._item(menu, f"This &run as {name}…", partial(self.export_open_run, kind))
-        menu.addSeparator()
-        for kind, (name, _) in KINDS.items():
-            self._item(menu, f"Runs &list as {name}…", partial(self.export_runs, kind))
-        menu.addSeparator()
-        for kind, (name, _) in KINDS.items():
-            self._item(menu, f"&Leaderboard as {name}…", partial(self.export_board, kind))
-        return menu
-
-    def export_open_run(self, kind: str, path: Path | None = None) -> None:
-        page = self.host.page
-        if page is None:
-            self._say("Open a run first: File › Export › This run exports the run that is open.", "warning")
-            return
-        self.export_run(page.run.id, kind, path)
-
-    def export_run(self, run_id: int, kind: str, path: Path | None = None) -> None:
-        target = path or self._save_as(f"run-{run_id}", kind)
-        if target is not None:
-            self._export(lambda: run_export(run_id, kind), target)
-
-    def export_runs(self, kind: str, path: Path | None = None) -> None:
-        """The runs the list shows now (its filter applied), newest first."""
-        panel = self.host.runs_panel
-        shown = [
-            r
-            for r in panel.model.summaries
-            if panel.proxy.mapFromSource(panel.model.index_of_run(r.id)).isValid()
-        ]
-        if not shown:
-            self._say("No run is shown in the list to export.", "warning")
-            return
-        scope = panel.filter_box.text().strip()
-        target = path or self._save_as("runs", kind)
-        if target is not None:
-            self._export(lambda: runs_export(shown, kind, scope=f"filter “{scope}”" if scope else ""), target)
-
-    def export_board(self, kind: str, path: Path | None = None) -> None:
-        """The performance leaderboard the Leaderboard tab shows."""
-        board = self.host.leaderboard_tab.fuel_model.board
-        if (
-            board is None
-            or self.host.leaderboard_tab.table.model() is not self.host.leaderboard_tab.fuel_model
-        ):
-            self._say("Show a performance case's leaderboard first (the Leaderboard tab, Ctrl+4).", "warning")
-            return
-        target = path or self._save_as(f"leaderboard-{board.case_name}", kind)
-        if target is not None:
-            self._export(lambda: board_export(board, kind), target)
-
-    def _save_as(self, stem: str, kind: str) -> Path | None:
-        name, pattern = KINDS[kind]
-        folder = DialogFolder(self.host.settings)
-        return choose_save_path(self.window, folder, f"Export as {name}", f"{stem}.{kind}", pattern)
-
-    def _export(self, make: Callable[[], Export], target: Path) -> None:
-        task = tasks.Task(_make_and_write, make, target)
-        task.signals.done.connect(self._exported)
-        task.signals.failed.connect(self._failed)
-        tasks.start(task)
-
-    @Slot(object)
-    def _exported(self, written: tuple[str, Path]) -> None:
-        what, path = written
-        self._say(f"Exported {what} to {path}.", "info")
+    def _step_off_harness(self, run_id: int) -> None:
+        """The open harness run left the list: open the next harness run in it, if any."""
+        ids = [h.id for h in self.host.runs_panel.model.harness]
+        rest = [i for i in ids if i != run_id]
+        if rest:
+            neighbour = rest[min(ids.index(run_id) if run_id in ids else 0, len(rest) - 1)]
+            self.host.runs_panel.select_harness_run(neighbour, notify=False)
+            self.host.harness.open(neighbour)
+            self.host.refresh_runs()
+            self.host.refresh_scores()
+        else:
+            self.host.refresh_all()
 
     # Plumbing ------------------------------------------------------------------------
 
@@ -341,8 +331,3 @@ class _Once(QObject):
     def call(self, value: object) -> None:
         self.fn(value)
         self.deleteLater()
-
-
-def _make_and_write(make: Callable[[], Export], target: Path) -> tuple[str, Path]:
-    export = make()
-    return export.what, write_export(export, target)

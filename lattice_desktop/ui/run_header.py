@@ -10,6 +10,7 @@ from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QVBoxLayout, QWidget
 from lattice_desktop.formatting import fuel, grouped, moment
 from lattice_desktop.outcomes import Verdict
 from lattice_desktop.services.run_failure import run_failure
+from lattice_desktop.store.harness_runs import run_name
 from lattice_desktop.store.pages import HarnessPage, RunPage
 from lattice_desktop.ui import theme
 
@@ -175,5 +176,5 @@ class RunHeader(QFrame):
             self.standing.setToolTip("A board lists one run per harness and model: its best")
         when = moment(page.imported, local=True)
         self.subtitle.setText(
-            f"harness run {r.run_id} · #{page.id} · imported {when} · scorer version {r.scorer_version}"
+            f"harness run {run_name(r)} · #{page.id} · imported {when} · scorer version {r.scorer_version}"
         )

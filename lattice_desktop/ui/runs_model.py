@@ -96,7 +96,8 @@ class RunsModel(QAbstractItemModel):
             box = boxes.get(h.group) or boxes.setdefault(h.group, self._root.add(_Node(h.group)))
             key = (h.group, f"{r.harness} / {r.model}")
             agent = agents.get(key) or agents.setdefault(key, box.add(_Node(key[1])))
-            self._harness_leaves[h.id] = agent.add(_Node(f"{r.run_id} #{h.id}", harness=h))
+            hidden = " · hidden" if h.hidden else ""
+            self._harness_leaves[h.id] = agent.add(_Node(f"{h.name} #{h.id}{hidden}", harness=h))
         self.endResetModel()
 
     def index_of_run(self, run_id: int) -> QModelIndex:
@@ -207,7 +208,7 @@ def _harness_data(h: StoredHarnessRun, label: str, col: int, role: int):
         return "\n".join(
             [
                 f"{r.harness} / {r.model} · box {r.box} · stage {r.stage}",
-                f"run {r.run_id} (stored #{h.id})",
+                f"run #{h.id} · {h.name}" + (f" (trace run {r.run_id})" if h.name != r.run_id else ""),
                 score.formula,
                 execution.formula,
                 f"imported {moment(h.imported, '%Y-%m-%d %H:%M:%S', local=True)}",
@@ -215,6 +216,8 @@ def _harness_data(h: StoredHarnessRun, label: str, col: int, role: int):
         )
     if role == Qt.ItemDataRole.TextAlignmentRole and col == SCORE_COLUMN:
         return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+    if role == Qt.ItemDataRole.ForegroundRole and h.hidden:
+        return theme.GREY
     if role == Qt.ItemDataRole.ForegroundRole and col in (VERDICT_COLUMN, SCORE_COLUMN):
         metric = execution if col == VERDICT_COLUMN else score
         return theme.GREY if metric.value is None else None
@@ -335,6 +338,6 @@ class RunsFilter(QSortFilterProxyModel):
         if self.model and r.model != self.model:
             return False
         if self.text:
-            hay = f"harness {h.group} {r.harness} {r.model} {r.run_id} #{h.id}".lower()
+            hay = f"harness {h.group} {r.harness} {r.model} {r.run_id} {h.name} #{h.id}".lower()
             return all(word in hay for word in self.text.split())
         return True

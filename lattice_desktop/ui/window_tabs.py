@@ -1,8 +1,10 @@
 """The tabs on the right of the main window, and what each shows for an opened page.
 
-Results, Factory and Fuel each hold two faces in a stack: the run's and, in the same
-position, the harness run's (its own Results view, calm Factory and Fuel empty states).
-Profile shows where a run's fuel goes (docs/profiling.md). More tabs are added with
+Results, Factory, Fuel and Profile each hold two faces in a stack: the run's and, in the
+same position, the harness run's (its own Results view, empty states that say why the tab
+does not apply to a harness run).
+Profile shows where a run's fuel goes (docs/profiling.md); Transcript, a harness run's
+events with the evidence behind each metric (its graded face says it does not apply). More tabs are added with
 `add_tab` before the window builds its menus; View lists every tab with its Ctrl+number."""
 
 from __future__ import annotations
@@ -17,12 +19,17 @@ from lattice_desktop.store.pages import HarnessPage, RunPage
 from lattice_desktop.store.writer import Writer
 from lattice_desktop.ui.factory.tab import FactoryTab
 from lattice_desktop.ui.fuel.tab import FuelTab
-from lattice_desktop.ui.harness_window import HarnessSide
+from lattice_desktop.ui.harness.side import HarnessSide, empty_state
 from lattice_desktop.ui.leaderboard_tab import LeaderboardTab
 from lattice_desktop.ui.profile.profile_tab import ProfileTab
 from lattice_desktop.ui.results_tab import ResultsTab
 
-RESULTS, FACTORY, FUEL, LEADERBOARD, PROFILE = range(5)
+RESULTS, FACTORY, FUEL, LEADERBOARD, PROFILE, TRANSCRIPT = range(6)
+NO_TRANSCRIPT = (
+    "Transcripts are for harness runs — a harness run's events, message by message, with "
+    "the evidence behind each metric.\n\nA graded run's story is on its Results, Factory "
+    "and Fuel tabs."
+)
 
 
 class WindowTabs(QTabWidget):
@@ -40,7 +47,10 @@ class WindowTabs(QTabWidget):
         self.add_tab(self.factory, "Factory", harness_face=harness.no_factory)
         self.add_tab(self.fuel, "Fuel", harness_face=harness.no_fuel)
         self.add_tab(self.leaderboard, "Leaderboard")
-        self.add_tab(self.profile, "Profile")
+        self.add_tab(self.profile, "Profile", harness_face=harness.no_profile)
+        self.transcript = harness.transcript
+        self.add_tab(empty_state(NO_TRANSCRIPT), "Transcript", harness_face=self.transcript)
+        harness.results.evidence_requested.connect(self.show_evidence)
 
     def add_tab(self, widget: QWidget, title: str, *, harness_face: QWidget | None = None) -> int:
         """Add a tab; with `harness_face`, that widget shows in its place while a harness
@@ -52,6 +62,23 @@ class WindowTabs(QTabWidget):
         stack.addWidget(harness_face)
         self.stacks.append(stack)
         return self.addTab(stack, title)
+
+    def indexOf(self, widget: QWidget) -> int:
+        """The tab that holds `widget`, whether it is the tab or one face of its stack."""
+        return super().indexOf(self._tab_of(widget))
+
+    def setCurrentWidget(self, widget: QWidget) -> None:
+        """Bring `widget`'s tab forward (a run's face or a harness face, as for `indexOf`)."""
+        super().setCurrentWidget(self._tab_of(widget))
+
+    def _tab_of(self, widget: QWidget) -> QWidget:
+        return next((stack for stack in self.stacks if stack.indexOf(widget) >= 0), widget)
+
+    @Slot(str)
+    def show_evidence(self, metric: str) -> None:
+        """A metric on the harness Results view was clicked: its events in the Transcript."""
+        self.setCurrentIndex(TRANSCRIPT)
+        self.transcript.show_evidence(metric)
 
     def add_view_actions(self, menu: QMenu) -> None:
         """View › one action per tab, Ctrl+1, Ctrl+2, …"""

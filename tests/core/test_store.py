@@ -77,13 +77,14 @@ def test_checksums_and_mismatch_survive_storage(tmp_path, writer):
 def test_migrating_an_older_database_keeps_its_runs(tmp_path):
     path = tmp_path / "old.db"
     db = open_database(path, recover=False)
-    # Roll the database back to schema 1, as an older release left it, with a run in it.
-    db.drop_tables(migrations.MIGRATIONS[1][2].__globals__["HARNESS_TABLES"])
-    migrations.SchemaVersion.update(version=1).execute()
     writer = Writer(db)
     case = load_case(write_case(tmp_path / "case", ECHO_CASES))
     stored = grade_and_store(case, load_submission(write_submission(tmp_path / "sub", ECHO)), writer=writer)
     writer.close()
+    # Roll the database back to schema 1, as an older release left it, with a run in it.
+    db.drop_tables(migrations.MIGRATIONS[1][2].__globals__["HARNESS_TABLES"])
+    db.drop_tables(migrations.RUN_NUMBER_TABLES)
+    migrations.SchemaVersion.update(version=1).execute()
     db.close()
     assert sqlite3.connect(path).execute("select version from schema_version").fetchone() == (1,)
     open_database(path)

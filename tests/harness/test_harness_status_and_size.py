@@ -28,10 +28,10 @@ def test_cli_score_and_leaderboard_show_the_status(tmp_path, capsys):
     assert "status cancelled; not ranked: the run ended with status cancelled" in capsys.readouterr().out
     db = ["--db", str(tmp_path / "h.db")]
     assert main(["harness", "import", str(path), "--box", str(BOX_PATH), *db]) == 0
-    capsys.readouterr()
+    stored_id = capsys.readouterr().out.split()[-1]
     assert main(["harness", "leaderboard", *db]) == 0
     board = capsys.readouterr().out
-    assert "cancelled / m: run cancelled, status cancelled, not ranked" in board
+    assert f"cancelled / m: run {stored_id} (cancelled), status cancelled, not ranked" in board
     assert "the best epoch counts" in board
 
 
@@ -40,7 +40,7 @@ def test_the_app_s_run_page_shows_the_status(tmp_path, qtbot):
     from lattice_desktop.store.database import open_database
     from lattice_desktop.store.pages import load_harness_page
     from lattice_desktop.store.writer import Writer
-    from lattice_desktop.ui.harness_results import HarnessResultsTab
+    from lattice_desktop.ui.harness.results import HarnessResultsTab
 
     writer = Writer(open_database(tmp_path / "h.db"))
     try:

@@ -164,7 +164,7 @@ def test_opening_a_performance_run_after_a_harness_run_restores_its_tabs(
     with qtbot.waitSignal(window.page_shown, timeout=TIMEOUT):
         window.runs_panel.select_run(graded["echo"])
     assert window.harness.page is None
-    assert [s.currentIndex() for s in window.tab_stacks] == [0, 0, 0]
+    assert [s.currentIndex() for s in window.tab_stacks] == [0, 0, 0, 0, 0]
     assert window.header.title.text() == "echo · echo 1/standard · model-a"
 
 
@@ -182,9 +182,9 @@ def bad_trace(folder: Path) -> Path:
 
 def test_import_through_the_window_names_a_bad_traces_line(qtbot, window, tmp_path, monkeypatch):
     broken = bad_trace(tmp_path)
-    monkeypatch.setattr("lattice_desktop.ui.harness_window.choose_harness_box", lambda *_: BOX)
+    monkeypatch.setattr("lattice_desktop.ui.harness.side.choose_harness_box", lambda *_: BOX)
     monkeypatch.setattr(
-        "lattice_desktop.ui.harness_window.choose_harness_traces",
+        "lattice_desktop.ui.harness.side.choose_harness_traces",
         lambda *_: [TRACES / "user_only.jsonl", broken],
     )
     with qtbot.waitSignal(window.harness.imported, timeout=TIMEOUT) as done:
@@ -210,11 +210,11 @@ def test_an_inspect_ai_log_imports_through_the_window_and_shows_its_inputs(qtbot
     inspect = HARNESS_EXAMPLES / "inspect"
     with (
         patch(
-            "lattice_desktop.ui.harness_window.choose_harness_box",
+            "lattice_desktop.ui.harness.side.choose_harness_box",
             lambda *_: inspect / "webshop_ctf.box.toml",
         ),
         patch(
-            "lattice_desktop.ui.harness_window.choose_harness_traces",
+            "lattice_desktop.ui.harness.side.choose_harness_traces",
             lambda *_: [inspect / "webshop_ctf.eval"],
         ),
         qtbot.waitSignal(window.harness.imported, timeout=TIMEOUT) as done,

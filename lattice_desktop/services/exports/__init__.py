@@ -7,17 +7,20 @@ from __future__ import annotations
 
 import os
 import tempfile
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from lattice_desktop.errors import Location, UserError
 from lattice_desktop.services.exports.csv_text import csv_text
+from lattice_desktop.services.exports.harness_export import harness_html, harness_table
 from lattice_desktop.services.exports.html_report import leaderboard_html, run_html, runs_html
 from lattice_desktop.services.exports.tables import board_table, result_table, runs_table
 from lattice_desktop.store.field import Leaderboard
 from lattice_desktop.store.fuel_queries import field_best_per_case
+from lattice_desktop.store.harness_runs import load_harness_run
 from lattice_desktop.store.pages import load_run_page
-from lattice_desktop.store.queries import RunSummary
+from lattice_desktop.store.queries import ListedRun
 
 FORMATS = ("csv", "html")
 
@@ -35,12 +38,16 @@ def run_export(run_id: int, kind: str) -> Export:
     """A stored run's results (CSV) or its report with the fuel plots against the field (HTML)."""
     page = load_run_page(run_id)
     if page is None:
-        raise UserError(f"there is no run {run_id} (see `lattice-desktop runs --all`)")
+        harness = load_harness_run(run_id)
+        if harness is None:
+            raise UserError(f"there is no run {run_id} (see `lattice-desktop runs --all`)")
+        text = csv_text(harness_table(harness)) if kind == "csv" else harness_html(harness)
+        return Export(kind, text, f"run {run_id}")
     text = csv_text(result_table(page.run)) if kind == "csv" else run_html(page, field_best_per_case(run_id))
     return Export(kind, text, f"run {run_id}")
 
 
-def runs_export(runs: list[RunSummary], kind: str, *, scope: str = "") -> Export:
+def runs_export(runs: Sequence[ListedRun], kind: str, *, scope: str = "") -> Export:
     text = csv_text(runs_table(runs)) if kind == "csv" else runs_html(runs, scope=scope)
     return Export(kind, text, "the runs list")
 

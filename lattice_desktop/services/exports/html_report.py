@@ -5,6 +5,7 @@ or archived; every piece of stored text is escaped (a model name is someone else
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Sequence
 from datetime import UTC, datetime
 from html import escape
 
@@ -18,8 +19,9 @@ from lattice_desktop.services.exports.tables import Cell, Table, board_scope, bo
 from lattice_desktop.services.run_report import detail_text
 from lattice_desktop.store.field import Leaderboard
 from lattice_desktop.store.fuel_queries import CaseBest
+from lattice_desktop.store.harness_runs import StoredHarnessRun
 from lattice_desktop.store.pages import RunPage
-from lattice_desktop.store.queries import RunSummary
+from lattice_desktop.store.queries import ListedRun, RunSummary
 
 CSS = """
 :root { color-scheme: light dark; --fg: #1d2026; --bg: #ffffff; --muted: #5b616b; --line: #d5d8de;
@@ -151,30 +153,20 @@ def _results_table(results: list[CaseResult], smoke: bool) -> str:
     return f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>"
 
 
-def runs_html(runs: list[RunSummary], *, scope: str = "") -> str:
+def runs_html(runs: Sequence[ListedRun], *, scope: str = "") -> str:
     """The runs list: how many of each verdict, then every run (the columns a reader needs;
-    the CSV holds them all)."""
-    counts = Counter(r.verdict for r in runs)
+    the CSV holds them all). A harness run shows its Score where fuel would be."""
+    counts = Counter(r.verdict for r in runs if isinstance(r, RunSummary))
     summary = " · ".join(f"{n} {v.look.text}" for v, n in counts.most_common())
+    harness = sum(isinstance(r, StoredHarnessRun) for r in runs)
+    if harness:
+        summary += f"{' · ' if summary else ''}{harness} harness run{'s' if harness != 1 else ''}"
     hidden = any(r.hidden for r in runs)
     table = Table(
         "Runs",
         ("run", "case", "model", "submission", "verdict", "score", "stress_fuel", "finished")
         + (("hidden",) if hidden else ()),
-        [
-            (
-                r.id,
-                r.labelled_case,
-                r.model,
-                r.submission,
-                r.verdict.value,
-                r.score,
-                r.stress_fuel,
-                _short(r.finished),
-            )
-            + (("hidden" if r.hidden else "",) if hidden else ())
-            for r in runs
-        ],
+        [_run_cells(r) + (("hidden" if r.hidden else "",) if hidden else ()) for r in runs],
     )
     parts = [
         "<h1>Runs</h1>",
@@ -183,6 +175,32 @@ def runs_html(runs: list[RunSummary], *, scope: str = "") -> str:
         table_html(table, looks={"verdict": _verdict_look}) if runs else "<p>No runs.</p>",
     ]
     return document("Lattice Desktop runs", parts)
+
+
+def _run_cells(r: ListedRun) -> tuple[Cell, ...]:
+    if isinstance(r, StoredHarnessRun):
+        h = r.result
+        score = f"Score {h.metrics['score'].shown} · Execution {h.execution.shown}"
+        return (
+            r.id,
+            f"{h.box} · {h.stage}",
+            f"{h.harness} / {h.model}",
+            r.name,
+            "◇ harness",
+            score,
+            None,
+            _short(r.imported),
+        )
+    return (
+        r.id,
+        r.labelled_case,
+        r.model,
+        r.submission,
+        r.verdict.value,
+        r.score,
+        r.stress_fuel,
+        _short(r.finished),
+    )
 
 
 def leaderboard_html(board: Leaderboard) -> str:
@@ -221,6 +239,8 @@ def leaderboard_html(board: Leaderboard) -> str:
 
 
 def _verdict_look(value: Cell) -> Look:
+    if value == "◇ harness":
+        return Look("◇", "harness", GREY)
     return Verdict.stored(value).look
 
 

@@ -3,13 +3,17 @@ a leaderboard. CSV writes the values as they are; HTML formats them for reading.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from fractions import Fraction
 
 from lattice_desktop.manifest.case_identity import CaseIdentity
 from lattice_desktop.services.run_report import detail_text
 from lattice_desktop.store.field import BoardEntry, Leaderboard
-from lattice_desktop.store.queries import RunSummary, StoredRun
+from lattice_desktop.store.harness_runs import StoredHarnessRun
+from lattice_desktop.store.queries import ListedRun, StoredRun
+from lattice_desktop.store.run_numbers import GRADED, HARNESS
 
 Cell = str | int | float | None
 
@@ -95,30 +99,67 @@ RUN_HEADERS = (
     "started",
     "finished",
     "hidden",
+    "kind",  # graded or harness: a harness run's Score and Execution are in the next two
+    "harness_score",
+    "execution",
 )
 
 
-def runs_table(runs: list[RunSummary]) -> Table:
-    rows: list[tuple[Cell, ...]] = [
-        (
+def runs_table(runs: Sequence[ListedRun]) -> Table:
+    """Graded and harness runs in one table: a harness run's box and stage stand where a
+    case and variant would, its name where a submission would, its 0..1 Score and
+    Execution in columns of their own (never in the fuel score)."""
+    return Table("Runs", RUN_HEADERS, [_run_row(r) for r in runs])
+
+
+def metric_value(value: float | Fraction | None) -> float | None:
+    """A harness metric's stored value as a plain float (None: missing, never 0)."""
+    return None if value is None else float(value)
+
+
+def _run_row(r: ListedRun) -> tuple[Cell, ...]:
+    if isinstance(r, StoredHarnessRun):
+        h = r.result
+        return (
             r.id,
-            r.case_name,
-            r.case_version,
-            r.case_variant,
-            *identity_cells(r.identity),
-            r.model,
-            r.submission,
-            r.verdict.value,
-            r.score,
-            r.stress_fuel,
-            r.max_percent_over,
-            _when(r.started),
-            _when(r.finished),
+            h.box,
+            None,
+            h.stage,
+            None,
+            None,
+            None,
+            f"{h.harness} / {h.model}",
+            r.name,
+            "harness",
+            None,
+            None,
+            None,
+            _when(r.imported),
+            _when(r.imported),
             "yes" if r.hidden else "no",
+            HARNESS,
+            metric_value(h.metrics["score"].value),
+            metric_value(h.execution.value),
         )
-        for r in runs
-    ]
-    return Table("Runs", RUN_HEADERS, rows)
+    return (
+        r.id,
+        r.case_name,
+        r.case_version,
+        r.case_variant,
+        *identity_cells(r.identity),
+        r.model,
+        r.submission,
+        r.verdict.value,
+        r.score,
+        r.stress_fuel,
+        r.max_percent_over,
+        _when(r.started),
+        _when(r.finished),
+        "yes" if r.hidden else "no",
+        GRADED,
+        None,
+        None,
+    )
 
 
 BOARD_HEADERS = (

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import html
 
-from PySide6.QtCore import QModelIndex, QPersistentModelIndex, QRect, Qt, QTimer, Slot
+from PySide6.QtCore import QModelIndex, QPersistentModelIndex, QRect, Qt, QTimer, Signal, Slot
 from PySide6.QtGui import QPainter
 from PySide6.QtWidgets import (
     QApplication,
@@ -22,13 +22,13 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from lattice_desktop.harness.metric import num
 from lattice_desktop.harness.provenance import provenance_lines
 from lattice_desktop.harness.run_text import format_result
+from lattice_desktop.store.harness_runs import run_name
 from lattice_desktop.store.pages import HarnessPage
 from lattice_desktop.ui.copy_table import CopyTable
 from lattice_desktop.ui.delegates import BarDelegate, ChipDelegate
-from lattice_desktop.ui.harness_models import FindingsModel, LoopsModel, MetricsModel, metric_rows
+from lattice_desktop.ui.harness.models import FindingsModel, LoopsModel, MetricsModel, metric_rows
 from lattice_desktop.ui.results_tab import section_title
 
 LEGEND = (
@@ -89,6 +89,8 @@ class WrapTable(CopyTable):
 
 
 class HarnessResultsTab(QWidget):
+    evidence_requested = Signal(str)  # a metric's name: show the events behind it
+
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.page: HarnessPage | None = None
@@ -114,6 +116,8 @@ class HarnessResultsTab(QWidget):
         self.metrics_table.setItemDelegateForColumn(
             self.metrics_model.column("Evidence"), ChipDelegate(self.metrics_table)
         )
+        self.metrics_table.clicked.connect(self._on_metric_clicked)
+        self.metrics_table.setToolTip("Click a metric to see the events behind it in the Transcript tab")
         self.notes = QLabel()
         self.notes.setWordWrap(True)
         self.notes.setTextFormat(Qt.TextFormat.RichText)
@@ -241,15 +245,22 @@ class HarnessResultsTab(QWidget):
             lines.append(f"Status <b>{html.escape(r.status)}</b> — the run did not complete")
         ties = []
         if r.last_capture_elapsed_s is not None:
-            ties.append(f"last capture after {num(r.last_capture_elapsed_s)} s of running time")
+            ties.append(f"last capture after {shown_number(r.last_capture_elapsed_s)} s of running time")
         if r.spend_to_last_capture_usd is not None:
-            ties.append(f"${num(r.spend_to_last_capture_usd)} spent to it")
+            ties.append(f"${shown_number(r.spend_to_last_capture_usd)} spent to it")
         lines.append("Tie-breakers: " + (", ".join(ties) if ties else "none (nothing captured)"))
+        name = run_name(r)
         lines.append(
-            f"<span style='font-family:monospace'>{html.escape(_clip(r.run_id))}</span> · "
+            (f"{html.escape(_clip(name))} · " if name != r.run_id else "")
+            + f"<span style='font-family:monospace'>{html.escape(_clip(r.run_id))}</span> · "
             f"{html.escape(_clip(r.harness))} / {html.escape(_clip(r.model))}"
         )
         return "<br>".join(lines)
+
+    @Slot(QModelIndex)
+    def _on_metric_clicked(self, index: QModelIndex) -> None:
+        if index.isValid():
+            self.evidence_requested.emit(self.metrics_model.rows[index.row()][0])
 
     @Slot()
     def copy_report(self) -> None:
@@ -260,6 +271,12 @@ class HarnessResultsTab(QWidget):
     def copy_json(self) -> None:
         if self.page is not None:
             QApplication.clipboard().setText(self.page.result.to_json())
+
+
+def shown_number(value: float) -> str:
+    """A tie-breaker as the page's other numbers print: two decimals, thousands grouped
+    (the exact value is in Copy JSON and in the Time and Cost formulas)."""
+    return f"{value:,.2f}"
 
 
 def _clip(name: str, most: int = 64) -> str:

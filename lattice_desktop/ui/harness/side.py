@@ -17,8 +17,9 @@ from lattice_desktop.services.harness_import import ImportOutcome, bundled_examp
 from lattice_desktop.store.pages import HarnessCheck, HarnessPage, load_harness_page
 from lattice_desktop.store.writer import Writer
 from lattice_desktop.ui.dialogs import DialogFolder, Recent, choose_harness_box, choose_harness_traces
-from lattice_desktop.ui.harness_ops import HarnessOps, check_message
-from lattice_desktop.ui.harness_results import HarnessResultsTab
+from lattice_desktop.ui.harness.ops import HarnessOps, check_message
+from lattice_desktop.ui.harness.results import HarnessResultsTab
+from lattice_desktop.ui.harness.transcript_tab import TranscriptTab
 from lattice_desktop.ui.latest_query import LatestQuery
 from lattice_desktop.work import Step
 
@@ -27,6 +28,11 @@ NO_FACTORY = (
     "trace, not by replaying a Lattice scenario.\n\nIts metrics, loops and tool-call "
     "findings are on the Results tab (Ctrl+1); its box's board on the Leaderboard "
     "tab (Ctrl+4)."
+)
+NO_PROFILE = (
+    "Profiles are for graded runs — a profile shows where a submission's wasm spends its "
+    "fuel, and a harness run runs no wasm.\n\nWhat this run did, event by event, is on "
+    "the Transcript tab; every metric with its formula on the Results tab (Ctrl+1)."
 )
 NO_FUEL = (
     "Harness runs measure no fuel — they are scored from 0 to 1 from their trace: "
@@ -57,8 +63,10 @@ class HarnessSide(QObject):
         self.dialog_parent = window
         self.page: HarnessPage | None = None
         self.results = HarnessResultsTab()
+        self.transcript = TranscriptTab()
         self.no_factory = empty_state(NO_FACTORY)
         self.no_fuel = empty_state(NO_FUEL)
+        self.no_profile = empty_state(NO_PROFILE)
         self.recent_boxes = Recent("harness_boxes", settings)
         self.dialog_folder = DialogFolder(settings)
         self.ops = HarnessOps(writer, self)
@@ -77,7 +85,7 @@ class HarnessSide(QObject):
 
     @property
     def busy(self) -> bool:
-        return self.ops.busy or self._page_query.busy
+        return self.ops.busy or self._page_query.busy or self.transcript.busy
 
     @property
     def actions(self) -> list[QAction]:
@@ -88,7 +96,9 @@ class HarnessSide(QObject):
 
     @Slot(int)
     def open(self, stored_id: int) -> None:
+        """Read the run's page and, apart (it does not wait for the page), its transcript."""
         self._page_query.request(load_harness_page, stored_id)
+        self.transcript.show_run(stored_id)
 
     @Slot(int)
     def open_from_board(self, stored_id: int) -> None:
@@ -98,6 +108,7 @@ class HarnessSide(QObject):
     def forget_page(self) -> None:
         """A performance run is open instead."""
         self.page = None
+        self.transcript.show_run(None)
 
     def _on_page(self, page: HarnessPage | None) -> None:
         if page is None:
