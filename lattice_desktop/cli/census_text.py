@@ -5,7 +5,8 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from lattice_desktop.lattice.census import OBSERVABLE, OBSERVABLE_IN, Census, census, census_of
+from lattice_desktop.lattice.census import Census, census, census_of
+from lattice_desktop.lattice.decisive import DECISIVE
 from lattice_desktop.lattice.scenario import parse_scenario
 from lattice_desktop.work import Listener, Step, Work
 
@@ -45,10 +46,14 @@ def print_census(
 
 
 def print_coverage(stress: dict[str, Census]) -> None:
-    """Print in how many of the stress cases each rule is observable, marking the rules
-    that show in fewer than OBSERVABLE_IN of them (the bar the bundled case meets)."""
-    print(f"observable in the {len(stress)} stress cases (each rule wanted in at least {OBSERVABLE_IN}):")
-    for what in OBSERVABLE:
-        showing = sum(1 for c in stress.values() if getattr(c, what) > 0)
-        mark = "ok  " if showing >= OBSERVABLE_IN else "FEW "
-        print(f"  {mark}{what:<24} {showing} of {len(stress)}")
+    """Print, for every rule, in how many of the stress cases it is decisive (a slip of it
+    would change the state), marking the rules that are not decisive in all of them."""
+    print(f"decisive in the {len(stress)} stress cases (each rule wanted in all):")
+    for rule, what in DECISIVE.items():
+        showing = [name for name, c in stress.items() if getattr(c, what) > 0]
+        mark = "ok  " if len(showing) == len(stress) else "FEW "
+        missing = sorted(set(stress) - set(showing))
+        print(
+            f"  {mark}{rule:<40} {what:<22} {len(showing)} of {len(stress)}"
+            + (f" (not in {', '.join(missing)})" if missing else "")
+        )

@@ -39,6 +39,7 @@ SMOKE_ORDER = (
     "straight_belt",
     "turn",
     "compression_behind_blocked_exit",
+    "chained_movement",
     "side_load_priority",
     "opposite_belt_refused",
     "ring_rotation",
@@ -51,7 +52,7 @@ SMOKE_ORDER = (
     "grid_edge",
     "assembler_refuses_unneeded_type",
 )
-CASE_VERSION = 3
+CASE_VERSION = 4
 HEADROOM = 1.5  # the ceiling over the slowest stress case of `lines`
 RUNWAY_REFERENCE_FACTOR = 4.0  # a correct engine this many times slower than reference still gets a reading
 RUNWAY_SLACK = 1.01  # for the calls around `lattice_run` (alloc, copying the input) the grader also meters

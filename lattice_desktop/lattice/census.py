@@ -6,13 +6,14 @@ rings that rotated and rings left jammed, sources whose items left, items absorb
 sinks, crafts completed, items handed straight from one assembler to another, and item
 moves per tick. A case author reads it to see that a stress case tests what it claims.
 
-A rule is only tested where breaking it would change the state, so the census also counts
-what makes each rule *observable*: head-on refusals where the refused item would otherwise
-have moved, ticks a full ring of two or more item types stood still (a rotation would have
-moved the types round), ticks a sink took items from two or more sides, items waiting at an
-exit off the grid, offers of a type an assembler's recipe does not use, and productions
-skipped while a source's buffer was full that a queue would have made before the next due
-tick. `OBSERVABLE` names them; the bundled case shows each in at least three stress cases.
+A rule is only tested where breaking it would change the state, so the census also counts,
+for every rule, its *decisive* events: those where a slip of that rule would change the
+state (`decisive.DECISIVE` names each rule's counter; this module counts head-on refusals
+where the refused item would otherwise have moved, ticks a full ring of two or more item
+types stood still or rotated, ticks a sink took items from two or more sides, offers of a
+type an assembler's recipe does not use, and productions skipped while a source's buffer
+was full that a queue would have made before the next due tick; `decisive.py` the rest).
+Every rule is decisive in every stress case of the bundled case.
 """
 
 from __future__ import annotations
@@ -26,7 +27,8 @@ from pathlib import Path
 
 import platformdirs
 
-from lattice_desktop.lattice.rules import _ASSEMBLER, _BELT, _SINK, Factory
+from lattice_desktop.lattice.decisive import DECISIVE, DecisiveFactory
+from lattice_desktop.lattice.rules import _ASSEMBLER, _BELT, _SINK
 from lattice_desktop.lattice.scenario import parse_scenario
 from lattice_desktop.lattice.world import BELT_DIRS, Entity, Scenario
 from lattice_desktop.work import Work
@@ -60,6 +62,18 @@ class Census:
     edge_exits: int  # item-ticks waiting at an exit that points off the grid
     unneeded_offers: int  # item-ticks offering an assembler a type its recipe does not use
     skipped_productions: int  # skipped productions a queue would have made before the next due tick
+    # decisive events of the other rules (decisive.py)
+    landings: int  # items entering a belt's slot 0 from another cell while its slot 1 stays empty
+    side_loads: int  # items entering a belt's slot 0 from its left or right
+    compressions: int  # belt-ticks an item moved up behind a slot 3 item that stayed
+    chain_moves: int  # moves into a slot that was full at the start of the tick
+    chain_crossings: int  # of those, moves from another cell into a belt's slot 0
+    left_right: int  # junction-ticks the left contender moved while the right one held an item too
+    rotations: int  # ring-ticks a full ring of two or more types rotated
+    short_room: int  # assembler-ticks a type was offered more times than it had room (> 0) for
+    refusals_before_takes: int  # assembler-ticks an offer was refused before one was taken
+    waiting_outputs: int  # assembler-ticks a craft was ready while the product still waited
+    wrapped_exits: int  # item-ticks at an east/west exit off the grid whose row-wrapped cell could take it
 
     @property
     def moves_per_tick(self) -> float:
@@ -82,25 +96,27 @@ class Census:
             ("exits off the grid", f"{self.edge_exits:,} item-ticks held"),
             ("unneeded types offered", f"{self.unneeded_offers:,} offers refused"),
             ("skipped productions", f"{self.skipped_productions:,} that a queue would have made"),
+            ("landings", f"{self.landings:,} into slot 0 with slot 1 empty"),
+            ("side-loads", f"{self.side_loads:,} items taken from the side"),
+            ("compression", f"{self.compressions:,} belt-ticks closing up behind a stuck exit"),
+            (
+                "chained moves",
+                f"{self.chain_moves:,} into slots emptied that tick ({self.chain_crossings:,} across belts)",
+            ),
+            ("left before right", f"{self.left_right:,} junction-ticks"),
+            ("rotations", f"{self.rotations:,} ring-ticks a full two-type ring turned"),
+            ("room short", f"{self.short_room:,} assembler-ticks"),
+            ("refusal then take", f"{self.refusals_before_takes:,} assembler-ticks"),
+            ("product waiting", f"{self.waiting_outputs:,} assembler-ticks a craft was ready"),
+            ("wrapping exits", f"{self.wrapped_exits:,} item-ticks a row-wrapped cell could take"),
         ]
 
 
-# What makes each rule observable, each wanted in at least OBSERVABLE_IN stress cases of a case.
-OBSERVABLE_IN = 3
-OBSERVABLE = (
-    "contested",
-    "head_on_refusals",
-    "jam_ticks",
-    "rotating_rings",
-    "multi_side_sink_ticks",
-    "edge_exits",
-    "unneeded_offers",
-    "skipped_productions",
-    "handed_on",
-)
+# The census fields that count each rule's decisive events, in the order of the rules.
+DECISIVE_FIELDS = tuple(dict.fromkeys(DECISIVE.values()))
 
 
-class _CountingFactory(Factory):
+class _CountingFactory(DecisiveFactory):
     """The reference rules, counting around phases 1, 2 and 3."""
 
     def __init__(self, scenario: Scenario) -> None:
@@ -114,7 +130,7 @@ class _CountingFactory(Factory):
         self.jammed: set[int] = set()
         self.active: set[int] = set()
         self._wire_observers()
-        self.head_on_refusals = self.jam_ticks = self.multi_side_sink_ticks = 0
+        self.head_on_refusals = self.jam_ticks = self.multi_side_sink_ticks = self.rotations = 0
         self.edge_exits = self.unneeded_offers = self.skipped_productions = 0
         self.owed = [False] * len(self._sources)  # a production was skipped while full
 
@@ -201,6 +217,7 @@ class _CountingFactory(Factory):
             moved = fate[self.ring_positions[i][3]]
             (self.rotated if moved else self.jammed).add(i)
             self.jam_ticks += not moved and len(kinds) >= 2
+            self.rotations += moved and len(kinds) >= 2
         return fate
 
     def _craft(self) -> None:
@@ -254,13 +271,24 @@ def census(scenario: Scenario, *, work: Work | None = None) -> Census:
         edge_exits=factory.edge_exits,
         unneeded_offers=factory.unneeded_offers,
         skipped_productions=factory.skipped_productions,
+        **{name: getattr(factory, name) for name in DECISIVE_FIELDS if name not in _OWN_DECISIVE},
     )
+
+
+# The decisive counts this module keeps itself (the rest are decisive.py's).
+_OWN_DECISIVE = (
+    "head_on_refusals",
+    "jam_ticks",
+    "multi_side_sink_ticks",
+    "unneeded_offers",
+    "skipped_productions",
+)
 
 
 # --- kept on disk: a 512² census takes the Python rules a minute or two -------------------
 
 CENSUS_FILE = "census.json"  # beside a case's case.toml: the census of each of its scenarios
-_FORMAT = 2  # 2: the observability counts
+_FORMAT = 3  # 2: the observability counts; 3: every rule's decisive events
 
 
 def scenario_digest(data: bytes) -> str:

@@ -2,10 +2,13 @@
 
 `generate` lays out factory features on a free grid — belt lines with turns from
 sources to sinks or dead ends, side-loading merges, rings (one that fills and then
-rotates, one a feeder jams), chains of assemblers with multi-input recipes, lines that end
-head-on, sinks fed from several sides, walls —
-plus optional noise (single random cells, which exercise the odd corners of the rules).
-The stress cases of the bundled case are laid out by `stress`, from these features.
+rotates, one that rotates until a feeder jams it), chains of assemblers with multi-input
+recipes fed by sources straight into them and by lines, lines that end head-on, sinks fed
+from several sides, walls — plus optional noise (single random cells, which exercise the
+odd corners of the rules). Every feature chosen is laid once before the rest are picked at
+random, and the features that carry items start some of their lines at a junction fed from
+both sides, so each feature makes the rules it holds decisive (a slip of them changes the
+state). The stress cases of the bundled case are laid out by `stress`, from these features.
 """
 
 from __future__ import annotations
@@ -14,7 +17,11 @@ import random
 
 from lattice_desktop.lattice.layout import _DELTA, MAX_SIDE, Layout, _left, _right
 
-STRAY = 0.4  # crafting chains whose spare feeder carries a type the recipe does not use
+STRAY = 0.5  # crafting chains whose spare feeder carries a type the recipe does not use
+DEAD_END = 0.3  # crafting chains whose second assembler's output faces a wall
+EDGE_REACH = 10  # how far from the grid's east or west edge an edge line starts
+FIRST_TRIES = 4  # attempts at laying each chosen feature once before the random rest
+JUNCTION = 0.8  # lines, head-on lines and hub sides that start at a junction fed from both sides
 
 
 def _line(lay: Layout) -> None:
@@ -27,7 +34,10 @@ def _line(lay: Layout) -> None:
     x, y = start
     if not lay.free(x + dx, y + dy):
         return
-    lay.source(x, y, d)
+    if lay.rng.random() < JUNCTION and lay.junction(x + dx, y + dy, d):
+        x, y = x + dx, y + dy
+    else:
+        lay.source(x, y, d)
     size = max(lay.width, lay.height)
     ex, ey, _ = lay.path(x + dx, y + dy, d, lay.rng.randint(2, max(3, size)), turns=0.15)
     if lay.free(ex, ey):
@@ -104,7 +114,8 @@ def _ring(lay: Layout, *, jammed: bool) -> None:
         x, y = ring[i]
         d = dirs[i]
         dx, dy = _DELTA[d]
-        lay.feeder(x - dx, y - dy, d, lay.rng.randint(1, 4), turns=0.0, item=items[0], period=1)
+        # a slow source right behind the corner: the full ring rotates until it produces
+        lay.feeder(x - dx, y - dy, d, 0, turns=0.0, item=items[0], period=lay.rng.randint(8, 40))
         straight = lay.rng.sample(straight, 1)
         items = items[1:]
     else:
@@ -117,17 +128,18 @@ def _ring(lay: Layout, *, jammed: bool) -> None:
 
 
 def _feed(lay: Layout, x: int, y: int, sides: list[int], items: list[int]) -> None:
-    """Feeder lines into the machine at (x, y) from `sides`, carrying `items` in turn."""
+    """Feeders into the machine at (x, y) from `sides`, carrying `items` in turn: the first a
+    source facing straight into it, the others a source or a line."""
     for n, side in enumerate(sides):
         dx, dy = _DELTA[side]
-        lay.feeder(
-            x + dx, y + dy, (side + 2) % 4, lay.rng.randint(1, 6), turns=0.2, item=items[n % len(items)]
-        )
+        length = 0 if n == 0 else lay.rng.randint(0, 6)
+        lay.feeder(x + dx, y + dy, (side + 2) % 4, length, turns=0.2, item=items[n % len(items)])
 
 
 def _with_stray(lay: Layout, inputs: list[int], sides: int) -> list[int]:
-    """The types to feed from `sides` sides: the inputs in turn, and now and then, when a
-    side is spare, a type the recipe does not use (offered, refused, waiting for good)."""
+    """The types to feed from `sides` sides: the inputs in turn (so a spare side offers the
+    first input again, competing for its room), or now and then, when a side is spare, a
+    type the recipe does not use (offered, refused, waiting for good)."""
     if sides > len(inputs) and lay.rng.random() < STRAY:
         return [*inputs, lay.rng.choice([k for k in range(1, 9) if k not in inputs])]
     return inputs
@@ -142,25 +154,28 @@ def _factory(lay: Layout) -> None:
     x1, y1 = start
     d1 = lay.rng.randrange(4)
     dx, dy = _DELTA[d1]
-    if not lay.free(x1 + dx, y1 + dy):
-        return
+    sides = [_left(d1), _right(d1), (d1 + 2) % 4]
+    if not all(lay.free(x1 + _DELTA[s][0], y1 + _DELTA[s][1]) for s in [d1, *sides]):
+        return  # A1 is fed from all three other sides
     a, b, e = lay.rng.sample(range(1, 9), 3)
     r1 = lay.recipe(
         [(a, lay.rng.randint(1, 3)), (b, lay.rng.randint(1, 2))], lay.rng.randint(20, 40), pool="first"
     )
     mid, _, inputs1 = lay.recipes[r1]
+    # the input with the smallest count first: the spare side offers it again, and two
+    # offers then often meet a room of one
+    raw1 = [k for k, _ in sorted(inputs1, key=lambda kn: kn[1])]
     lay.assembler(x1, y1, d1, r1)
     if lay.rng.random() < 0.5:  # A2 touches A1
         ex, ey, ed = x1 + dx, y1 + dy, d1
     else:
         lay.belt(x1 + dx, y1 + dy, d1)
         ex, ey, ed = lay.path(x1 + 2 * dx, y1 + 2 * dy, d1, lay.rng.randint(0, 9), turns=0.2)
-    sides = [_left(d1), _right(d1)] + ([(d1 + 2) % 4] if lay.rng.random() < 0.5 else [])
     if not lay.free(ex, ey):
-        _feed(lay, x1, y1, sides, [k for k, _ in inputs1])
+        _feed(lay, x1, y1, sides, raw1)
         return
     r2 = lay.recipe(
-        [(mid, lay.rng.randint(1, 2)), (e, lay.rng.randint(1, 3))],
+        [(mid, lay.rng.randint(1, 2)), (e, lay.rng.randint(1, 2))],
         lay.rng.randint(41, 60),
         pool="second",
         consumes=mid,
@@ -169,12 +184,49 @@ def _factory(lay: Layout) -> None:
     d2 = lay.rng.choice([d for d in range(4) if d != (ed + 2) % 4])
     lay.assembler(ex, ey, d2, r2)
     dx, dy = _DELTA[d2]
-    sx, sy, _ = lay.path(ex + dx, ey + dy, d2, lay.rng.randint(0, 6), turns=0.2)
-    if lay.free(sx, sy):
-        lay.grid[sy][sx] = ord("K")
-    _feed(lay, x1, y1, sides, _with_stray(lay, [k for k, _ in inputs1], len(sides)))
+    if lay.rng.random() < DEAD_END and lay.free(ex + dx, ey + dy):  # its product waits for good
+        lay.grid[ey + dy][ex + dx] = ord("#")
+    else:
+        sx, sy, _ = lay.path(ex + dx, ey + dy, d2, lay.rng.randint(0, 6), turns=0.2)
+        if lay.free(sx, sy):
+            lay.grid[sy][sx] = ord("K")
+    _feed(lay, x1, y1, sides, _with_stray(lay, raw1, len(sides)))
     free_sides = [s for s in range(4) if s not in (d2, (ed + 2) % 4)]
-    _feed(lay, ex, ey, lay.rng.sample(free_sides, len(inputs2)), inputs2)
+    # a spare side offers the same input (the order offers are taken in decides) or a stray
+    spare = len(free_sides) > len(inputs2)
+    sides2 = lay.rng.sample(free_sides, len(inputs2) + spare)
+    _feed(lay, ex, ey, sides2, _with_stray(lay, inputs2, len(sides2)))
+
+
+def _intake(lay: Layout) -> None:
+    """An assembler taking one type (count 1, a one-tick craft) from three sides, its output
+    into a sink. Its slow feeders (period 2 to 4) together bring about what it uses, so on
+    most ticks some of them offer at once with room for one: the order N, E, S, W decides
+    which line moves on, and the gap it leaves runs back along that line."""
+    start = lay.random_free()
+    if start is None:
+        return
+    x, y = start
+    # the outputs face N, E, S and W in turn, so every pair of sides meets somewhere
+    laid = sum(1 for _, rid in lay.assemblers.values() if rid in lay.pools.get("intake", ()))
+    d = laid % 4
+    sides = [s for s in range(4) if s != d]
+    if not all(lay.free(x + _DELTA[s][0], y + _DELTA[s][1]) for s in range(4)):
+        return
+    k = lay.rng.randint(1, 8)
+    known = [r for r in lay.pools.get("intake", []) if lay.recipes[r][2][0][0] == k]
+    if known:
+        rid = known[0]
+    else:
+        rid = lay.recipe([(k, 1)], lay.rng.randint(61, 70), pool="intake")
+        product, _, inputs = lay.recipes[rid]
+        lay.recipes[rid] = (product, 1, inputs)
+    lay.assembler(x, y, d, rid)
+    lay.grid[y + _DELTA[d][1]][x + _DELTA[d][0]] = ord("K")
+    for side in sides:
+        dx, dy = _DELTA[side]
+        period = lay.rng.choice((2, 3, 4))
+        lay.feeder(x + dx, y + dy, (side + 2) % 4, lay.rng.randint(0, 8), turns=0.2, item=k, period=period)
 
 
 def _head_on(lay: Layout) -> None:
@@ -190,10 +242,12 @@ def _head_on(lay: Layout) -> None:
     cells = [(x + i * dx, y + i * dy) for i in range(length + 2)]
     if not all(lay.free(cx, cy) for cx, cy in cells):
         return
-    lay.source(x, y, d, period=lay.rng.choice((1, 1, 2)))
-    for cx, cy in cells[1:-1]:
-        lay.belt(cx, cy, d)
     lay.belt(*cells[-1], (d + 2) % 4)
+    for cx, cy in cells[2:-1]:
+        lay.belt(cx, cy, d)
+    if not (length >= 2 and lay.rng.random() < JUNCTION and lay.junction(*cells[1], d)):
+        lay.source(x, y, d, period=lay.rng.choice((1, 1, 2)))  # (the junction walls this cell)
+        lay.belt(*cells[1], d)
 
 
 def _hub(lay: Layout) -> None:
@@ -204,9 +258,29 @@ def _hub(lay: Layout) -> None:
     x, y = cell
     lay.grid[y][x] = ord("K")
     sides = lay.rng.sample(range(4), lay.rng.randint(2, 4))
-    for side in sides:
+    for n, side in enumerate(sides):
         dx, dy = _DELTA[side]
+        if n == 0 and lay.rng.random() < JUNCTION and lay.junction(x + dx, y + dy, (side + 2) % 4):
+            continue
         lay.feeder(x + dx, y + dy, (side + 2) % 4, lay.rng.randint(1, 5), turns=0.2, item=None, period=1)
+
+
+def _edge(lay: Layout) -> None:
+    """A straight line from a source to the east or west edge, its last belt pointing off
+    the grid (spec §3: it never moves its item), and a sink on the cell an engine that wraps
+    such an exit to the next or previous row by flat index would hand the items to."""
+    east = lay.rng.random() < 0.5
+    y = lay.rng.randrange(*lay.rows)
+    reach = lay.rng.randint(2, max(2, min(EDGE_REACH, lay.width - 1)))
+    d, xs = (1, range(lay.width - 1 - reach, lay.width)) if east else (3, range(reach, -1, -1))
+    wrapped = (0, y + 1) if east else (lay.width - 1, y - 1)
+    cells = [(x, y) for x in xs]
+    if len(cells) < 3 or not all(lay.free(x, y) for x, _ in cells) or not lay.free(*wrapped):
+        return
+    lay.source(*cells[0], d, period=lay.rng.choice((1, 2)))
+    for x, _ in cells[1:]:
+        lay.belt(x, y, d)
+    lay.grid[wrapped[1]][wrapped[0]] = ord("K")
 
 
 def _walls(lay: Layout) -> None:
@@ -248,26 +322,36 @@ def _noise(lay: Layout, count: int) -> None:
             lay.assembler(x, y, d, lay.rng.randint(1, len(lay.recipes)))
 
 
-_FEATURES = {
-    "lines": _line,
-    "merges": _merge,
+_FEATURES = {  # the rarer machines first: each chosen feature is laid once, in this order
+    "factories": _factory,
+    "intakes": _intake,
     "rings": lambda lay: _ring(lay, jammed=False),
     "jammed_rings": lambda lay: _ring(lay, jammed=True),
-    "factories": _factory,
-    "walls": _walls,
     "head_on": _head_on,
     "hubs": _hub,
+    "edges": _edge,
+    "merges": _merge,
+    "lines": _line,
+    "walls": _walls,
 }
 FEATURES = tuple(_FEATURES)
-# The features the bundled case's stress factories use (version 3): their lane stripes
-# already end in head-on belts and shared sinks, and these keep its files as they are.
-STRESS_FEATURES = ("lines", "merges", "rings", "jammed_rings", "factories", "walls")
+# The features the bundled case's stress factories use: their lane stripes already end in
+# head-on belts and shared sinks.
+STRESS_FEATURES = ("lines", "merges", "rings", "jammed_rings", "factories", "intakes", "edges", "walls")
 
 
 def add_features(lay: Layout, attempts: int, features: tuple[str, ...] = FEATURES) -> None:
-    """Try to lay `attempts` features, picked at random among `features`."""
+    """Try to lay `attempts` features: each of `features` once (while the grid is emptiest),
+    then the rest picked at random among them."""
+    chosen = [name for name in _FEATURES if name in features]
+    for name in chosen[:attempts]:
+        for _ in range(FIRST_TRIES):  # until it finds room
+            before = len(lay.sources) + len(lay.assemblers)
+            _FEATURES[name](lay)
+            if len(lay.sources) + len(lay.assemblers) > before or name == "walls":
+                break
     builders = [_FEATURES[name] for name in features]
-    for _ in range(attempts):
+    for _ in range(attempts - len(chosen)):
         lay.rng.choice(builders)(lay)
 
 

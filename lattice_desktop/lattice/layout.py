@@ -138,3 +138,21 @@ class Layout:
                 return True  # boxed in: the belts stay, fed by whatever reaches them
         self.source(x, y, d, item=item, period=period)
         return True
+
+    def junction(self, x: int, y: int, d: int) -> bool:
+        """A belt at (x, y) facing d fed from its left and right by two item types on every
+        tick, with a wall behind it: nothing outranks the side-loads, so the left one's win
+        (spec §4c) decides which type goes on whenever the belt has room."""
+        dx, dy = _DELTA[d]
+        sides = [_left(d), _right(d)]
+        if not self.free(x, y) or not all(self.free(x + _DELTA[s][0], y + _DELTA[s][1]) for s in sides):
+            return False
+        self.belt(x, y, d)
+        if self.free(x - dx, y - dy):
+            self.grid[y - dy][x - dx] = ord("#")
+        for side, item in zip(sides, self.rng.sample(range(1, 9), 2), strict=True):
+            sx, sy = _DELTA[side]
+            self.feeder(
+                x + sx, y + sy, (side + 2) % 4, self.rng.randint(0, 3), turns=0.2, item=item, period=1
+            )
+        return True

@@ -1,4 +1,4 @@
-"""The stress scenarios of the bundled Lattice case (version 3), deterministic from a seed.
+"""The stress scenarios of the bundled Lattice case (version 4), deterministic from a seed.
 
 A stress factory is cut into stripes of 16 rows. Most stripes are packed with belt lanes
 in bands of three: the outer two lanes turn into the first belt of the middle one from
@@ -6,9 +6,12 @@ both sides, so side-loads are contended on every tick (and a wrong ranking shows
 lanes end in sinks (they flow), walls (they fill, compress and sit idle), a sink shared by
 a band's three lanes (fed from three sides at once), a head-on belt (which refuses them) or,
 at the east edge, a belt pointing off the grid. Every fourth
-stripe holds the generator's features: rotating rings fed two item types, jammed rings,
-two-stage crafting chains, merges, lines with turns and walls. So every rule of the spec
-works at every size, and the largest factories hold well over 100,000 belts.
+stripe holds the generator's features: rotating rings fed two item types, rings that rotate
+until a slow feeder jams them, two-stage crafting chains, assemblers offered one type from
+three sides, lines to the east or west edge with a sink where a row-wrapping engine would
+send their items, merges, lines with turns and walls. So every rule of the spec is decisive
+(a slip of it changes the state) at every size, and the largest factories hold well over
+100,000 belts.
 """
 
 from __future__ import annotations
@@ -21,7 +24,8 @@ from lattice_desktop.lattice.layout import Layout
 
 STRIPE = 16  # rows per stripe
 FEATURE_EVERY = 4  # every fourth stripe (the second of each four) holds features
-CELLS_PER_MACHINE = 200  # rings, jammed rings and crafting chains, each
+CELLS_PER_MACHINE = 200  # rings, jammed rings, crafting chains, intakes and edge lines, each
+MACHINES = ("rings", "jammed_rings", "factories", "intakes", "edges")
 CELLS_PER_FEATURE = 40  # then features of every kind
 EDGE_EXIT = 0.3  # lanes reaching the east edge that end in a belt pointing off the grid
 HEAD_ON = 0.06  # other lanes that end in a head-on belt
@@ -64,13 +68,13 @@ def stress(seed: int, *, size: int, ticks: int, snapshot: int) -> str:
         if n % FEATURE_EVERY == 1:
             lay.rows = (top, bottom)
             area = (bottom - top) * size
-            for kind in ("rings", "jammed_rings", "factories"):  # the rarer machines first
+            for kind in MACHINES:  # the rarer machines first
                 add_features(lay, area // CELLS_PER_MACHINE, (kind,))
             add_features(lay, area // CELLS_PER_FEATURE, STRESS_FEATURES)
             lay.rows = (0, size)
         else:
             _lane_stripe(lay, top, bottom, ticks=ticks)
-    return lay.text(ticks=ticks, snapshot=snapshot, comment=f"stress v3: seed {seed}, {size}x{size}")
+    return lay.text(ticks=ticks, snapshot=snapshot, comment=f"stress v4: seed {seed}, {size}x{size}")
 
 
 def _lane_stripe(lay: Layout, top: int, bottom: int, *, ticks: int) -> None:

@@ -14,6 +14,8 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
+import tomli
+
 from lattice_desktop.errors import UserError
 from lattice_desktop.manifest.case import CaseManifest, load_case
 from lattice_desktop.resources import CASES
@@ -86,9 +88,33 @@ def current_registered(name: str) -> tuple[int, str, str] | None:
 
 
 def registered_cases() -> Registry:
-    """Every registered (name, version, variant) and its content. Today: the bundled cases;
-    a case kit will publish more through here."""
-    return _bundled_cases()
+    """Every registered (name, version, variant) and its content: each version a bundled case
+    ever published (its `published.toml`), and the bundled case as it is now. Runs of an
+    older version stay runs of the registered case after the bundle moves on."""
+    return {**_published_cases(), **_bundled_cases()}
+
+
+@cache
+def _published_cases() -> Registry:
+    """The versions listed in resources/cases/NAME/published.toml, as
+
+        [[published]]
+        version = 3
+        variant = "standard"
+        content = "607cdf1d…"   # its content hash (manifest/case_hash.py)
+
+    A list that cannot be read registers nothing beyond the bundled case itself."""
+    found: Registry = {}
+    for path in sorted(CASES.glob("*/published.toml")):
+        try:
+            entries = tomli.loads(path.read_text(encoding="utf-8")).get("published", [])
+        except (OSError, UnicodeDecodeError, tomli.TOMLDecodeError):
+            continue
+        for entry in entries if isinstance(entries, list) else []:
+            version, variant, content = (entry.get(k) for k in ("version", "variant", "content"))
+            if isinstance(version, int) and isinstance(variant, str) and isinstance(content, str):
+                found[(path.parent.name, version, variant)] = content
+    return found
 
 
 @cache

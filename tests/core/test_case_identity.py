@@ -165,3 +165,23 @@ def test_grade_batch_text_and_json_carry_the_identity(probe, capsys, tmp_path):
     (run,) = data["runs"]
     assert run["case"]["registered"] is False and run["case"]["case_content"] == probe.v4
     assert run["case"]["unregistered"] == said["impostor-v4"]
+
+
+def test_every_published_version_stays_registered_and_lists_the_bundle_as_it_is():
+    """After the bundle moves to a new version, runs of the versions it published before are
+    still runs of the registered case; the list itself names the bundled content of today."""
+    import tomli
+
+    from lattice_desktop.manifest import load_case
+    from lattice_desktop.manifest.case_identity import identify
+    from lattice_desktop.resources import CASES
+
+    bundled = load_case(CASES / "lattice" / "case.toml")
+    published = tomli.loads((CASES / "lattice" / "published.toml").read_text())["published"]
+    assert {"version": bundled.version, "variant": bundled.variant, "content": bundled.manifest_hash} in published
+    older = [p for p in published if p["version"] < bundled.version]
+    assert older, "the bundle has published no earlier version"
+    for entry in older:
+        assert identify("lattice", entry["version"], entry["variant"], entry["content"]).registered
+        forged = identify("lattice", entry["version"], entry["variant"], "0" * 64)
+        assert not forged.registered and "NOT the registered" in forged.note

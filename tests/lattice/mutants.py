@@ -23,6 +23,7 @@ class Mutant(Factory):
     """The reference engine with its wiring and phase 2 open to one slip."""
 
     slip = ""  # what the variant gets wrong, in a sentence
+    decisive = ""  # the census field counting the events where the slip changes the state
     # side-load ranking as offsets from a belt's direction: behind, left, right
     side_order: tuple[Callable[[Dir], Dir], ...] = (Dir.opposite, Dir.left, Dir.right)
     assembler_order = (Dir.N, Dir.E, Dir.S, Dir.W)
@@ -163,6 +164,7 @@ class Mutant(Factory):
 
 class SlotOneLanding(Mutant):
     slip = "an item leaving slot 3 lands in slot 1 of the next belt when that slot is free"
+    decisive = "landings"
 
     def landing(self, dest: int) -> int:
         return dest * 4 + 1 if not self._hold[dest * 4 + 1] else dest * 4
@@ -170,11 +172,13 @@ class SlotOneLanding(Mutant):
 
 class NoSideLoads(Mutant):
     slip = "a belt takes items only from the cell behind it, never from the side"
+    decisive = "side_loads"
     side_loads = False
 
 
 class BeltMovesAsOne(Mutant):
     slip = "a belt whose slot 3 item is stuck moves none of its items (no compression)"
+    decisive = "compressions"
 
     def _successor(self, pos: int, accepted: dict[int, set[int]]) -> int:
         front = pos | 3
@@ -183,18 +187,39 @@ class BeltMovesAsOne(Mutant):
         return super()._successor(pos, accepted)
 
 
+class SlotOpenOnlyIfEmpty(Mutant):
+    slip = "a slot is open only when it was empty at the start of the tick (a train moves with gaps)"
+    decisive = "chain_moves"
+
+    def _successor(self, pos: int, accepted: dict[int, set[int]]) -> int:
+        nxt = super()._successor(pos, accepted)
+        return _BLOCKED if nxt >= 0 else nxt
+
+
+class TrainsCutAtBeltEnds(Mutant):
+    slip = "an item crosses into the next belt only when its slot 0 was empty at the start of the tick"
+    decisive = "chain_crossings"
+
+    def _successor(self, pos: int, accepted: dict[int, set[int]]) -> int:
+        nxt = super()._successor(pos, accepted)
+        return _BLOCKED if nxt >= 0 and pos & 3 == 3 else nxt
+
+
 class RightBeforeLeft(Mutant):
     slip = "side-loads ranked behind, right, left (right before left)"
+    decisive = "left_right"
     side_order = (Dir.opposite, Dir.right, Dir.left)
 
 
 class OppositeAccepted(Mutant):
     slip = "a belt accepts from the cell in front of it (a head-on exit), ranked last"
+    decisive = "head_on_refusals"
     opposite_accepted = True
 
 
 class RingsNeverRotate(Mutant):
     slip = "a closed ring of full slots stands still (the least fixed point)"
+    decisive = "rotations"
 
     def cycle_outcome(self, path: list[int]) -> int:
         return _STAYS
@@ -202,6 +227,7 @@ class RingsNeverRotate(Mutant):
 
 class FullRingsAlwaysRotate(Mutant):
     slip = "any closed loop of full belts rotates, even when a feeder outranks the ring"
+    decisive = "jam_ticks"
 
     def __init__(self, scenario: Scenario) -> None:
         super().__init__(scenario)
@@ -224,6 +250,7 @@ class FullRingsAlwaysRotate(Mutant):
 
 class QueuedProduction(Mutant):
     slip = "a production due while the buffer is full is made as soon as the buffer empties"
+    decisive = "skipped_productions"
 
     def __init__(self, scenario: Scenario) -> None:
         super().__init__(scenario)
@@ -244,6 +271,7 @@ class QueuedProduction(Mutant):
 
 class OneItemPerSink(Mutant):
     slip = "a sink takes one item per tick, from the first side that offers"
+    decisive = "multi_side_sink_ticks"
 
     def begin_phase2(self) -> None:
         self.fed: set[int] = set()
@@ -259,6 +287,7 @@ class OneItemPerSink(Mutant):
 
 class CapacityIgnoresThisTick(Mutant):
     slip = "an assembler's room is judged on its buffer at the start of the tick only"
+    decisive = "short_room"
 
     def _accepted(self, a: int) -> set[int]:
         caps, buffer = self._asm_caps[a], self._buffer[a]
@@ -271,11 +300,19 @@ class CapacityIgnoresThisTick(Mutant):
 
 class AssemblerWestFirst(Mutant):
     slip = "an assembler takes offers in the order W, S, E, N"
+    decisive = "short_room"
     assembler_order = (Dir.W, Dir.S, Dir.E, Dir.N)
+
+
+class AssemblerWestSecond(Mutant):
+    slip = "an assembler takes offers in the order N, W, E, S"
+    decisive = "short_room"
+    assembler_order = (Dir.N, Dir.W, Dir.E, Dir.S)
 
 
 class CraftWhileOutputWaits(Mutant):
     slip = "a craft starts while the previous product still waits in the output"
+    decisive = "waiting_outputs"
 
     def _craft(self) -> None:
         hold = self._hold
@@ -294,6 +331,7 @@ class CraftWhileOutputWaits(Mutant):
 
 class EdgeWrapsByIndex(Mutant):
     slip = "an exit's target is cell c ± 1 / c ± W checked only against 0..W·H, so east and west exits wrap"
+    decisive = "wrapped_exits"
 
     def neighbour(self, c: int, d: Dir) -> int:
         t = c + d.dx + d.dy * self.scenario.width
@@ -302,6 +340,7 @@ class EdgeWrapsByIndex(Mutant):
 
 class UnneededTypeTaken(Mutant):
     slip = "an assembler takes an offered type its recipe does not use (and keeps it)"
+    decisive = "unneeded_offers"
 
     def _accepted(self, a: int) -> set[int]:
         caps = self._asm_caps[a]
@@ -314,6 +353,7 @@ class UnneededTypeTaken(Mutant):
 
 class RefusalEndsTheTick(Mutant):
     slip = "an assembler stops taking offers this tick at the first one it refuses"
+    decisive = "refusals_before_takes"
 
     def _accepted(self, a: int) -> set[int]:
         caps, buffer = self._asm_caps[a], self._buffer[a]
@@ -335,6 +375,7 @@ CAUGHT_BY: dict[str, tuple[type[Mutant], ...]] = {
     "straight_belt": (SlotOneLanding,),
     "turn": (NoSideLoads,),
     "compression_behind_blocked_exit": (BeltMovesAsOne,),
+    "chained_movement": (SlotOpenOnlyIfEmpty, TrainsCutAtBeltEnds),
     "side_load_priority": (RightBeforeLeft,),
     "opposite_belt_refused": (OppositeAccepted,),
     "ring_rotation": (RingsNeverRotate,),
@@ -342,7 +383,7 @@ CAUGHT_BY: dict[str, tuple[type[Mutant], ...]] = {
     "source_period_and_full_buffer": (QueuedProduction,),
     "sink_counting": (OneItemPerSink,),
     "assembler_capacity": (CapacityIgnoresThisTick,),
-    "assembler_priority": (AssemblerWestFirst,),
+    "assembler_priority": (AssemblerWestFirst, AssemblerWestSecond),
     "crafting_timing": (CraftWhileOutputWaits,),
     "grid_edge": (EdgeWrapsByIndex,),
     "assembler_refuses_unneeded_type": (UnneededTypeTaken, RefusalEndsTheTick),

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 import struct
+import tomllib
 
 import pytest
 
@@ -72,3 +73,16 @@ def test_the_recorded_lines_fuel_and_the_stress_answers_match_the_committed_engi
 def test_a_rebuild_of_the_committed_case_changes_nothing():
     # the whole builder, reference fuel and census included (minutes)
     assert case_builder.check(CASE.path.parent) == []
+
+
+def test_published_versions_name_the_bundle_at_its_content():
+    # every version published so far, oldest first, and the bundle is the last of them
+    published = tomllib.loads((CASE.path.parent / "published.toml").read_text())["published"]
+    assert [p["version"] for p in published] == list(range(1, case_builder.CASE_VERSION + 1))
+    assert len({p["content"] for p in published}) == len(published)
+    last = published[-1]
+    assert (last["version"], last["variant"], last["content"]) == (
+        CASE.version,
+        CASE.variant,
+        CASE.manifest_hash,
+    )

@@ -7,11 +7,14 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from lattice_desktop.lattice.census import DECISIVE_FIELDS, stored_census
+from lattice_desktop.lattice.decisive import DECISIVE
 from lattice_desktop.lattice.rules import simulate
 from lattice_desktop.lattice.scenario import parse_scenario
 from lattice_desktop.manifest import load_case
 from lattice_desktop.resources import demo_case
 from tests.lattice.mutants import CAUGHT_BY, Mutant
+from tests.lattice.slips import first_wrong_snapshot
 
 CASE = load_case(demo_case())
 SMOKE = {entry.name: entry for entry in CASE.smoke}
@@ -43,3 +46,22 @@ def test_a_smoke_test_fails_the_engine_that_breaks_its_rule(name, mutant):
     expected = np.frombuffer(SMOKE[name].expected_bytes(), "<u8").tolist()
     assert mutant.slip
     assert run(mutant, name) != expected, f"{name} is blind to: {mutant.slip}"
+
+
+def test_every_slip_has_a_decisive_count_and_every_rule_a_slip():
+    slips = [m for mutants in CAUGHT_BY.values() for m in mutants]
+    assert all(m.decisive in DECISIVE_FIELDS for m in slips)
+    assert sorted({m.decisive for m in slips}) == sorted(DECISIVE_FIELDS)
+    assert sorted({rule.split("/")[0] for rule in DECISIVE}) == sorted(CAUGHT_BY)
+
+
+# Every stress case is checked this way by `python -m tests.lattice.slips` (minutes of
+# pure Python); the suite runs the smallest, where every rule is decisive too.
+@pytest.mark.slow
+@pytest.mark.parametrize("mutant", [m for _, m in PAIRS], ids=[m.__name__ for _, m in PAIRS])
+def test_a_slip_fails_the_smallest_stress_case_where_its_rule_is_decisive(mutant):
+    entry = CASE.stress[0]
+    counted = stored_census(entry.input_bytes(), case_dir=CASE.path.parent)
+    assert counted is not None and getattr(counted, mutant.decisive) > 0
+    expected = np.frombuffer(entry.expected_bytes(), "<u8").tolist()
+    assert first_wrong_snapshot(mutant, entry.input_bytes(), expected) is not None, mutant.slip

@@ -8,7 +8,8 @@ import pytest
 
 from lattice_desktop.cli.main import main
 from lattice_desktop.lattice import census as census_module
-from lattice_desktop.lattice.census import CENSUS_FILE, OBSERVABLE, census, census_of, stored_census
+from lattice_desktop.lattice.census import CENSUS_FILE, DECISIVE_FIELDS, census, census_of, stored_census
+from lattice_desktop.lattice.decisive import DECISIVE
 from lattice_desktop.lattice.scenario import parse_scenario
 from lattice_desktop.resources import CASES
 
@@ -79,6 +80,24 @@ def test_what_makes_each_rule_observable_is_counted_on_its_smoke_test():
     assert smoke("compression_behind_blocked_exit").skipped_productions == 0  # never empties again
 
 
+@pytest.mark.parametrize("rule", sorted(DECISIVE))
+def test_every_rule_is_decisive_on_its_own_smoke_test(rule):
+    assert getattr(smoke(rule.split("/")[0]), DECISIVE[rule]) > 0
+
+
+def test_decisive_events_counted_tick_by_tick_on_a_train():
+    # chained_movement: at the start of tick t the eight slots hold min(t - 1, 8) items, in
+    # slots 0.. up. Every item moves; those whose slot ahead was full are the source's (from
+    # tick 2) and each item but the front one, which steps into an empty slot until tick 8
+    # and into the sink after: min(t - 1, 8) a tick. Of those, the source's entry and the
+    # crossing from slot 3 of the first belt into slot 0 of the second (slot 4 is full at the
+    # start of tick t from t = 6) go from one cell to another.
+    c = smoke("chained_movement")
+    assert c.chain_moves == sum(min(t - 1, 8) for t in range(1, 13))
+    assert c.chain_crossings == len(range(2, 13)) + len(range(6, 13))
+    assert (c.left_right, c.short_room, c.wrapped_exits, c.compressions) == (0, 0, 0, 0)
+
+
 def test_a_stored_census_is_read_back_and_a_damaged_one_recounted(tmp_path, monkeypatch):
     monkeypatch.setenv("LATTICE_DESKTOP_CACHE", str(tmp_path / "cache"))
     data = CHAIN.encode()
@@ -93,14 +112,16 @@ def test_a_stored_census_is_read_back_and_a_damaged_one_recounted(tmp_path, monk
     case_dir.mkdir()
     entry = {"name": "chain", **counted.__dict__}
     (case_dir / CENSUS_FILE).write_text(
-        json.dumps({"format": 2, "scenarios": {census_module.scenario_digest(data): entry}})
+        json.dumps(
+            {"format": census_module._FORMAT, "scenarios": {census_module.scenario_digest(data): entry}}
+        )
     )
     assert census_of(data, parse_scenario(data), case_dir=case_dir) == counted  # the case's own
 
 
 def test_the_bundled_case_ships_the_census_of_every_scenario_and_it_is_right():
     shipped = json.loads((CASES / "lattice" / CENSUS_FILE).read_text())["scenarios"]
-    assert len(shipped) == 20
+    assert len(shipped) == 21
     for path in (
         SMOKE / "ring_rotation.lat",
         SMOKE / "crafting_timing.lat",
@@ -108,13 +129,15 @@ def test_the_bundled_case_ships_the_census_of_every_scenario_and_it_is_right():
     ):
         data = path.read_bytes()
         assert stored_census(data, case_dir=CASES / "lattice") == census(parse_scenario(data))
-    # every rule is observable in at least three stress cases (today: in all six)
+    # every rule is decisive in every stress case (version 3: the intake order in three of
+    # six, the east/west edges in three)
     stress = [e for e in shipped.values() if e["name"].startswith("stress")]
-    for what in OBSERVABLE:
-        assert sum(1 for e in stress if e[what] > 0) >= 3, what
+    assert len(stress) == 6
+    assert [(e["name"], w) for e in stress for w in DECISIVE_FIELDS if e[w] == 0] == []
     for entry in stress:
         assert entry["crafts"] > 0 and entry["absorbed"] > 0 and entry["jammed_rings"] > 0
-        assert entry["active_sources"] == entry["sources"]
+        # the only sources whose items never leave offer a chain a type it does not use
+        assert entry["sources"] - entry["active_sources"] <= entry["sources"] // 20
 
 
 def test_scenario_stats_and_case_stats_print_the_census(capsys, tmp_path, monkeypatch):
@@ -129,11 +152,12 @@ def test_scenario_stats_and_case_stats_print_the_census(capsys, tmp_path, monkey
     out = capsys.readouterr().out
     assert "ring_rotation (smoke)" in out and "stress-512 (stress)  512x512, 300 ticks" in out
     assert "1 rotating, 0 jammed" in out
-    assert "observable in the" not in out  # one stress case: no coverage to show
+    assert "decisive in the" not in out  # one stress case: no coverage to show
     assert main(["case", "stats", "lattice", "--only", "stress-64", "stress-128", "stress-512"]) == 0
     out = capsys.readouterr().out
-    assert "observable in the 3 stress cases (each rule wanted in at least 3):" in out
-    assert "ok  head_on_refusals         3 of 3" in out and "FEW" not in out
-    assert "head-on refusals" in out and "skipped productions" in out
+    assert "decisive in the 3 stress cases (each rule wanted in all):" in out
+    assert len([line for line in out.splitlines() if line.startswith("  ok  ")]) == len(DECISIVE)
+    assert "FEW" not in out and "assembler_priority" in out and "grid_edge" in out
+    assert "head-on refusals" in out and "room short" in out
     assert main(["case", "stats", "lattice", "--only", "nope"]) == 2
     assert "no case named nope" in capsys.readouterr().err

@@ -17,6 +17,7 @@ NAMES = [
     "straight_belt",
     "turn",
     "compression_behind_blocked_exit",
+    "chained_movement",
     "side_load_priority",
     "opposite_belt_refused",
     "ring_rotation",
@@ -93,6 +94,15 @@ def test_compression_behind_blocked_exit() -> None:
         occupied = {min(t - (2 * k - 1), 8 - k) for k in range(1, 9) if 2 * k - 1 <= t}
         assert line(f, [1, 2]) == [int(i in occupied) for i in range(8)], t
         assert f.source_buffer(0) == (1 if t >= 17 else 0), t
+
+
+def test_chained_movement() -> None:
+    f = factory("chained_movement")  # S>>K, a new item every tick
+    for t in ticks(f):
+        # the train is unbroken: the first min(t, 8) slots are full, the source's buffer empty
+        assert line(f, [1, 2]) == [1] * min(t, 8) + [0] * (8 - min(t, 8)), t
+        assert f.source_buffer(0) == 0, t
+        assert f.sink_counts(3) == ({1: t - 8} if t > 8 else {}), t
 
 
 def test_side_load_priority() -> None:
