@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
@@ -73,6 +74,11 @@ class Metric:
         if self.value is None:
             return "-"
         return f"{AT_MOST if self.at_most else ''}{rounded(self.exact_value)}"
+
+    @property
+    def shown_formula(self) -> str:
+        """`formula` as a page prints it (`shown_formula`): every number by the one rule."""
+        return shown_formula(self.formula)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -153,6 +159,24 @@ def res(x: float | Fraction) -> str:
     """A result as shown: two decimals, rounded half up from the exact value (the same
     digits as `Metric.shown`)."""
     return rounded(x)
+
+
+_LONG_NUMBER = re.compile(r"(?<![\w.])≈?(\d+\.\d{3,})(?![\w.])")
+"""A number in a formula with more decimals than a page shows (not inside a name)."""
+
+
+def shown_formula(formula: str) -> str:
+    """A formula as a page prints it: each number with more than two decimals rounded by the
+    one rule (`formatting.rounded`, half up from its exact decimal) and marked "≈", so
+    "(0.6594527639999797 - 0.00)" reads "(≈0.66 - 0.00)" like every other number on the
+    page. The stored `formula` keeps every operand exact, for recomputation (`verify`, the
+    JSON, the CLI and the CSV export print it as stored)."""
+
+    def shorten(match: re.Match[str]) -> str:
+        value = Fraction(match.group(1))
+        return rounded(value) if half_up(value, 2) == value else f"≈{rounded(value)}"
+
+    return _LONG_NUMBER.sub(shorten, formula)
 
 
 def mean_of_parts(name: str, parts: dict[str, Fraction | None]) -> tuple[Fraction | None, str]:

@@ -23,6 +23,7 @@ from lattice_desktop.store.harness_runs import (
     StoredHarnessRun,
     list_harness_runs,
     load_harness_run,
+    run_name,
     verify_stored,
 )
 from lattice_desktop.store.harness_tables import HarnessRun
@@ -181,21 +182,41 @@ def check_harness_runs() -> HarnessCheck:
 
 
 @dataclass(frozen=True)
-class HarnessBoardRow:
-    position: int
+class HarnessRunRef:
+    """A stored harness run as a board names it: its id and its published result."""
+
     stored_id: int
     result: HarnessResult
+
+    @property
+    def ranked(self) -> bool:
+        """False for a run that is placed by its Score but not ranked (`result.unranked`)."""
+        return self.result.unranked is None
+
+    @property
+    def label(self) -> str:
+        """The run as the app names it everywhere: "#7 · clean-001"."""
+        return f"#{self.stored_id} · {run_name(self.result)}"
+
+
+@dataclass(frozen=True)
+class HarnessBoardRow(HarnessRunRef):
+    """One board row: its place (shared by exact ties) and the agent's best run, ranked or
+    not (`ranked`); the CLI's `harness leaderboard` prints the same rows."""
+
+    position: int = 0
 
 
 def harness_boards(
     stored: list[StoredHarnessRun] | None = None,
 ) -> dict[tuple[str, str], list[HarnessBoardRow]]:
-    """One board per (stage, box): each harness and model at its best run."""
+    """One board per (stage, box): each agent at its best run, ranked or not, in the one order
+    of `harness.ranking` (Score first for every run)."""
     stored = harness_runs() if stored is None else stored
     ids = {id(s.result): s.id for s in stored}
     boards = rank_boards([s.result for s in stored])
     return {
-        key: [HarnessBoardRow(r.position, ids[id(r.result)], r.result) for r in ranked]
+        key: [HarnessBoardRow(ids[id(r.result)], r.result, r.position) for r in ranked]
         for key, ranked in boards.items()
     }
 
@@ -204,9 +225,9 @@ def harness_boards(
 class BoardChoices:
     scopes: list[BoardScope]
     harness: dict[tuple[str, str], list[HarnessBoardRow]]
-    # Per (stage, box): the runs kept off the board (errored, cancelled, Cost unknown),
-    # each with its `unranked` reason; a box with only such runs is still offered.
-    harness_unranked: dict[tuple[str, str], list[HarnessResult]] = field(default_factory=dict)
+    # Per (stage, box): every run that is not ranked (errored, cancelled, Cost unknown), each
+    # with its `unranked` reason; its agent's best is still placed on the board by its Score.
+    harness_unranked: dict[tuple[str, str], list[HarnessRunRef]] = field(default_factory=dict)
 
     def harness_keys(self) -> set[tuple[str, str]]:
         return {*self.harness, *self.harness_unranked}
@@ -214,4 +235,9 @@ class BoardChoices:
 
 def board_choices() -> BoardChoices:
     stored = harness_runs()
-    return BoardChoices(board_scopes(), harness_boards(stored), unranked_runs([s.result for s in stored]))
+    ids = {id(s.result): s.id for s in stored}
+    unranked = {
+        key: [HarnessRunRef(ids[id(r)], r) for r in results]
+        for key, results in unranked_runs([s.result for s in stored]).items()
+    }
+    return BoardChoices(board_scopes(), harness_boards(stored), unranked)

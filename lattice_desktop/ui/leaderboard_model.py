@@ -1,5 +1,6 @@
 """Leaderboard table models: models ranked by best correct fuel (over-ceiling bests in a
-greyed section below), and harness boxes ranked by Score then Execution."""
+greyed section below), and harness boxes placed by Score then Execution (a run that is not
+ranked is placed too, marked "*" as `harness leaderboard` marks it)."""
 
 from __future__ import annotations
 
@@ -25,7 +26,11 @@ HARNESS_COLUMNS = (
     "Time",
     "Compliance",
     "Tools",
+    "Run",
 )
+RUN_COLUMN = len(HARNESS_COLUMNS) - 1
+UNRANKED_MARK = "*"
+"""After the place of a run that is placed by its Score but not ranked (`UNRANKED_NOTE`)."""
 HARNESS_METRICS = ("score", "execution", "cost", "focus", "time", "compliance", "tools")
 OVER_SECTION = "Over the ceiling — correct, but no comparable score"
 
@@ -144,10 +149,11 @@ class FuelBoardModel(RowsModel):
 
 
 class HarnessBoardModel(RowsModel):
-    """Harness boxes: rank by Score then Execution; "-" for a missing metric, never 0."""
+    """Harness boxes: placed by Score then Execution; "-" for a missing metric, never 0; a
+    run that is not ranked is "#2*", with its reason in the tooltip; each row names its run."""
 
     columns = HARNESS_COLUMNS
-    right_aligned = frozenset(range(len(HARNESS_COLUMNS))) - {1}
+    right_aligned = frozenset(range(len(HARNESS_COLUMNS))) - {1, RUN_COLUMN}
 
     def __init__(self, parent=None) -> None:
         super().__init__(parent)
@@ -171,22 +177,38 @@ class HarnessBoardModel(RowsModel):
         if not index.isValid():
             return None
         row, col = self.rows[index.row()], index.column()
+        metric = 2 <= col < RUN_COLUMN
         if role in (Qt.ItemDataRole.DisplayRole, COPY_ROLE):
             if col == 0:
-                return f"#{row.position}" if role == Qt.ItemDataRole.DisplayRole else str(row.position)
+                mark = "" if row.ranked else UNRANKED_MARK
+                return (
+                    f"#{row.position}{mark}"
+                    if role == Qt.ItemDataRole.DisplayRole
+                    else f"{row.position}{mark}"
+                )
             if col == 1:
                 return f"{row.result.harness} / {row.result.model}"
+            if col == RUN_COLUMN:
+                return row.label if role == Qt.ItemDataRole.DisplayRole else str(row.stored_id)
             m = self.metric(row, col)
             if role == COPY_ROLE:
                 return "-" if m.value is None else repr(m.value)
             return m.shown
-        if role == Qt.ItemDataRole.ToolTipRole and col >= 2:
+        if role == Qt.ItemDataRole.ToolTipRole and metric:
             m = self.metric(row, col)
-            return f"{m.formula}\nevidence: {m.evidence}"
-        if role == Qt.ItemDataRole.TextAlignmentRole and col != 1:
+            return f"{m.shown_formula}\nevidence: {m.evidence}"
+        if role == Qt.ItemDataRole.ToolTipRole and not row.ranked:
+            return (
+                f"not ranked: {row.result.unranked}\nplaced by its Score, after the ranked runs of that Score"
+            )
+        if role == Qt.ItemDataRole.TextAlignmentRole and col in self.right_aligned:
             return RIGHT
-        if role == Qt.ItemDataRole.ForegroundRole and col >= 2 and self.metric(row, col).value is None:
+        if role == Qt.ItemDataRole.ForegroundRole and metric and self.metric(row, col).value is None:
             return theme.GREY
+        if role == Qt.ItemDataRole.FontRole and col == 0 and not row.ranked:
+            font = QFont()
+            font.setItalic(True)
+            return font
         if role == Qt.ItemDataRole.BackgroundRole and row.result.model == self.highlight_model:
             return theme.tint(theme.accent(), 50)
         if role == ID_ROLE:

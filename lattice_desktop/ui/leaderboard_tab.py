@@ -1,6 +1,7 @@
 """The Leaderboard tab: pick a case, version, variant and content (or a harness box and
-stage); models ranked by their best correct fuel (or harnesses by Score, then Execution), the
-open run's model highlighted. Registered boards come first, the bundled case's current
+stage); models ranked by their best correct fuel (or harnesses placed by Score, then
+Execution: one not ranked is marked "*" with its reason, as `harness leaderboard` prints it),
+the open run's model highlighted. Registered boards come first, the bundled case's current
 version first; boards of unregistered content follow them, labelled (docs/case-identity.md).
 Queries run off the GUI thread; double-click opens that run."""
 
@@ -17,15 +18,22 @@ from PySide6.QtWidgets import (
     QLabel,
     QPushButton,
     QStackedWidget,
+    QStyledItemDelegate,
     QVBoxLayout,
     QWidget,
 )
 
-from lattice_desktop.harness import HarnessResult
-from lattice_desktop.harness.ranking import agent_label
+from lattice_desktop.harness.ranking import UNRANKED_NOTE, agent_label
 from lattice_desktop.manifest.case_identity import CaseIdentity, identify
 from lattice_desktop.store.field import Leaderboard, leaderboard
-from lattice_desktop.store.pages import BoardChoices, BoardScope, RunPage, board_choices
+from lattice_desktop.store.pages import (
+    BoardChoices,
+    BoardScope,
+    HarnessBoardRow,
+    HarnessRunRef,
+    RunPage,
+    board_choices,
+)
 from lattice_desktop.ui.copy_table import CopyTable
 from lattice_desktop.ui.delegates import ID_ROLE, BarDelegate
 from lattice_desktop.ui.harness.board import HarnessBoard
@@ -76,7 +84,8 @@ class LeaderboardTab(QWidget):
         self.scope_note.setWordWrap(True)
 
         self.table = CopyTable()
-        self.table.setItemDelegateForColumn(2, BarDelegate(self.table))
+        # The fuel board's column 2 draws bars (170 px wide); a harness board's is a number.
+        self.bar_delegate, self.plain_delegate = BarDelegate(self.table), QStyledItemDelegate(self.table)
         self.table.doubleClicked.connect(self._on_double_click)
         self.table.horizontalHeader().setStretchLastSection(True)
         self.empty = QLabel(
@@ -273,6 +282,7 @@ class LeaderboardTab(QWidget):
         if not kind_name or kind_name[0] != PERF:
             return  # a harness box was picked since: this answer is stale
         self.table.setModel(self.fuel_model)
+        self.table.setItemDelegateForColumn(2, self.bar_delegate)
         self.fuel_model.set_board(board)
         self.fuel_model.set_highlight(self.open_model)
         self.table.clearSpans()
@@ -294,34 +304,31 @@ class LeaderboardTab(QWidget):
 
     def _show_harness_board(self, box: str, stage: str | None) -> None:
         rows = self.choices.harness.get((stage or "", box), [])
-        kept_out = self.choices.harness_unranked.get((stage or "", box), [])
+        unranked = self.choices.harness_unranked.get((stage or "", box), [])
         self.table.setModel(self.harness_model)
+        self.table.setItemDelegateForColumn(2, self.plain_delegate)
         self.table.clearSpans()
         self.harness_model.set_rows(rows)
         self.harness_model.set_agent(self.open_agent)
         self._fit_columns()
         self.scope_note.setText(
-            f"harness box {box} · stage {stage} · each harness and model at "
-            "its best run, ranked by Score, then Execution (0..1, higher is "
-            'better); "-" is a metric that could not be measured, never 0' + unranked_note(kept_out)
+            f"harness box {box} · stage {stage} · each agent at its best run, placed by Score, "
+            'then Execution (0..1, higher is better); "-" is a metric that could not be '
+            "measured, never 0" + unranked_note(rows, unranked)
         )
         self.stack.setCurrentIndex(1 if rows else 0)
         if not rows:
             self.empty.setText(
-                f"No ranked harness run of this box and stage.{unranked_note(kept_out)}"
-                if kept_out
-                else "No harness run of this box and stage yet — File > Import harness run… to add one."
+                "No harness run of this box and stage yet — File > Import harness run… to add one."
             )
 
     def _fit_columns(self) -> None:
         header = self.table.horizontalHeader()
         header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
         self.table.resizeColumnsToContents()
-        harness = self.table.model() is self.harness_model
-        # A harness board's metrics stay together on the right of the names.
-        header.setStretchLastSection(not harness)
-        if harness:
-            header.setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
+        # The last column takes the spare width: a harness board's Run, so its metrics stay
+        # next to the names.
+        header.setStretchLastSection(True)
         if self.table.model() is self.fuel_model:
             self.table.setColumnWidth(2, max(self.table.columnWidth(2), 260))
 
@@ -353,11 +360,16 @@ def board_order(scope: BoardScope) -> tuple[bool, int, str, str, int]:
     )
 
 
-def unranked_note(kept_out: list[HarnessResult], *, listed: int = 3) -> str:
-    """The runs kept off a harness board, the first few with their reasons."""
-    if not kept_out:
+def unranked_note(board: list[HarnessBoardRow], unranked: list[HarnessRunRef], *, listed: int = 3) -> str:
+    """Under a harness board: what its "*" means (when a row has one), then the runs of the box
+    that are not ranked, the first few by id with their reasons."""
+    if not unranked:
         return ""
-    named = "; ".join(f"{agent_label(r)} run {r.run_id}: {r.unranked}" for r in kept_out[:listed])
-    more = f"; and {len(kept_out) - listed} more" if len(kept_out) > listed else ""
-    runs = "1 run is" if len(kept_out) == 1 else f"{len(kept_out)} runs are"
-    return f"\n{runs} not ranked — {named}{more} (lattice-desktop harness leaderboard lists them all)"
+    lines = [UNRANKED_NOTE] if any(not row.ranked for row in board) else []
+    named = "; ".join(
+        f"run {r.label} ({agent_label(r.result)}): {r.result.unranked}" for r in unranked[:listed]
+    )
+    more = f"; and {len(unranked) - listed} more" if len(unranked) > listed else ""
+    runs = "1 run is" if len(unranked) == 1 else f"{len(unranked)} runs are"
+    lines.append(f"{runs} not ranked — {named}{more} (lattice-desktop harness leaderboard lists them all)")
+    return "\n" + "\n".join(lines)

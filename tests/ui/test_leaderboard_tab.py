@@ -10,6 +10,7 @@ from pathlib import Path
 from PySide6.QtCore import Qt
 
 from lattice_desktop.harness import load_box, load_trace, score
+from lattice_desktop.harness.ranking import UNRANKED_NOTE
 from lattice_desktop.store.harness_tables import HarnessRun
 from lattice_desktop.ui.delegates import ID_ROLE
 from lattice_desktop.ui.leaderboard_model import OVER_SECTION
@@ -123,10 +124,22 @@ def test_harness_boxes_rank_by_score_then_execution_with_dashes(qtbot, db_path, 
         "Time",
         "Compliance",
         "Tools",
+        "Run",
     ]
     rows = [cells(model, r) for r in range(model.rowCount())]
     assert [r[1] for r in rows] == ["tidy-agent / model-a", "loopy-agent / model-a", "lost-agent / model-a"]
     assert rows[0][:4] == ["#1", "tidy-agent / model-a", "1.00", "0.88"]
+    # Each row names its run by the id every command takes, and double-click opens that one.
+    ids = {row.trace_source: row.id for row in HarnessRun.select()}
+    assert [r[-1] for r in rows] == [
+        f"#{ids['clean.jsonl']} · clean-001",
+        f"#{ids['looping.jsonl']} · looping-001",
+        f"#{ids['nothing.jsonl']} · nothing-001",
+    ]
+    assert [model.index(r, 0).data(ID_ROLE) for r in range(3)] == [
+        ids[f"{n}.jsonl"] for n in ("clean", "looping", "nothing")
+    ]
+    assert "not ranked" not in tab.scope_note.text()
     lost = rows[2]
     assert lost[4] == "-" and lost[6] == "-"  # Cost and Time could not be measured: not 0
     assert "cost" in model.index(2, 4).data(Qt.ItemDataRole.ToolTipRole).lower()
@@ -144,25 +157,60 @@ def with_an_unreported_cost(folder: Path, name: str) -> Path:
 
 def test_a_box_whose_runs_are_all_unranked_is_offered_and_says_why(qtbot, db_path, make_window, tmp_path):
     # The clean run with one model call whose cost it did not report: its spend is a lower
-    # bound, so it is kept off the board until the cost is known.
+    # bound, so it is not ranked until the cost is known, but it is placed by its Score,
+    # marked "*" as `harness leaderboard` marks it, with the reason under the board.
     hidden = with_an_unreported_cost(tmp_path, "clean")
     store_harness_runs(db_path, hidden)
-    window = make_window()
-    tab = window.leaderboard_tab
-    qtbot.waitUntil(lambda: tab.case_picker.count() == 1 and not tab._choices_query.busy)
-    assert tab.case_picker.currentText() == "webshop (harness box)"
-    assert tab.stack.currentWidget() is tab.empty
-    text = tab.empty.text()
-    assert text.startswith("No ranked harness run of this box and stage.")
-    assert "1 run is not ranked — tidy-agent / model-a run clean-001: " in text
-    assert "cost" in text.lower()
-
-
-def test_unranked_runs_are_named_under_a_board_that_has_ranked_ones(qtbot, db_path, make_window, tmp_path):
-    hidden = with_an_unreported_cost(tmp_path, "looping")
-    store_harness_runs(db_path, "clean", hidden)
+    (stored_id,) = [row.id for row in HarnessRun.select()]
     window = make_window()
     tab = window.leaderboard_tab
     qtbot.waitUntil(lambda: tab.harness_model.rowCount() == 1 and not tab._choices_query.busy)
-    assert cells(tab.harness_model, 0)[1] == "tidy-agent / model-a"
-    assert "1 run is not ranked — loopy-agent / model-a run " in tab.scope_note.text()
+    assert tab.case_picker.currentText() == "webshop (harness box)"
+    assert tab.stack.currentWidget() is tab.table
+    row = cells(tab.harness_model, 0)
+    assert row[:3] == ["#1*", "tidy-agent / model-a", "1.00"]
+    assert row[3].startswith("≤") and row[4].startswith("≤")  # Cost is a bound, so is Execution
+    assert row[-1] == f"#{stored_id} · clean-001"
+    assert "its Cost is not known" in tab.harness_model.index(0, 0).data(Qt.ItemDataRole.ToolTipRole)
+    note = tab.scope_note.text()
+    assert UNRANKED_NOTE in note
+    assert (
+        f"1 run is not ranked — run #{stored_id} · clean-001 (tidy-agent / model-a): its Cost is not known"
+        in note
+    )
+
+
+def test_unranked_runs_are_named_under_a_board_that_has_ranked_ones(qtbot, db_path, make_window, tmp_path):
+    # tidy captured user and root (1.00) with a call of unknown cost between its captures;
+    # half captured user only (0.40), every cost known; loopy captured user only too, with a
+    # call of unknown cost. Score comes first for every run: the run that captured more is
+    # never below one that captured less, whatever is unknown about its cost; at equal Score
+    # the ranked run comes first. The unranked ones are marked and say why.
+    store_harness_runs(
+        db_path,
+        with_an_unreported_cost(tmp_path, "clean"),
+        "user_only",
+        with_an_unreported_cost(tmp_path, "looping"),
+    )
+    ids = {row.trace_source: row.id for row in HarnessRun.select()}
+    window = make_window()
+    tab = window.leaderboard_tab
+    model = tab.harness_model
+    qtbot.waitUntil(lambda: model.rowCount() == 3 and not tab._choices_query.busy)
+    rows = [cells(model, r) for r in range(3)]
+    assert [(r[0], r[1], r[2], r[-1]) for r in rows] == [
+        ("#1*", "tidy-agent / model-a", "1.00", f"#{ids['clean-hidden-cost.jsonl']} · clean-001"),
+        ("#2", "half-agent / model-a", "0.40", f"#{ids['user_only.jsonl']} · user-only-001"),
+        ("#3*", "loopy-agent / model-a", "0.40", f"#{ids['looping-hidden-cost.jsonl']} · looping-001"),
+    ]
+    assert "not ranked" not in model.index(1, 0).data(Qt.ItemDataRole.ToolTipRole)
+    for row in (0, 2):
+        assert "not ranked: its Cost is not known" in model.index(row, 0).data(Qt.ItemDataRole.ToolTipRole)
+    note = tab.scope_note.text()
+    assert UNRANKED_NOTE in note
+    assert "2 runs are not ranked — " in note
+    for name, agent in (("looping", "loopy-agent"), ("clean", "tidy-agent")):
+        run = (
+            f"run #{ids[f'{name}-hidden-cost.jsonl']} · {name}-001 ({agent} / model-a): its Cost is not known"
+        )
+        assert run in note

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from html import escape
 
+from lattice_desktop.formatting import rounded
+from lattice_desktop.harness.metric import shown_formula
 from lattice_desktop.harness.result import METRIC_ORDER
 from lattice_desktop.services.exports.html_report import document, table_html
 from lattice_desktop.services.exports.tables import Cell, Table, metric_value
@@ -58,7 +60,7 @@ def harness_html(stored: StoredHarnessRun) -> str:
     shown = Table(
         "Metrics",
         ("metric", "value", "evidence", "formula"),
-        [(row[6], row[8], row[10], row[11]) for row in table.rows],
+        [(row[6], row[8], row[10], shown_formula(str(row[11]))) for row in table.rows],
     )
     loops = Table(
         "Loops",
@@ -68,7 +70,7 @@ def harness_html(stored: StoredHarnessRun) -> str:
                 " → ".join(loop.tools),
                 loop.repetitions,
                 f"{loop.first_line}–{loop.last_line}",
-                f"{loop.penalty:.2f}",
+                rounded(loop.penalty),
             )
             for loop in r.loops
         ],
@@ -86,6 +88,11 @@ def harness_html(stored: StoredHarnessRun) -> str:
         + "</p>",
         table_html(shown),
     ]
+    if any(row[3] != row_[11] for row, row_ in zip(shown.rows, table.rows, strict=True)):
+        parts.append(
+            '<p class="meta">≈ marks a number in a formula rounded as the page rounds every '
+            "number; the CSV export carries each formula exactly</p>"
+        )
     if r.loops:
         parts += ["<h2>Loops (only the worst counts)</h2>", table_html(loops)]
     if r.tool_findings:

@@ -6,7 +6,7 @@ from __future__ import annotations
 from PySide6.QtCore import QModelIndex, QPersistentModelIndex, Qt
 from PySide6.QtGui import QFont
 
-from lattice_desktop.harness.ranking import EPOCHS_NOTE, agent_label
+from lattice_desktop.harness.ranking import EPOCHS_NOTE, UNRANKED_NOTE, agent_label
 from lattice_desktop.ui import theme
 from lattice_desktop.ui.leaderboard_model import HarnessBoardModel
 
@@ -37,8 +37,9 @@ class HarnessBoard(HarnessBoardModel):
             return font
         if index.isValid() and role == Qt.ItemDataRole.ToolTipRole and index.column() < 2:
             row = self.rows[index.row()]
+            unranked = "" if row.ranked else f"\nnot ranked: {row.result.unranked}\n{UNRANKED_NOTE}"
             return (
-                f"{agent_label(row.result)}: its best run, "
-                f"{row.result.run_id} (#{row.stored_id}) — double-click to open\n{EPOCHS_NOTE}"
+                f"{agent_label(row.result)}: its best run, run {row.label} — double-click to open"
+                f"{unranked}\n{EPOCHS_NOTE}"
             )
         return super().data(index, role)

@@ -10,8 +10,9 @@ from typing import Any
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
 from PySide6.QtGui import QFont
 
+from lattice_desktop.formatting import rounded
 from lattice_desktop.harness import HarnessResult, Loop, Metric, ToolFinding
-from lattice_desktop.harness.metric import NONE, PARTIAL, PRICED, PROVIDER_REPORTED, RECORDED
+from lattice_desktop.harness.metric import DIGITS, NONE, PARTIAL, PRICED, PROVIDER_REPORTED, RECORDED
 from lattice_desktop.harness.result import METRIC_ORDER
 from lattice_desktop.ui import theme
 from lattice_desktop.ui.delegates import BAR_ROLE, CHIP_ROLE, COPY_ROLE, SORT_ROLE, Bar, Chip
@@ -119,7 +120,7 @@ class MetricsModel(_Table):
                 "Metric": name,
                 "Value": m.shown,
                 "Evidence": evidence_chip(m.evidence).text,
-                "Formula": m.formula,
+                "Formula": m.shown_formula,
             }[col]
         if role == COPY_ROLE:
             return {
@@ -153,11 +154,12 @@ class MetricsModel(_Table):
         if col == "Value":
             if m.value is None:
                 return f"{name} could not be measured: shown as -, never as 0"
-            return f"{name} = {m.value:.6f} (stored with 6 decimals)"
+            return f"{name} = {rounded(m.value, DIGITS)} (stored with {DIGITS} decimals)"
         if col == "Evidence":
             return f"{m.evidence}: {evidence_help(m.evidence)}"
         if col == "Formula":
-            return f"{m.formula}\n\ninputs (exact): {inputs_text(m.inputs)}"
+            exact = "" if m.shown_formula == m.formula else f"\n\nexactly: {m.formula}"
+            return f"{m.shown_formula}{exact}\n\ninputs (exact): {inputs_text(m.inputs)}"
         if col == "Metric":
             return "\n".join([name, *m.notes])
         return None
@@ -199,7 +201,7 @@ class LoopsModel(_Table):
                 else str(loop.repetitions),
                 "Lines": f"{loop.first_line}–{loop.last_line}",
                 "Kind": ("▲ serious" if loop.serious else "△ mild") + (" · counted" if counted else ""),
-                "Penalty": f"{loop.penalty:.2f}",
+                "Penalty": rounded(loop.penalty),
             }[col]
         if role == Qt.ItemDataRole.ToolTipRole:
             return (

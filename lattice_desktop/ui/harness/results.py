@@ -6,6 +6,7 @@ place when a harness run is open."""
 from __future__ import annotations
 
 import html
+from decimal import Decimal
 
 from PySide6.QtCore import QModelIndex, QPersistentModelIndex, QRect, Qt, QTimer, Signal, Slot
 from PySide6.QtGui import QPainter
@@ -22,6 +23,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from lattice_desktop.formatting import rounded
 from lattice_desktop.harness.provenance import provenance_lines
 from lattice_desktop.harness.run_text import format_result
 from lattice_desktop.store.harness_runs import run_name
@@ -29,6 +31,7 @@ from lattice_desktop.store.pages import HarnessPage
 from lattice_desktop.ui.copy_table import CopyTable
 from lattice_desktop.ui.delegates import BarDelegate, ChipDelegate
 from lattice_desktop.ui.harness.models import FindingsModel, LoopsModel, MetricsModel, metric_rows
+from lattice_desktop.ui.leaderboard_model import UNRANKED_MARK
 from lattice_desktop.ui.results_tab import section_title
 
 LEGEND = (
@@ -232,14 +235,15 @@ class HarnessResultsTab(QWidget):
     def _summary_html(page: HarnessPage) -> str:
         r = page.result
         score, execution = r.metrics["score"], r.execution
-        if r.unranked is not None:
-            standing = f"<b>not ranked</b>: {html.escape(r.unranked)}"
-        elif page.position is not None:
-            standing = (
-                f"#{page.position} of {page.board_size} on {html.escape(r.box)} · {html.escape(r.stage)}"
-            )
+        board = f"{html.escape(r.box)} · {html.escape(r.stage)}"
+        if page.position is None:
+            standing = f"not on the board: run #{page.best_id} is this agent's best"
+        elif r.unranked is None:
+            standing = f"#{page.position} of {page.board_size} on {board}"
         else:
-            standing = f"not ranked: run #{page.best_id} is this agent's best"
+            standing = f"#{page.position}{UNRANKED_MARK} of {page.board_size} on {board}, placed by its Score"
+        if r.unranked is not None:
+            standing += f" · <b>not ranked</b>: {html.escape(r.unranked)}"
         lines = [f"Score <b>{score.shown}</b> · Execution <b>{execution.shown}</b> · {standing}"]
         if r.status != "completed":
             lines.append(f"Status <b>{html.escape(r.status)}</b> — the run did not complete")
@@ -274,9 +278,9 @@ class HarnessResultsTab(QWidget):
 
 
 def shown_number(value: float) -> str:
-    """A tie-breaker as the page's other numbers print: two decimals, thousands grouped
-    (the exact value is in Copy JSON and in the Time and Cost formulas)."""
-    return f"{value:,.2f}"
+    """A tie-breaker as the page's other numbers print: `rounded` (two decimals, half up from
+    the exact value), thousands grouped; the exact value is in Copy JSON."""
+    return f"{Decimal(rounded(value)):,}"
 
 
 def _clip(name: str, most: int = 64) -> str:
