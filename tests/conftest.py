@@ -1,11 +1,16 @@
 """Shared fixtures: every test gets its own database and compiled-module cache; `pg_url`
-gives a test a PostgreSQL database of its own."""
+gives a test a PostgreSQL database of its own. The run writes nothing outside pytest's
+temp folder (the user's caches and data folders point into it), and under pytest-xdist
+each worker has its own, with the tests that share an expensive fixture kept on one
+worker and the slow ones handed out first."""
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import uuid
+from pathlib import Path
 
 import pytest
 
@@ -37,6 +42,120 @@ def _patient_qtbot() -> None:
 
 
 _patient_qtbot()
+
+# Where the user's tools keep their files, pointed into this process's temp folder (a worker's
+# own under xdist): the compiled-module cache and the default database, zig's caches (the
+# bundled engines build with `python -m ziglang cc`), and what platformdirs names for
+# anything else (inspect_ai's traces, the unstored reports, Qt's settings). Subprocesses
+# inherit them; a test that needs other values still sets its own.
+USER_FOLDERS = {
+    "XDG_CACHE_HOME": "cache",
+    "XDG_DATA_HOME": "data",
+    "XDG_CONFIG_HOME": "config",
+    "XDG_STATE_HOME": "state",
+    "ZIG_GLOBAL_CACHE_DIR": "cache/zig",
+    "ZIG_LOCAL_CACHE_DIR": "cache/zig-local",
+    "LATTICE_DESKTOP_CACHE": "cache/lattice-desktop",
+    "LATTICE_DESKTOP_DB": "data/lattice-desktop/lattice.db",
+}
+
+
+@pytest.hookimpl(trylast=True)  # after pytest's own configure has made its temp folder factory
+def pytest_configure(config: pytest.Config) -> None:
+    # Here rather than in a fixture: collecting the tests imports modules (inspect_ai) that
+    # write into the user's data folder as they load, and module-scoped fixtures (a dask
+    # cluster) start processes before any function-scoped fixture has run.
+    home = config._tmp_path_factory.getbasetemp() / "user-folders"
+    for name, relative in USER_FOLDERS.items():
+        os.environ[name] = str(home / relative)
+    if config.pluginmanager.hasplugin("xdist"):
+        config.pluginmanager.register(_GroupedScheduling(), "lattice-xdist-groups")
+
+
+# Session fixtures that take minutes to build: every test that uses one runs on the same
+# xdist worker, which builds it once.
+EXPENSIVE_SESSION_FIXTURES = {"unpacked": "pyinstaller-bundle"}
+
+
+def _group(item: pytest.Item) -> str | None:
+    """The xdist group of a test: that of an expensive session fixture it uses, else its
+    module's when it uses a module- or class-scoped fixture (built once per worker that runs
+    one of the module's tests), else none (any worker)."""
+    for fixture, group in EXPENSIVE_SESSION_FIXTURES.items():
+        if fixture in item.fixturenames:
+            return group
+    info = getattr(item, "_fixtureinfo", None)
+    if info is None:
+        return None
+    for name in item.fixturenames:
+        definitions = info.name2fixturedefs.get(name) or ()
+        if any(d.scope in ("module", "class") for d in definitions):
+            return item.nodeid.split("::", 1)[0]
+    return None
+
+
+def _groups_folder(basetemp: Path) -> Path:
+    return basetemp / "xdist-groups"
+
+
+class _GroupedScheduling:
+    """`--dist loadgroup` with the groups the workers found. xdist 3.8 names a test by its
+    group by rewriting `item._nodeid`, which pytest 9 no longer reads, so each worker writes
+    its tests' groups into the session's temp folder as it collects them and the scheduler
+    (in the controller, which collects nothing) reads them there."""
+
+    @staticmethod
+    def pytest_xdist_make_scheduler(config: pytest.Config, log):
+        if config.getvalue("dist") != "loadgroup":
+            return None
+        from xdist.scheduler import LoadGroupScheduling
+
+        class Scheduling(LoadGroupScheduling):
+            def __init__(self, config: pytest.Config, log=None) -> None:
+                super().__init__(config, log)
+                self.groups: dict[str, str] = {}
+
+            def schedule(self) -> None:  # called once every worker has collected
+                folder = _groups_folder(config._tmp_path_factory.getbasetemp())
+                for path in sorted(folder.glob("*.json")):
+                    self.groups.update(json.loads(path.read_text()))
+                super().schedule()
+
+            def _split_scope(self, nodeid: str) -> str:
+                return self.groups.get(nodeid) or super()._split_scope(nodeid)
+
+        return Scheduling(config, log)
+
+
+@pytest.hookimpl(tryfirst=True)  # before xdist's own, which looks for xdist_group marks
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    if not config.pluginmanager.hasplugin("xdist"):  # -p no:xdist: one process, nothing to group
+        return
+    groups = {item: _group(item) for item in items}
+    for item, group in groups.items():
+        if group is not None:
+            item.add_marker(pytest.mark.xdist_group(group))
+    if hasattr(config, "workerinput"):
+        folder = _groups_folder(config._tmp_path_factory.getbasetemp().parent)
+        folder.mkdir(exist_ok=True)
+        written = folder / f"{config.workerinput['workerid']}.json.part"
+        written.write_text(json.dumps({i.nodeid: g for i, g in groups.items() if g is not None}))
+        written.replace(written.with_suffix(""))
+
+        # Longest first: the expensive groups, then the slow tests, then the rest, so that
+        # no worker is left with a minutes-long test while the other has run out of work
+        # (the scheduler hands out work in this order: addopts has --no-loadscope-reorder).
+        # A group goes where its most expensive test goes, its tests kept together.
+        def cost(item: pytest.Item) -> int:
+            if groups[item] in EXPENSIVE_SESSION_FIXTURES.values():
+                return 0
+            return 1 if item.get_closest_marker("slow") else 2
+
+        group_cost: dict[str, int] = {}
+        for item, group in groups.items():
+            if group is not None:
+                group_cost[group] = min(group_cost.get(group, 2), cost(item))
+        items.sort(key=lambda item: group_cost[groups[item]] if groups[item] is not None else cost(item))
 
 
 @pytest.fixture(autouse=True)

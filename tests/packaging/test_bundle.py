@@ -14,7 +14,7 @@ from PySide6.QtGui import QImage
 
 from lattice_desktop import __version__
 
-pytestmark = pytest.mark.packaging
+pytestmark = [pytest.mark.packaging, pytest.mark.slow]
 SHOTS = [
     "results",
     "fuel",

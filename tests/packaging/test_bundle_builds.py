@@ -16,7 +16,7 @@ import pytest
 
 from tests.packaging.test_bundle import run
 
-pytestmark = pytest.mark.packaging
+pytestmark = [pytest.mark.packaging, pytest.mark.slow]
 
 MAKE_CHEAT = """
 import hashlib, os, sys
