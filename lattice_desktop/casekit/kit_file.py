@@ -2,7 +2,7 @@
 
     [reference]    submission = "submissions/merge_sort"   # its answers are the expected ones
     [inputs]       generator = "generate.py"               # optional; run before each build
-    [calibration]  headroom, reading, step, slack           # the rule of calibrate.py
+    [calibration]  headroom, reading, step, slack           # the rule of casebuild/calibrate.py
     [[slip]]       submission = "slips/counts_ties", breaks = "ties"
 
 It sits beside case.toml and is optional: a case without one grades and checks as before.
@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from lattice_desktop.casekit.calibrate import Rule
+from lattice_desktop.casebuild.calibrate import Rule
 from lattice_desktop.manifest.toml_source import Table, TomlDocument
 
 KIT_NAME = "kit.toml"

@@ -1,247 +1,157 @@
-"""Rebuild the bundled Lattice case: stress scenarios, expected answers, the fuel ceiling.
+"""Rebuild the bundled Lattice case: stress scenarios, expected answers, figures, census.
 
     python -m lattice_desktop.lattice.case_builder [--case-dir resources/cases/lattice] [--check]
 
-Expected answers come from the wasm `reference` engine (checked against the Python
-reference engine on the smoke tests, and against `lines` on the stress cases). The
-ceiling is set from the `lines` engine's fuel with headroom; the runways follow the rule
-in docs/manifests.md: the largest stress case's runway lets an engine needing
-RUNWAY_REFERENCE_FACTOR × the reference's fuel finish on every stress case, and each
-smaller case gets a longer one, so the multiplier shrinks as the inputs grow.
+The Lattice case is built as any case is (`casebuild`, which `lattice-desktop case build`
+uses too): on a stage, so a build of an unchanged case changes nothing and `--check` lists
+the files a build would change (exit 1 if any); with the same answers writer, calibration
+rule and manifest-figures writer. case.toml is the source of the case's entries, as for any
+case: the build writes only its ceiling, runways and fuel notes.
 
-Everything it writes is a function of the smoke files, the stress generator and the two
-engines' fuel, so a rebuild of an unchanged case rewrites nothing (files whose bytes would
-not change are left alone). `--check` builds into a temporary folder and lists the files
-that differ from the committed case.
+What is Lattice's own: the stress scenarios come from `stress.py`; each answer is the wasm
+`reference` engine's checksums, confirmed by the Python reference on the smoke tests and by
+`lines` on the stress cases; the ceiling is paced by `lines`, the runways read from
+`reference`, both by the fuel of `lattice_run` alone (hence the rule's 1% slack for the calls
+around it, which the grader meters too); each smoke test's behaviour is its file's first
+line; and the census of every scenario ships beside the case.
 """
 
 from __future__ import annotations
 
 import argparse
-import math
-import shutil
-import struct
 import sys
-import tempfile
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from lattice_desktop.casebuild.answers import record_answer, u64_list, write_placeholders
+from lattice_desktop.casebuild.calibrate import Rule, calibrate, round_up, runways
+from lattice_desktop.casebuild.manifest_figures import Runway, with_figures
+from lattice_desktop.casebuild.stage import on_stage
+from lattice_desktop.errors import Location, UserError
 from lattice_desktop.lattice.census import write_case_census
 from lattice_desktop.lattice.rules import simulate
 from lattice_desktop.lattice.scenario import parse_scenario
 from lattice_desktop.lattice.stress import stress_scenarios
 from lattice_desktop.lattice.wasm_engine import WasmEngine
-from lattice_desktop.manifest import load_case
+from lattice_desktop.manifest import CaseEntry, CaseManifest, load_case
 from lattice_desktop.resources import CASES
 
-# The smoke tests in the order a reader learns the rules.
-SMOKE_ORDER = (
-    "straight_belt",
-    "turn",
-    "compression_behind_blocked_exit",
-    "chained_movement",
-    "side_load_priority",
-    "opposite_belt_refused",
-    "ring_rotation",
-    "jammed_ring",
-    "source_period_and_full_buffer",
-    "sink_counting",
-    "assembler_capacity",
-    "assembler_priority",
-    "crafting_timing",
-    "grid_edge",
-    "assembler_refuses_unneeded_type",
-)
-CASE_VERSION = 4
-HEADROOM = 1.5  # the ceiling over the slowest stress case of `lines`
-RUNWAY_REFERENCE_FACTOR = 4.0  # a correct engine this many times slower than reference still gets a reading
-RUNWAY_SLACK = 1.01  # for the calls around `lattice_run` (alloc, copying the input) the grader also meters
-RUNWAY_STEP = 0.05  # each smaller stress case gets this much more of the largest's runway
-WALL_CLOCK_S = 600  # the backstop behind fuel: room for the longest runway on a busy machine
+# The rule of casebuild/calibrate.py with Lattice's numbers (docs/manifests.md): the ceiling
+# 1.5 × `lines`' most fuel; an engine 4 × slower than `reference` still gets a reading.
+RULE = Rule(headroom=1.5, reading=4.0, step=0.05, slack=1.01)
+FRESH = ("stress", "expected")  # made from scratch by every build, so a stale file shows
+# The names docs/guide.md's walk-through (tests/core/test_guide_walkthrough.py) applies the rule by.
+HEADROOM = RULE.headroom
+_round_up = round_up
 
 
 @dataclass(frozen=True)
-class Built:
+class Measured:
+    """A stress case's size and the fuel each engine's `lattice_run` burns on it."""
+
     name: str
-    kind: str
-    behaviour: str
-    input_file: str
-    expected_file: str
-    lines_fuel: int
-    reference_fuel: int
     size: int
+    lines: int
+    reference: int
 
 
-def _pack(checksums: list[int]) -> bytes:
-    return struct.pack(f"<{len(checksums)}Q", *checksums)
+def build(case_dir: Path, *, check: bool = False, say: Callable[[str], None] = print) -> tuple[str, ...]:
+    """Build the case in `case_dir`; return the files that differ from the build, which are
+    written unless `check`."""
+    _, changed = on_stage(case_dir, lambda stage: _build_stage(stage, say), check=check, fresh=FRESH)
+    return changed
 
 
-def _behaviour(text: str) -> str:
-    first = text.splitlines()[0]
-    if not first.startswith("#"):
-        raise ValueError("a smoke scenario starts with a '#' line saying what it isolates")
-    return first.lstrip("# ").strip()
+def _build_stage(stage: Path, say: Callable[[str], None]) -> None:
+    (stage / "stress").mkdir(exist_ok=True)
+    for spec in stress_scenarios():
+        (stage / "stress" / f"{spec.name}.lat").write_bytes(spec.text().encode())
+    write_placeholders(stage / "case.toml")
+    case = load_case(stage / "case.toml")
+    _check_declared(case, stage)
+    reference = WasmEngine(stage / "submissions" / "reference" / "engine.wasm")
+    lines = WasmEngine(stage / "submissions" / "lines" / "engine.wasm")
+    measured = []
+    for entry in case.cases:
+        record_answer(case, entry, answer(entry, reference, lines))
+        if entry.is_smoke:
+            say(f"smoke  {entry.name:<36} {len(entry.expected_bytes()) // 8:>4} snapshots")
+        else:
+            data = entry.input_bytes()
+            m = Measured(entry.name, entry.size, lines.fuel_of(data), reference.fuel_of(data))
+            measured.append(m)
+            ratio = m.reference / m.lines
+            say(f"stress {m.name:<14} lines {m.lines:>14,}  reference {m.reference:>16,}  ×{ratio:6.1f}")
+    case.path.write_text(manifest_text(case.path.read_text(), measured, say=say))
+    write_census(stage, say=say)
 
 
-def write_if_changed(path: Path, data: bytes) -> bool:
-    """Write `data` unless the file already holds exactly it (so a rebuild touches nothing)."""
-    if path.is_file() and path.read_bytes() == data:
-        return False
-    path.write_bytes(data)
-    return True
+def answer(entry: CaseEntry, reference: WasmEngine, lines: WasmEngine) -> bytes:
+    """The expected answer to `entry`: the wasm reference's checksums, confirmed by a second
+    engine (the Python reference on a smoke test, `lines` on a stress case)."""
+    data = entry.input_bytes()
+    checksums = reference.run(data)
+    scenario = parse_scenario(data, source=entry.name)
+    if entry.is_smoke and simulate(scenario) != checksums:
+        raise UserError(f"{entry.name}: the wasm and Python references disagree", _at(entry))
+    if not entry.is_smoke and lines.run(data) != checksums:
+        raise UserError(f"{entry.name}: lines and the wasm reference disagree", _at(entry))
+    if not entry.is_smoke and entry.size != scenario.width * scenario.height:
+        raise UserError(f"{entry.name}: size is {scenario.width * scenario.height} cells, not {entry.size}")
+    return u64_list(checksums)
 
 
-def build(case_dir: Path) -> Path:
-    samples = case_dir / "submissions"
-    reference = WasmEngine(samples / "reference" / "engine.wasm")
-    lines = WasmEngine(samples / "lines" / "engine.wasm")
-    expected_dir = case_dir / "expected"
-    stress_dir = case_dir / "stress"
-    expected_dir.mkdir(exist_ok=True)
-    stress_dir.mkdir(exist_ok=True)
-    built: list[Built] = []
-    rank = {name: i for i, name in enumerate(SMOKE_ORDER)}
-    smoke = sorted((case_dir / "smoke").glob("*.lat"), key=lambda p: (rank.get(p.stem, len(rank)), p.stem))
-    for path in smoke:
-        text = path.read_text()
-        data = text.encode()
-        checksums = reference.run(data)
-        if checksums != simulate(parse_scenario(data, source=str(path))):
-            raise RuntimeError(f"{path.name}: the wasm and Python references disagree")
-        write_if_changed(expected_dir / f"{path.stem}.u64", _pack(checksums))
-        built.append(
-            Built(
-                path.stem,
-                "smoke",
-                _behaviour(text),
-                f"smoke/{path.name}",
-                f"expected/{path.stem}.u64",
-                0,
-                0,
-                len(data),
-            )
-        )
-        print(f"smoke  {path.stem:<36} {len(checksums):>4} snapshots")
-    for stress in stress_scenarios():
-        text = stress.text()
-        data = text.encode()
-        scenario = parse_scenario(data, source=stress.name)
-        write_if_changed(stress_dir / f"{stress.name}.lat", data)
-        checksums = reference.run(data)
-        if lines.run(data) != checksums:
-            raise RuntimeError(f"{stress.name}: lines and reference disagree")
-        write_if_changed(expected_dir / f"{stress.name}.u64", _pack(checksums))
-        lf, rf = lines.fuel_of(data), reference.fuel_of(data)
-        built.append(
-            Built(
-                stress.name,
-                "stress",
-                "",
-                f"stress/{stress.name}.lat",
-                f"expected/{stress.name}.u64",
-                lf,
-                rf,
-                scenario.width * scenario.height,
-            )
-        )
-        print(f"stress {stress.name:<14} lines {lf:>14,}  reference {rf:>16,}  ×{rf / lf:6.1f}")
-    manifest = case_dir / "case.toml"
-    write_if_changed(manifest, manifest_text(built).encode())
-    write_census(case_dir)
-    return manifest
-
-
-def write_census(case_dir: Path) -> Path:
-    """The census of every scenario of the case, shipped beside it for the Factory tab."""
-    case = load_case(case_dir / "case.toml")
-    scenarios = {entry.name: entry.input_bytes() for entry in case.cases}
-    return write_case_census(case_dir, scenarios, progress=lambda name: print(f"census {name}"))
-
-
-def _round_up(value: float) -> int:
-    """Up to two significant figures, so the ceiling reads as a round number."""
-    scale = 10 ** max(0, int(math.log10(value)) - 1)
-    return int(math.ceil(value / scale) * scale)
+def manifest_text(text: str, measured: Sequence[Measured], *, say: Callable[[str], None] = print) -> str:
+    """case.toml's `text` with the figures RULE gives for the stress cases' measured fuel,
+    each stress case noted with both engines' fuel on the line after its last key."""
+    figures = calibrate(
+        [m.size for m in measured], [m.lines for m in measured], [m.reference for m in measured], RULE
+    )
+    say(f"ceiling {figures.ceiling:,} fuel; runways {', '.join(str(r) for r in figures.runways)}")
+    notes = {
+        m.name: Runway(r, f"lines: {m.lines:,} fuel; reference: {m.reference:,} fuel")
+        for m, r in zip(measured, figures.runways, strict=True)
+    }
+    return with_figures(text, figures.ceiling, notes, notes_below=True)
 
 
 def runways_for(reference_fuel: list[int], ceiling: int) -> list[float]:
-    """The runway of each stress case (smallest first), by the rule in docs/manifests.md:
-    the largest gets R = ceil(4 × the most fuel reference needs on any stress case × slack
-    / ceiling), each step down in size RUNWAY_STEP × R more, rounded up."""
-    need = RUNWAY_REFERENCE_FACTOR * max(reference_fuel) * RUNWAY_SLACK / ceiling
-    largest = max(1, math.ceil(need))
-    count = len(reference_fuel)
-    return [float(math.ceil(largest * (1 + RUNWAY_STEP * (count - 1 - i)))) for i in range(count)]
+    """The runway of each stress case (smallest first) under `ceiling`, by RULE."""
+    return [float(r) for r in runways(range(len(reference_fuel)), reference_fuel, ceiling, RULE)]
 
 
-def manifest_text(built: list[Built]) -> str:
-    """case.toml for the built scenarios: the ceiling and runways follow from their fuel."""
-    stress_built = [b for b in built if b.kind == "stress"]
-    ceiling = _round_up(max(b.lines_fuel for b in stress_built) * HEADROOM)
-    runways = runways_for([b.reference_fuel for b in stress_built], ceiling)
-    print(f"ceiling {ceiling:,} fuel; runways {', '.join(f'{r:g}' for r in runways)}")
-    return _manifest(built, ceiling, runways)
+def _check_declared(case: CaseManifest, stage: Path) -> None:
+    """Every smoke file and generated stress scenario is a case of the manifest, and each
+    smoke test's behaviour is its file's first line."""
+    names = {entry.name for entry in case.cases}
+    made = [p.stem for p in sorted((stage / "smoke").glob("*.lat"))] + [s.name for s in stress_scenarios()]
+    missing = [name for name in made if name not in names]
+    if missing:
+        raise UserError(f"no [[case]] for {', '.join(missing)}", Location(str(case.path)))
+    for entry in case.smoke:
+        first = entry.input_bytes().decode().splitlines()[0]
+        if not first.startswith("#") or first.lstrip("# ").strip() != entry.behaviour:
+            raise UserError(
+                f"{entry.name}: a smoke scenario starts with a '#' line saying what it isolates, "
+                "and that line is its behaviour in case.toml",
+                _at(entry),
+            )
 
 
-def _manifest(built: list[Built], ceiling: int, runways: list[float]) -> str:
-    out = [
-        "# The bundled Lattice case. Rebuild with: python -m lattice_desktop.lattice.case_builder",
-        "[meta]",
-        'name = "lattice"',
-        f"version = {CASE_VERSION}",
-        'variant = "standard"',
-        'family = "lattice-v1"',
-        'description = "A deterministic factory: every snapshot checksum must match the reference."',
-        "",
-        "[contract]",
-        'abi = "bytes"',
-        'entry = "lattice_run"',
-        'output = "u64-list"',
-        'records = "lattice_records"',
-        "",
-        "[sandbox]",
-        f"fuel_limit = {ceiling:_}",
-        "memory_limit_mib = 1024",
-        "build_timeout_s = 300",
-        f"wall_clock_s = {WALL_CLOCK_S}",
-        "",
-    ]
-    stress_index = 0
-    for b in built:
-        out += ["[[case]]", f'name = "{b.name}"', f'kind = "{b.kind}"']
-        if b.kind == "smoke":
-            out.append(f'behaviour = "{b.behaviour}"')
-        out += [f'input_file = "{b.input_file}"', f'expected_file = "{b.expected_file}"']
-        if b.kind == "stress":
-            out.append(f"fuel_runway = {runways[stress_index]:g}")
-            out.append(f"size = {b.size}")
-            out.append(f"# lines: {b.lines_fuel:,} fuel; reference: {b.reference_fuel:,} fuel")
-            stress_index += 1
-        out.append("")
-    return "\n".join(out)
+def _at(entry: CaseEntry) -> Location:
+    return Location(str(entry.input_path) if entry.input_path else None)
 
 
-def check(case_dir: Path) -> list[str]:
-    """Build a copy of the case (its smoke files and samples) in a temporary folder and
-    return the files of the committed case that differ from what the builder produces."""
-    built_files = ("case.toml", "census.json", "expected", "stress")
-    with tempfile.TemporaryDirectory(prefix="lattice-case-") as tmp:
-        copy = Path(tmp) / case_dir.name
-        shutil.copytree(case_dir, copy, ignore=shutil.ignore_patterns(*built_files))
-        build(copy)
-        produced = {p.relative_to(copy) for p in copy.rglob("*") if p.is_file()}
-        committed = {p.relative_to(case_dir) for p in case_dir.rglob("*") if p.is_file()}
-        return sorted(
-            str(rel)
-            for rel in produced | committed
-            if rel not in produced
-            or rel not in committed
-            or (copy / rel).read_bytes() != (case_dir / rel).read_bytes()
-        )
+def write_census(case_dir: Path, *, say: Callable[[str], None] = print) -> Path:
+    """The census of every scenario of the case, shipped beside it for the Factory tab."""
+    case = load_case(case_dir / "case.toml")
+    scenarios = {entry.name: entry.input_bytes() for entry in case.cases}
+    return write_case_census(case_dir, scenarios, progress=lambda name: say(f"census {name}"))
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--case-dir", type=Path, default=CASES / "lattice")
     parser.add_argument(
         "--census-only",
@@ -251,17 +161,20 @@ def main() -> None:
     parser.add_argument(
         "--check",
         action="store_true",
-        help="build into a temporary folder and list the committed files that differ (exit 1 if any)",
+        help="write nothing: list the files a build would change (exit 1 if any)",
     )
     args = parser.parse_args()
+    if args.census_only:
+        print(write_census(args.case_dir))
+        return
+    try:
+        changed = build(args.case_dir, check=args.check)
+    except UserError as exc:
+        sys.exit(f"error: {exc}")
     if args.check:
-        differ = check(args.case_dir)
-        print(
-            "\n".join(f"differs: {name}" for name in differ)
-            or "the committed case is what the builder produces"
-        )
-        sys.exit(1 if differ else 0)
-    print(write_census(args.case_dir) if args.census_only else build(args.case_dir))
+        print("\n".join(f"differs: {name}" for name in changed) or "the case is what its sources build")
+        sys.exit(1 if changed else 0)
+    print("\n".join(f"wrote {name}" for name in changed) or "nothing changed")
 
 
 if __name__ == "__main__":

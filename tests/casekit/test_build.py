@@ -8,7 +8,7 @@ from __future__ import annotations
 import struct
 from pathlib import Path
 
-from lattice_desktop.casekit.calibrate import calibrate
+from lattice_desktop.casebuild.calibrate import calibrate
 from lattice_desktop.casekit.kit_file import read_kit
 from lattice_desktop.cli.main import main
 from lattice_desktop.grading.grader import grade

@@ -11,7 +11,8 @@ import re
 
 import pytest
 
-from lattice_desktop.casekit.calibrate import Rule, calibrate, round_up
+from lattice_desktop.casebuild.calibrate import Rule, calibrate, round_up
+from lattice_desktop.lattice.case_builder import RULE
 from lattice_desktop.manifest import load_case
 from lattice_desktop.resources import demo_case
 
@@ -47,8 +48,9 @@ def test_equal_sizes_share_a_runway_and_float_noise_adds_no_unit():
 
 
 def test_the_bundled_lattice_case_is_an_instance_of_the_rule():
-    # Lattice's builder measures the ceiling on `lines` and the reading on `reference`, with a
-    # 1% slack for the calls around its entry; its manifest keeps both figures per stress case.
+    # Lattice's builder (lattice/case_builder.py) calibrates with the same rule, measuring the
+    # ceiling on `lines` and the reading on `reference`, with a 1% slack for the calls around
+    # its entry; its manifest keeps both figures per stress case.
     case = load_case(demo_case())
     text = demo_case().read_text()
     found = {
@@ -64,7 +66,8 @@ def test_the_bundled_lattice_case_is_an_instance_of_the_rule():
         [e.size for e in stress],
         [found[e.name][0] for e in stress],
         [found[e.name][1] for e in stress],
-        Rule(headroom=1.5, reading=4.0, step=0.05, slack=1.01),
+        RULE,
     )
+    assert Rule(headroom=1.5, reading=4.0, step=0.05, slack=1.01) == RULE
     assert figures.ceiling == case.sandbox.fuel_limit
     assert list(figures.runways) == [math.ceil(e.fuel_runway) for e in stress]

@@ -8,7 +8,7 @@ import re
 
 import pytest
 
-from lattice_desktop.casekit.calibrate import calibrate
+from lattice_desktop.casebuild.calibrate import calibrate
 from lattice_desktop.casekit.kit_file import read_kit
 from lattice_desktop.cli.main import main
 from lattice_desktop.grading.fuel_growth import fit_slope

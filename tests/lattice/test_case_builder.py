@@ -1,19 +1,21 @@
-"""The committed case is what `case_builder` produces. The quick checks rebuild every
-deterministic part (stress files, smoke answers, the manifest from its recorded fuel, the
-`lines` fuel); the slow one runs the whole builder into a temporary folder."""
+"""The committed case is what `case_builder` produces, through the case build's own pieces
+(casebuild: the rule, the manifest-figures writer, the answers writer, the stage). The quick
+checks rebuild every deterministic part: the stress files, the manifest's figures and notes
+from the fuel it records, the answers of the smoke tests and the two smallest stress cases,
+the `lines` fuel; the slow one runs the whole builder with `--check`."""
 
 from __future__ import annotations
 
 import re
+import shutil
 import struct
 import tomllib
 
 import pytest
 
+from lattice_desktop.casebuild.answers import record_answer, write_placeholders
 from lattice_desktop.lattice import case_builder
-from lattice_desktop.lattice.case_builder import Built, _behaviour, manifest_text
-from lattice_desktop.lattice.rules import simulate
-from lattice_desktop.lattice.scenario import parse_scenario
+from lattice_desktop.lattice.case_builder import Measured, answer, manifest_text
 from lattice_desktop.lattice.stress import stress_scenarios
 from lattice_desktop.lattice.wasm_engine import WasmEngine
 from lattice_desktop.manifest import load_case
@@ -24,40 +26,46 @@ FUEL_NOTE = re.compile(r"^# lines: ([\d,]+) fuel; reference: ([\d,]+) fuel$", re
 
 
 def recorded_fuel() -> list[tuple[int, int]]:
-    """(lines, reference) fuel of each stress case, as the manifest's comments record it."""
+    """(lines, reference) fuel of each stress case, as the manifest's notes record it."""
     text = CASE.path.read_text()
     return [(int(a.replace(",", "")), int(b.replace(",", ""))) for a, b in FUEL_NOTE.findall(text)]
 
 
-def test_the_manifest_is_what_the_builder_writes_for_the_recorded_fuel():
-    fuel = iter(recorded_fuel())
-    built = []
-    for entry in CASE.cases:
-        lines, reference = next(fuel) if not entry.is_smoke else (0, 0)
-        size = len(entry.input_bytes()) if entry.is_smoke else entry.size
-        behaviour = _behaviour(entry.input_bytes().decode()) if entry.is_smoke else ""
-        built.append(
-            Built(
-                entry.name,
-                entry.kind,
-                behaviour,
-                entry.input_path.relative_to(CASE.path.parent).as_posix(),
-                entry.expected_path.relative_to(CASE.path.parent).as_posix(),
-                lines,
-                reference,
-                size,
-            )
-        )
-    assert CASE.path.read_text() == manifest_text(built)
-    assert [e.name for e in CASE.smoke] == list(case_builder.SMOKE_ORDER)
+def test_the_figures_and_notes_are_the_rule_written_by_the_kits_writer():
+    # The manifest with its figures and notes wiped, filled in again from the recorded fuel.
+    committed = CASE.path.read_bytes()
+    text = committed.decode()
+    blank = re.sub(r"^fuel_limit = .*$", "fuel_limit = 1", text, flags=re.M)
+    blank = re.sub(r"^fuel_runway = .*$", "fuel_runway = 1", blank, flags=re.M)
+    blank = re.sub(r"^# lines: .*\n", "", blank, flags=re.M)
+    assert "lines:" not in blank and "2_900_000_000" not in blank
+    measured = [
+        Measured(e.name, e.size, lines, reference)
+        for e, (lines, reference) in zip(CASE.stress, recorded_fuel(), strict=True)
+    ]
+    assert manifest_text(blank, measured, say=lambda _: None).encode() == committed
 
 
-def test_the_stress_files_and_every_answer_are_the_builders():
+def test_the_stress_files_are_the_generators():
+    assert [e.name for e in CASE.stress] == [s.name for s in stress_scenarios()]
     for spec in stress_scenarios():
         assert CASE.entry(spec.name).input_bytes() == spec.text().encode(), spec.name
-    for entry in CASE.smoke:
-        checksums = simulate(parse_scenario(entry.input_bytes()))
-        assert entry.expected_bytes() == struct.pack(f"<{len(checksums)}Q", *checksums), entry.name
+
+
+def test_the_answers_writer_writes_the_committed_answers(tmp_path):
+    # The builder's own path (the wasm reference, confirmed by a second engine) on a copy of
+    # the case whose answers are placeholders: every smoke test and the two smallest stress cases.
+    folder = tmp_path / "lattice"
+    shutil.copytree(CASE.path.parent, folder, ignore=shutil.ignore_patterns("expected", "census.json"))
+    write_placeholders(folder / "case.toml")
+    copy = load_case(folder / "case.toml")
+    reference = WasmEngine(CASE.samples_dir / "reference" / "engine.wasm")
+    lines = WasmEngine(CASE.samples_dir / "lines" / "engine.wasm")
+    chosen = [*copy.smoke, copy.entry("stress-64"), copy.entry("stress-128")]
+    for entry in chosen:
+        record_answer(copy, entry, answer(entry, reference, lines))
+        assert entry.expected_bytes() == CASE.entry(entry.name).expected_bytes(), entry.name
+    assert copy.entry("stress-512").expected_bytes() == b""  # untouched: only what was answered
 
 
 def test_the_recorded_lines_fuel_and_the_stress_answers_match_the_committed_engine():
@@ -69,16 +77,24 @@ def test_the_recorded_lines_fuel_and_the_stress_answers_match_the_committed_engi
         assert lines.fuel_of(data) == lines_fuel, entry.name
 
 
+def test_the_walkthroughs_runway_rule_is_the_shared_one():
+    # docs/guide.md's walk-through applies the rule through these names.
+    ceiling = case_builder._round_up(max(lines for lines, _ in recorded_fuel()) * case_builder.HEADROOM)
+    assert ceiling == CASE.sandbox.fuel_limit
+    runways = case_builder.runways_for([reference for _, reference in recorded_fuel()], ceiling)
+    assert runways == [e.fuel_runway for e in CASE.stress]
+
+
 @pytest.mark.slow
 def test_a_rebuild_of_the_committed_case_changes_nothing():
-    # the whole builder, reference fuel and census included (minutes)
-    assert case_builder.check(CASE.path.parent) == []
+    # the whole builder, reference fuel and census included, on a stage (a minute or two)
+    assert case_builder.build(CASE.path.parent, check=True, say=lambda _: None) == ()
 
 
 def test_published_versions_name_the_bundle_at_its_content():
     # every version published so far, oldest first, and the bundle is the last of them
     published = tomllib.loads((CASE.path.parent / "published.toml").read_text())["published"]
-    assert [p["version"] for p in published] == list(range(1, case_builder.CASE_VERSION + 1))
+    assert [p["version"] for p in published] == list(range(1, CASE.version + 1))
     assert len({p["content"] for p in published}) == len(published)
     last = published[-1]
     assert (last["version"], last["variant"], last["content"]) == (

@@ -15,8 +15,9 @@ wasmtime release line). The rule, with `Rule`'s defaults (Lattice's own):
    input, while on a small one a constant factor matters less.
 
 A case kit's case uses its reference for both engines (`case build`); the Lattice case
-measures the pace with its fast sample (`lines`) and the reading with its straightforward
-one (`reference`), with a 1% slack for the calls around the entry its old meter missed.
+(`lattice/case_builder.py`) measures the pace with its fast sample (`lines`) and the reading
+with its straightforward one (`reference`), with a 1% slack for the calls around the entry
+that its meter (`lattice_run` alone) leaves out.
 """
 
 from __future__ import annotations
@@ -60,8 +61,14 @@ def calibrate(
     if not sizes or not len(sizes) == len(pace) == len(reading):
         raise ValueError("one size, pace fuel and reading fuel per stress case")
     ceiling = round_up(max(pace) * rule.headroom)
+    return Figures(ceiling, runways(sizes, reading, ceiling, rule))
+
+
+def runways(
+    sizes: Sequence[int], reading: Sequence[int], ceiling: int, rule: Rule = Rule()
+) -> tuple[int, ...]:
+    """Steps 2 and 3 of the rule: the runway of each stress case for a given ceiling."""
     largest = max(1, math.ceil(rule.reading * max(reading) * rule.slack / ceiling))
     ranked = sorted(set(sizes), reverse=True)
     # Rounded before the ceiling so that float noise (100 × 1.1 = 110.00000000000001) adds no unit.
-    runways = tuple(math.ceil(round(largest * (1 + rule.step * ranked.index(size)), 9)) for size in sizes)
-    return Figures(ceiling, runways)
+    return tuple(math.ceil(round(largest * (1 + rule.step * ranked.index(size)), 9)) for size in sizes)
