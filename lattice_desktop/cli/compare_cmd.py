@@ -16,7 +16,7 @@ from lattice_desktop.formatting import grouped
 from lattice_desktop.manifest.case import load_case
 from lattice_desktop.manifest.submission import load_submission
 from lattice_desktop.resources import resolve_case_path
-from lattice_desktop.services.compare_runs import Comparison, compare_runs
+from lattice_desktop.services.compare_runs import TOP_LINES, Comparison, compare_runs
 from lattice_desktop.services.exports.compare_html import comparison_html
 from lattice_desktop.services.grading import grade_and_store
 from lattice_desktop.store.queries import load_run
@@ -33,8 +33,9 @@ def register(commands: argparse._SubParsersAction) -> None:
         "compare",
         help="regression report between two runs or submissions, per case and per function",
         description="Compare run A with run B case by case: the fuel of each, the change and its "
-        "percentage, verdict changes, and the functions that account for most of each change "
-        "(from their fuel profiles, made if missing). A submission folder instead of a run id is "
+        "percentage, verdict changes, and the functions (and, for modules built with -g, the "
+        "source lines) that account for most of each change (from their fuel profiles, made if "
+        "missing). A submission folder instead of a run id is "
         "graded first (against --case, or the other run's case) and stored as a run. "
         f"With --fail-above PCT, exits {EXIT_REGRESSED} when any case got more than PCT%% worse "
         "or lost its verdict; 2 is a usage error.",
@@ -142,8 +143,20 @@ def comparison_text(comparison: Comparison, *, threshold: float | None) -> str:
         for f in c.functions:
             share = f" ({100 * f.delta / c.delta:.0f}% of the change)" if c.delta else ""
             lines.append(f"{'':<16}   {f.delta:+,} in {shown(f.name)}: {f.before:,} → {f.after:,}{share}")
+            for ln in f.lines[:TOP_LINES]:
+                part = f" ({100 * ln.delta / f.delta:.0f}% of {shown(f.name)}'s change)" if f.delta else ""
+                lines.append(
+                    f"{'':<16}       {ln.delta:+,} at {shown(ln.place)}: {ln.before:,} → {ln.after:,}{part}"
+                )
+            if len(f.lines) > TOP_LINES:
+                more = len(f.lines) - TOP_LINES
+                lines.append(
+                    f"{'':<16}       … {more} more line{'s' if more != 1 else ''} (--json lists them)"
+                )
         if c.note and c.note != "no change in fuel":
             lines.append(f"{'':<16}   ({shown(c.note)})")
+        elif c.functions and c.lines_note:
+            lines.append(f"{'':<16}   ({shown(c.lines_note)})")
     if threshold is not None:
         worse = comparison.worse_than(threshold)
         lines += [

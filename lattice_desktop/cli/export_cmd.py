@@ -20,7 +20,9 @@ def register(commands: argparse._SubParsersAction) -> None:
         "export",
         help="write a run, the runs list or a leaderboard as CSV or as an HTML report",
         description="Write stored results as CSV (one row per case, run or model) or as one "
-        "self-contained HTML file with its plots. FILE may be - for standard output.",
+        "self-contained HTML file with its plots. FILE may be - for standard output; without "
+        "FILE, --csv and --html write run-ID.csv, runs.html, leaderboard-CASE.csv … in the "
+        "current folder.",
     )
     what = p.add_subparsers(dest="what", metavar="WHAT", required=True)
 
@@ -46,15 +48,26 @@ def register(commands: argparse._SubParsersAction) -> None:
 
 
 def _outputs(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--csv", metavar="FILE", help="write CSV here")
-    parser.add_argument("--html", metavar="FILE", help="write the HTML report here")
+    parser.add_argument("--csv", metavar="FILE", nargs="?", const=NAMED, help="write CSV here")
+    parser.add_argument("--html", metavar="FILE", nargs="?", const=NAMED, help="write the HTML report here")
     add_db_option(parser)
 
 
-def _targets(args: argparse.Namespace) -> list[tuple[str, str]]:
-    targets = [(kind, getattr(args, kind)) for kind in ("csv", "html") if getattr(args, kind)]
+NAMED = ""  # --csv or --html without FILE: the export's own name in the current folder
+
+
+def _targets(args: argparse.Namespace, stem: str) -> list[tuple[str, str]]:
+    """(kind, path) per output asked for; `stem` names a file where none was given."""
+    targets = [
+        (kind, getattr(args, kind) or f"{stem}.{kind}")
+        for kind in ("csv", "html")
+        if getattr(args, kind) is not None
+    ]
     if not targets:
-        raise UserError("name a file to write with --csv FILE, --html FILE or both")
+        raise UserError(
+            "name a file to write with --csv FILE, --html FILE or both "
+            f"(FILE - is the terminal; --csv alone writes {stem}.csv here, --html alone {stem}.html)"
+        )
     if [path for _, path in targets].count("-") > 1:
         raise UserError("only one of --csv and --html can write to standard output (-)")
     return targets
@@ -69,7 +82,7 @@ def _write(export: Export, path: str) -> None:
 
 
 def _export_run(args: argparse.Namespace) -> int:
-    targets = _targets(args)
+    targets = _targets(args, f"run-{args.run}")
     open_storage(args)
     for kind, path in targets:
         _write(run_export(args.run, kind), path)
@@ -77,7 +90,7 @@ def _export_run(args: argparse.Namespace) -> int:
 
 
 def _export_runs(args: argparse.Namespace) -> int:
-    targets = _targets(args)
+    targets = _targets(args, "runs")
     open_storage(args)
     rows = list_every_run(case=args.case, model=args.model, verdict=args.verdict, include_hidden=args.all)
     scope = " · ".join(
@@ -96,9 +109,14 @@ def _export_runs(args: argparse.Namespace) -> int:
 
 
 def _export_leaderboard(args: argparse.Namespace) -> int:
-    targets = _targets(args)
     open_storage(args)
     board = chosen_board(args)
+    targets = _targets(args, f"leaderboard-{_file_part(board.case_name)}")
     for kind, path in targets:
         _write(board_export(board, kind), path)
     return 0
+
+
+def _file_part(name: str) -> str:
+    """A case name as part of a file name: letters, digits, "-", "_" and "." only."""
+    return "".join(ch if ch.isalnum() or ch in "-_." else "-" for ch in name).strip(".") or "case"

@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import unicodedata
 
 from lattice_desktop.cli.common import add_board_options, add_db_option, chosen_board, open_storage
 from lattice_desktop.cli.report_text import result_rows, verdict_line
@@ -22,6 +23,7 @@ from lattice_desktop.services.run_failure import run_failure
 from lattice_desktop.store.field import standing
 from lattice_desktop.store.harness_runs import StoredHarnessRun, load_harness_run
 from lattice_desktop.store.hidden_runs import hide_runs, unhide_runs
+from lattice_desktop.store.pages import HarnessPage, load_harness_page
 from lattice_desktop.store.queries import ListedRun, list_every_run, load_run
 from lattice_desktop.store.run_numbers import GRADED, HARNESS, run_kind
 from lattice_desktop.store.runs import delete_runs
@@ -89,25 +91,59 @@ def _runs(args: argparse.Namespace) -> int:
             else "No runs yet — grade one with `lattice-desktop grade SUBMISSION --case CASE`."
         )
         return 0
-    print(f"{'run':>5}  {'case':<22} {'model':<20} {'verdict':<14} {'score':>12}  finished")
-    for r in rows:
-        print(_run_line(r) + ("  (hidden)" if r.hidden else ""))
+    print("\n".join(runs_table(rows)))
     return 0
 
 
-def _run_line(r: ListedRun) -> str:
+RUNS_HEAD = ("run", "case", "model", "verdict", "score", "finished", "")
+RIGHT_COLUMNS = frozenset({0, 4})
+WIDEST = 64
+"""A column is as wide as its longest value up to this; a longer value (a name someone
+chose) overflows its own row only, never pushing the other rows' columns out of line."""
+
+
+def runs_table(rows: list[ListedRun]) -> list[str]:
+    """The `runs` table: a header and one line per run, each column as wide as its values
+    (up to WIDEST) so a harness row's "harness / model" keeps every column in line."""
+    cells = [RUNS_HEAD, *(_run_cells(r) for r in rows)]
+    widths = [min(WIDEST, max(_width(row[c]) for row in cells)) for c in range(len(RUNS_HEAD) - 1)]
+    lines = []
+    for row in cells:
+        parts = [_pad(cell, widths[c], right=c in RIGHT_COLUMNS) for c, cell in enumerate(row[:-1])]
+        lines.append(("  ".join(parts) + (f"  {row[-1]}" if row[-1] else "")).rstrip())
+    return lines
+
+
+def _run_cells(r: ListedRun) -> tuple[str, ...]:
+    hidden = "(hidden)" if r.hidden else ""
     if isinstance(r, StoredHarnessRun):
-        score = r.result.metrics["score"]
+        note = "  ".join(part for part in (shown(r.name), hidden) if part)
         return (
-            f"{r.id:>5}  {shown(r.group):<22} {shown(agent_label(r.result)):<20} {HARNESS_WORD:<14} "
-            f"{'score ' + score.shown:>12}  {moment(r.imported)}  {shown(r.name)}"
+            str(r.id),
+            shown(r.group),
+            shown(agent_label(r.result)),
+            HARNESS_WORD,
+            "score " + r.result.metrics["score"].shown,
+            moment(r.imported),
+            note,
         )
     when = moment(r.finished) if r.finished else "-"
-    return (
-        f"{r.id:>5}  {shown(r.case_label):<22} {shown(r.model):<20} "
-        f"{r.verdict.look.text:<14} {fuel(r.score):>12}  {when}"
-        + (f"  {shown(note)}" if (note := r.identity.note) else "")
+    note = "  ".join(part for part in (shown(r.identity.note or ""), hidden) if part)
+    return (str(r.id), shown(r.case_label), shown(r.model), r.verdict.look.text, fuel(r.score), when, note)
+
+
+def _width(text: str) -> int:
+    """Columns a terminal gives `text`: two for a wide (East Asian) character, none for a
+    combining mark."""
+    return sum(
+        0 if unicodedata.combining(ch) else 2 if unicodedata.east_asian_width(ch) in "WF" else 1
+        for ch in text
     )
+
+
+def _pad(text: str, width: int, *, right: bool) -> str:
+    fill = " " * max(0, width - _width(text))
+    return fill + text if right else text + fill
 
 
 def _run_entry(r: ListedRun) -> dict:
@@ -236,18 +272,44 @@ def _show(args: argparse.Namespace) -> int:
 def _show_harness(stored: StoredHarnessRun, *, as_json: bool) -> int:
     """A harness run as `harness score` prints it, under its stored id."""
     if as_json:
-        entry = {**harness_entry(stored), "result": stored.result.to_dict()}
+        page = load_harness_page(stored.id)
+        standing = None
+        if page is not None:
+            standing = {
+                "position": page.position,
+                "ranked": page.result.unranked is None,
+                "board_size": page.board_size,
+                "best_run_id": page.best_id,
+                "describe": board_place(page),
+            }
+        entry = {**harness_entry(stored), "standing": standing, "result": stored.result.to_dict()}
         entry.update(box_source=stored.box_source, trace_source=stored.trace_source)
         json.dump(entry, sys.stdout, indent=2, ensure_ascii=False)
         print()
         return 0
+    page = load_harness_page(stored.id)
     print(
         f"run {stored.id} · harness run · {shown(stored.name)} · imported {moment(stored.imported)}"
         + (" · hidden" if stored.hidden else "")
     )
-    print(f"box {shown(stored.box_source)} · trace {shown(stored.trace_source)}\n")
-    print(format_result(stored.result))
+    print(f"box {shown(stored.box_source)} · trace {shown(stored.trace_source)}")
+    if page is not None:
+        print(f"board: {shown(board_place(page))}")
+    # The table's own first line names the run by the id its trace gave it: say so, as the
+    # run's id in this database is the one above.
+    table = format_result(stored.result)
+    print("\n" + ("trace " + table if table.startswith("run ") else table))
     return 0
+
+
+def board_place(page: HarnessPage) -> str:
+    """Where a harness run stands on its box's board, as the app's header says it."""
+    r = page.result
+    reason = f" · not ranked: {r.unranked}" if r.unranked is not None else ""
+    if page.position is None:
+        return f"not on the board — run {page.best_id} is this agent's best{reason}"
+    mark = "*" if r.unranked is not None else ""
+    return f"#{page.position}{mark} of {page.board_size} on {r.box} · {r.stage}{reason}"
 
 
 def _leaderboard(args: argparse.Namespace) -> int:

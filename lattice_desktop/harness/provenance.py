@@ -5,9 +5,11 @@ the scores it had) and how each priced model call's cost was obtained."""
 from __future__ import annotations
 
 import json
+from decimal import Decimal
 
 from lattice_desktop.harness.inspect_mapping import plain
 from lattice_desktop.harness.result import HarnessResult
+from lattice_desktop.harness.seconds import seconds
 
 
 def _value(value: object) -> str:
@@ -52,14 +54,15 @@ def provenance_lines(result: HarnessResult) -> list[str]:
         if "crashed_status" in mapping:
             lines.append(f"mapping: a tool call that raised has status {mapping['crashed_status']}")
         lines.append(
-            f"setup before the first model call: {origin.get('setup_s', 0)!r} s (not counted in Time)"
+            f"setup before the first model call: {seconds(origin.get('setup_s', 0))} s (not counted in Time)"
         )
         scorer_calls = origin.get("scorer_calls") or []
         if scorer_calls:
             known = [c["cost_usd"] for c in scorer_calls if c.get("cost_usd") is not None]
             lines.append(
                 f"scorer model calls, not the harness's spend or time: {len(scorer_calls)} "
-                f"({', '.join(str(c.get('model')) for c in scorer_calls)}; ${sum(known)!r} known)"
+                f"({', '.join(str(c.get('model')) for c in scorer_calls)}; "
+                f"${sum((Decimal(str(c)) for c in known), Decimal(0))} known)"
             )
     elif origin:
         lines.append("source: " + _value(origin))

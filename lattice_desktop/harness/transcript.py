@@ -28,6 +28,7 @@ from lattice_desktop.harness.events import (
 from lattice_desktop.harness.focus import MAX_PERIOD, exemption
 from lattice_desktop.harness.history import CallIndex
 from lattice_desktop.harness.result import HarnessResult
+from lattice_desktop.harness.seconds import seconds
 from lattice_desktop.harness.trace import Trace
 
 KINDS = (
@@ -235,7 +236,7 @@ def _describe(data: dict[str, Any], result: str = "") -> str:
         "capture": lambda: f"capture · {data.get('objective')}",
         "boundary_probe": lambda: f"boundary probe {data.get('probe')}: {data.get('result')}",
         "gaming_check": lambda: f"gaming check {data.get('check')}: {data.get('result')}",
-        "paused": lambda: f"paused until {data.get('until')} · {data.get('reason')}",
+        "paused": lambda: f"paused until {seconds(data.get('until'))} · {data.get('reason')}",
         "malformed_request": lambda: f"malformed request · {data.get('tool')} · {data.get('reason')}",
         "oversized_payload": lambda: f"oversized payload · {data.get('tool')} · {data.get('bytes')} bytes",
         "run_start": lambda: (

@@ -1,6 +1,7 @@
 """A regression report between two stored runs: per case the fuel of each, the change and
 its percentage, verdict changes, and the functions that account for most of the change
-(from the runs' stored fuel profiles, made through `services.profiling` when missing).
+(from the runs' stored fuel profiles, made through `services.profiling` when missing), with
+each function's source lines where both modules carry a line table (`compare_lines`).
 
 The CLI's `compare` and the app's Compare view both read this one report. A run is
 "before" (A) and the other "after" (B): a positive change means B burns more fuel.
@@ -8,17 +9,21 @@ The CLI's `compare` and the app's Compare view both read this one report. A run 
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field, replace
+from functools import cache
 
 from lattice_desktop.errors import UserError
 from lattice_desktop.outcomes import Outcome
 from lattice_desktop.profile.model import Profile
-from lattice_desktop.services.profiling import profile_target, run_target, stored_profile
+from lattice_desktop.services.compare_lines import LineChange, line_changes, no_lines_note
+from lattice_desktop.services.profiling import profile_target, run_target, source_text, stored_profile
 from lattice_desktop.store.queries import StoredRun, load_run
 from lattice_desktop.store.writer import Writer
 from lattice_desktop.work import Work
 
 TOP_FUNCTIONS = 5
+TOP_LINES = 3  # lines a report shows under each function (the JSON lists every one)
 
 
 @dataclass(frozen=True)
@@ -28,6 +33,9 @@ class FunctionChange:
     name: str
     before: int
     after: int
+    lines: tuple[LineChange, ...] = ()
+    """Every source line whose fuel in this function changed, most of the change first;
+    their changes add up to the function's (empty without line tables)."""
 
     @property
     def delta(self) -> int:
@@ -45,6 +53,7 @@ class CaseChange:
     after_outcome: str
     functions: tuple[FunctionChange, ...] = ()
     note: str = ""  # why there are no functions, when there are none
+    lines_note: str = ""  # why the functions have no source lines, when they have none
 
     @property
     def delta(self) -> int | None:
@@ -105,7 +114,14 @@ class Comparison:
         cases = []
         for c in self.cases:
             data = asdict(c)
-            data["functions"] = [asdict(f) | {"delta": f.delta} for f in c.functions]
+            data["functions"] = [
+                asdict(f)
+                | {
+                    "delta": f.delta,
+                    "lines": [asdict(ln) | {"delta": ln.delta, "place": ln.place} for ln in f.lines],
+                }
+                for f in c.functions
+            ]
             cases.append(
                 data | {"delta": c.delta, "percent": c.percent, "verdict_changed": c.verdict_changed}
             )
@@ -134,17 +150,26 @@ def compare_runs(
     done = 0
     for a, b in pairs:
         functions: tuple[FunctionChange, ...] = ()
-        note = "" if (a, b) in changed else "no change in fuel"
+        note, lines_note = ("" if (a, b) in changed else "no change in fuel"), ""
         if (a, b) in changed:
             work.raise_if_cancelled()
             scale = (done / len(changed), (done + 1) / len(changed))
-            functions, note = _functions(
+            functions, note, lines_note = _functions(
                 before, after, a.name, writer=writer, make=profile, work=work, span=scale
             )
             done += 1
         cases.append(
             CaseChange(
-                a.name, a.kind, a.size, a.fuel, b.fuel, a.outcome.value, b.outcome.value, functions, note
+                a.name,
+                a.kind,
+                a.size,
+                a.fuel,
+                b.fuel,
+                a.outcome.value,
+                b.outcome.value,
+                functions,
+                note,
+                lines_note,
             )
         )
     missing = sorted(set(theirs) ^ {r.name for r in before.results})
@@ -200,9 +225,11 @@ def _functions(
     make: bool,
     work: Work,
     span: tuple[float, float],
-) -> tuple[tuple[FunctionChange, ...], str]:
-    """The functions that account for most of one case's change, or a note saying why not."""
+) -> tuple[tuple[FunctionChange, ...], str, str]:
+    """The functions that account for most of one case's change (with their lines), or a
+    note saying why not; and a note saying why they have no lines, when they have none."""
     profiles: list[Profile] = []
+    roots: list[str | None] = []
     for i, run in enumerate((before, after)):
         low, high = span
         at = low + (high - low) * i / 2
@@ -212,23 +239,42 @@ def _functions(
             part = work.part(at, at + (high - low) / 2)
             found = profile_target(target, writer=writer, work=part) if make else stored_profile(target)
         except UserError as exc:
-            return (), f"no profile: {exc}"
+            return (), f"no profile: {exc}", ""
         if found is None:
             return (
                 (),
                 f"run {run.id} has no stored profile of {case} (compare without --no-profile to make one)",
+                "",
             )
         profiles.append(found)
-    return top_changes(*profiles), ""
+        roots.append(target.source_root)
+    ours, theirs = profiles
+
+    @cache
+    def sources(name: str) -> tuple[str | None, str | None]:
+        return source_text(roots[0], name), source_text(roots[1], name)
+
+    functions = top_changes(ours, theirs, sources=sources)
+    lines_note = no_lines_note(ours, theirs, before.id, after.id) if functions else ""
+    if not lines_note and functions and not any(f.lines for f in functions):
+        lines_note = "no source lines: a run was cut short, so its lines do not add up to its functions"
+    return functions, "", lines_note
 
 
-def top_changes(before: Profile, after: Profile, *, top: int = TOP_FUNCTIONS) -> tuple[FunctionChange, ...]:
+def top_changes(
+    before: Profile,
+    after: Profile,
+    *,
+    top: int = TOP_FUNCTIONS,
+    sources: Callable[[str], tuple[str | None, str | None]] | None = None,
+) -> tuple[FunctionChange, ...]:
     """The functions whose self fuel changed most in the direction of the total change
-    (then the others by size), `top` of them."""
+    (then the others by size), `top` of them, each with its lines where both profiles have
+    them (`sources` gives a file's text in each run, to pair lines of two versions)."""
     ours = {f.name: f.self_fuel for f in before.functions if f.calls}
     theirs = {f.name: f.self_fuel for f in after.functions if f.calls}
     changes = [FunctionChange(n, ours.get(n, 0), theirs.get(n, 0)) for n in sorted(set(ours) | set(theirs))]
     direction = 1 if after.total >= before.total else -1
     changes = [c for c in changes if c.delta]
     changes.sort(key=lambda c: (-(c.delta * direction), c.name))
-    return tuple(changes[:top])
+    return tuple(replace(c, lines=line_changes(before, after, c.name, sources)) for c in changes[:top])

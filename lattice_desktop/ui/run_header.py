@@ -13,6 +13,7 @@ from lattice_desktop.services.run_failure import run_failure
 from lattice_desktop.store.harness_runs import run_name
 from lattice_desktop.store.pages import HarnessPage, RunPage
 from lattice_desktop.ui import theme
+from lattice_desktop.ui.leaderboard_model import UNRANKED_MARK
 
 
 class ElidedLabel(QLabel):
@@ -162,19 +163,37 @@ class RunHeader(QFrame):
         self.chip.set_verdict(None)
         self.score.setText(f"Score {score.shown} · Execution {execution.shown}")
         self.score.setToolTip(
-            f"{score.formula}\n{execution.formula}\n\nScore ranks first, "
+            f"{score.shown_formula}\n{execution.shown_formula}\n\nScore ranks first, "
             'then Execution; "-" is a metric that could not be measured'
         )
-        if page.position is not None:
-            self.standing.setText(f"#{page.position} of {page.board_size} on {r.box} · {r.stage}")
+        self.standing.setText(harness_standing(page))
+        if r.unranked is not None:
+            self.standing.setToolTip(
+                f"{UNRANKED_MARK} not ranked: {r.unranked}\nPlaced by its Score, after the ranked "
+                "runs of that Score, an unknown cost taken as Cost 0.\nA board lists one run per "
+                "harness, model and agent: its best"
+            )
+        elif page.position is not None:
             self.standing.setToolTip(
                 "Rank among every harness and model's best run of this box "
                 "and stage: by Score, then Execution, then tie-breakers"
             )
         else:
-            self.standing.setText(f"not ranked — run #{page.best_id} is this harness and model's best")
-            self.standing.setToolTip("A board lists one run per harness and model: its best")
+            self.standing.setToolTip("A board lists one run per harness, model and agent: its best")
         when = moment(page.imported, local=True)
         self.subtitle.setText(
             f"harness run {run_name(r)} · #{page.id} · imported {when} · scorer version {r.scorer_version}"
         )
+
+
+def harness_standing(page: HarnessPage) -> str:
+    """Where a harness run stands, as the harness board shows it: "#2 of 3 on box · stage";
+    "#2* of 3 …" and the reason for a run placed by its Score but not ranked; or the run
+    that stands for its agent (and this run's own reason, when it is not ranked)."""
+    r = page.result
+    board = f"{r.box} · {r.stage}"
+    reason = f" · not ranked: {r.unranked}" if r.unranked is not None else ""
+    if page.position is None:
+        return f"not on the board — run #{page.best_id} is this agent's best{reason}"
+    mark = "" if r.unranked is None else UNRANKED_MARK
+    return f"#{page.position}{mark} of {page.board_size} on {board}{reason}"

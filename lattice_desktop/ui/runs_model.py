@@ -29,6 +29,7 @@ COLUMNS = ("Run", "Verdict", "Score", "Date")
 VERDICT_COLUMN, SCORE_COLUMN = 1, 2
 HARNESS_KIND = "harness"  # the verdict picker's entry for harness runs (they have none)
 HARNESS_ROLE = Qt.ItemDataRole.UserRole + 20  # a harness run's stored id
+KEEP_ROLE = Qt.ItemDataRole.UserRole + 21  # the end of a run's name kept whole when it is shortened
 
 
 def verdict_chip(verdict: Verdict) -> Chip:
@@ -43,6 +44,7 @@ class _Node:
     run: RunSummary | None = None
     harness: StoredHarnessRun | None = None
     row: int = 0
+    keep: str = ""  # the end of `label` that stays whole when the name is shortened
 
     def add(self, child: _Node) -> _Node:
         child.parent, child.row = self, len(self.children)
@@ -88,7 +90,8 @@ class RunsModel(QAbstractItemModel):
             key = (label, s.model)
             model = models.get(key) or models.setdefault(key, case.add(_Node(s.model)))
             hidden = " · hidden" if s.hidden else ""  # shown only with "Show hidden runs"
-            self._leaves[s.id] = model.add(_Node(f"{s.submission} #{s.id}{hidden}", run=s))
+            tail = f" #{s.id}{hidden}"
+            self._leaves[s.id] = model.add(_Node(f"{s.submission}{tail}", run=s, keep=tail))
         boxes: dict[str, _Node] = {}
         agents: dict[tuple[str, str], _Node] = {}
         for h in self.harness:
@@ -97,7 +100,8 @@ class RunsModel(QAbstractItemModel):
             key = (h.group, f"{r.harness} / {r.model}")
             agent = agents.get(key) or agents.setdefault(key, box.add(_Node(key[1])))
             hidden = " · hidden" if h.hidden else ""
-            self._harness_leaves[h.id] = agent.add(_Node(f"{h.name} #{h.id}{hidden}", harness=h))
+            label = f"{h.name} #{h.id}{hidden}"
+            self._harness_leaves[h.id] = agent.add(_Node(label, harness=h, keep=label[_kept_from(h) :]))
         self.endResetModel()
 
     def index_of_run(self, run_id: int) -> QModelIndex:
@@ -153,6 +157,8 @@ class RunsModel(QAbstractItemModel):
             return None
         node, col = self._node(index), index.column()
         run = node.run
+        if role == KEEP_ROLE:
+            return node.keep if col == 0 else None
         if node.harness is not None:
             return _harness_data(node.harness, node.label, col, role)
         if run is None:
@@ -209,8 +215,8 @@ def _harness_data(h: StoredHarnessRun, label: str, col: int, role: int):
             [
                 f"{r.harness} / {r.model} · box {r.box} · stage {r.stage}",
                 f"run #{h.id} · {h.name}" + (f" (trace run {r.run_id})" if h.name != r.run_id else ""),
-                score.formula,
-                execution.formula,
+                score.shown_formula,
+                execution.shown_formula,
                 f"imported {moment(h.imported, '%Y-%m-%d %H:%M:%S', local=True)}",
             ]
         )
@@ -226,6 +232,13 @@ def _harness_data(h: StoredHarnessRun, label: str, col: int, role: int):
     if role == SORT_ROLE:
         return (h.id, execution.value or -1.0, score.value, h.id)[col]
     return None
+
+
+def _kept_from(h: StoredHarnessRun) -> int:
+    """Where the part of a harness run's name that must stay readable starts: an Inspect AI
+    sample's " · sample … · epoch …" (its task can be shortened), else its id."""
+    at = h.name.rfind(" · sample ") if h.name != h.result.run_id else -1
+    return at if at > 0 else len(h.name)
 
 
 def _harness_group_data(node: _Node, runs: list[StoredHarnessRun], col: int, role: int):

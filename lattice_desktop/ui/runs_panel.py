@@ -3,8 +3,9 @@ runs), and the two main actions."""
 
 from __future__ import annotations
 
-from PySide6.QtCore import QModelIndex, Qt, Signal, Slot
+from PySide6.QtCore import QModelIndex, QPersistentModelIndex, Qt, Signal, Slot
 from PySide6.QtWidgets import (
+    QApplication,
     QComboBox,
     QHBoxLayout,
     QHeaderView,
@@ -12,6 +13,9 @@ from PySide6.QtWidgets import (
     QLineEdit,
     QPushButton,
     QStackedLayout,
+    QStyle,
+    QStyledItemDelegate,
+    QStyleOptionViewItem,
     QTreeView,
     QVBoxLayout,
     QWidget,
@@ -21,9 +25,39 @@ from lattice_desktop.outcomes import Verdict
 from lattice_desktop.store.harness_runs import StoredHarnessRun
 from lattice_desktop.store.queries import RunSummary
 from lattice_desktop.ui.delegates import ChipDelegate
-from lattice_desktop.ui.runs_model import HARNESS_KIND, VERDICT_COLUMN, RunsFilter, RunsModel
+from lattice_desktop.ui.runs_model import HARNESS_KIND, KEEP_ROLE, VERDICT_COLUMN, RunsFilter, RunsModel
 
 ANY = "Any"
+
+
+class NameDelegate(QStyledItemDelegate):
+    """A run's name that does not fit is shortened in the middle of the part that can go (an
+    Inspect AI run's task, a submission's name), keeping its end whole: the sample, epoch and
+    id (`KEEP_ROLE`). The whole name is in the row's tooltip."""
+
+    def initStyleOption(
+        self, option: QStyleOptionViewItem, index: QModelIndex | QPersistentModelIndex
+    ) -> None:
+        super().initStyleOption(option, index)
+        keep = index.data(KEEP_ROLE)
+        text = option.text
+        if not keep or not text.endswith(keep) or option.rect.width() <= 0:
+            return
+        widget = option.widget
+        style = widget.style() if widget is not None else QApplication.style()
+        margin = style.pixelMetric(QStyle.PixelMetric.PM_FocusFrameHMargin, None, widget) + 1
+        room = (
+            style.subElementRect(QStyle.SubElement.SE_ItemViewItemText, option, widget).width() - 2 * margin
+        )
+        metrics = option.fontMetrics
+        if metrics.horizontalAdvance(text) <= room:
+            return
+        head_room = room - metrics.horizontalAdvance(keep)
+        if head_room >= 3 * metrics.horizontalAdvance("…"):
+            head = text[: len(text) - len(keep)]
+            option.text = metrics.elidedText(head, Qt.TextElideMode.ElideMiddle, head_room) + keep
+        else:
+            option.text = metrics.elidedText(text, Qt.TextElideMode.ElideMiddle, room)
 
 
 class RunsPanel(QWidget):
@@ -65,6 +99,7 @@ class RunsPanel(QWidget):
         self.tree.setUniformRowHeights(True)
         self.tree.setAlternatingRowColors(True)
         self.tree.setItemDelegateForColumn(VERDICT_COLUMN, ChipDelegate(self.tree))
+        self.tree.setItemDelegateForColumn(0, NameDelegate(self.tree))
         self.tree.setSortingEnabled(False)
         header = self.tree.header()
         header.setStretchLastSection(False)

@@ -4,6 +4,7 @@ undocumented 64 MiB limit is scored and imported (issue 20.7)."""
 from __future__ import annotations
 
 import json
+import shutil
 
 import pytest
 from harness_builders import BOX_PATH, capture, jsonl, shell, usage
@@ -55,13 +56,22 @@ def test_the_app_s_run_page_shows_the_status(tmp_path, qtbot):
     assert "Status <b>cancelled</b>" in text
 
 
-@pytest.mark.parametrize("command", ["score", "import"])
-def test_a_trace_over_64_mib_is_read(tmp_path, capsys, command):
-    # 100,000 events padded to ~700 bytes each (an unknown field, kept verbatim): 70 MB.
+@pytest.fixture(scope="module")
+def big_trace(tmp_path_factory):
+    """100,000 events padded to ~700 bytes each (an unknown field, kept verbatim): 70 MB,
+    written once for both commands (they only read it) and deleted after them."""
+    folder = tmp_path_factory.mktemp("big-trace")
     pad = "x" * 660
     events = [shell(1 + i * 0.001, f"ls /d{i % 5000}", 404, pad=pad) for i in range(100_000)]
-    path = tmp_path / "big.jsonl"
+    path = folder / "big.jsonl"
     path.write_text(jsonl([*events, capture(200, "user")]))
+    yield path
+    shutil.rmtree(folder, ignore_errors=True)
+
+
+@pytest.mark.parametrize("command", ["score", "import"])
+def test_a_trace_over_64_mib_is_read(tmp_path, capsys, command, big_trace):
+    path = big_trace
     assert 64 * 1024 * 1024 < path.stat().st_size < MAX_TRACE_BYTES
     args = ["harness", command, str(path), "--box", str(BOX_PATH)]
     if command == "import":

@@ -45,3 +45,28 @@ def test_no_compare_item_on_the_open_run_itself(qtbot, graded, window):
     echo = next(s for s in window.runs_panel.model.summaries if s.id == graded["echo"])
     texts = [a.text() for a in window.run_actions.menu_for(echo).actions()]
     assert texts and not any(t.startswith("Compare") for t in texts)
+
+
+def test_the_selected_function_shows_the_lines_behind_its_change(qtbot, db_path, tmp_path):
+    # Two runs of a C module built with -g: the dialog lists, under the function behind the
+    # change, its source lines, whose changes add up to the function's.
+    from tests.core.wat_cases import write_case
+    from tests.profile.test_compare_lines import AFTER, BEFORE, CASES, c_submission
+
+    from .conftest import grade_into
+
+    case = write_case(tmp_path / "case", CASES, fuel_limit=10_000_000)
+    folders = [c_submission(tmp_path / n, s, f"model-{n}") for n, s in (("a", BEFORE), ("b", AFTER))]
+    before, after = grade_into(db_path, case, *folders)
+    dialog = CompareDialog(before, after, writer=None)
+    qtbot.addWidget(dialog)
+    qtbot.waitUntil(lambda: dialog.comparison is not None, timeout=60_000)
+    names = [c.name for c in dialog.cases.rows]
+    dialog.cases_view.selectRow(names.index("long"))
+    function = dialog.changes.rows[0]
+    assert dialog.lines.rows == list(function.lines) and function.lines
+    assert sum(ln.delta for ln in dialog.lines.rows) == function.delta
+    places = [dialog.lines.index(r, 0).data() for r in range(dialog.lines.rowCount())]
+    assert all(place.startswith("m.c:") for place in places)
+    assert function.name in dialog.lines_label.text()
+    dialog.reject()

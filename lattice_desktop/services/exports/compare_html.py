@@ -1,13 +1,14 @@
 """A regression report as one self-contained HTML file: the two runs, each case's fuel side
 by side with its change, the plots (fuel per case, fuel against size), and the functions
-behind each change. Built like the run export (`html_report`), from the same pieces."""
+behind each change with their source lines (for modules built with -g). Built like the run
+export (`html_report`), from the same pieces."""
 
 from __future__ import annotations
 
 from html import escape
 
 from lattice_desktop.formatting import grouped
-from lattice_desktop.services.compare_runs import CaseChange, Comparison
+from lattice_desktop.services.compare_runs import TOP_LINES, CaseChange, Comparison
 from lattice_desktop.services.exports.html_report import _facts, document
 from lattice_desktop.services.exports.svg import Bar, Series, bar_chart, loglog_chart
 
@@ -39,7 +40,7 @@ def comparison_html(comparison: Comparison, *, threshold: float | None = None) -
     parts += ["<h2>Fuel</h2>", _bars(comparison), _growth(comparison), "<h2>Cases</h2>", _cases(comparison)]
     for case in comparison.cases:
         if case.functions:
-            parts += [f"<h2>What changed on {escape(case.name)}</h2>", _functions(case)]
+            parts += [f"<h2>What changed on {escape(case.name)}</h2>", _functions(case), _lines(case)]
     return document(f"Compare run {a.run_id} and run {b.run_id}", parts)
 
 
@@ -101,6 +102,29 @@ def _functions(case: CaseChange) -> str:
         "<th class='num'>Change</th><th class='num'>of the case's change</th></tr>"
     )
     return f"<table><thead>{head}</thead><tbody>{rows}</tbody></table>"
+
+
+def _lines(case: CaseChange) -> str:
+    """The lines behind each function's change (the first TOP_LINES of each), or why none."""
+    if not any(f.lines for f in case.functions):
+        return f'<p class="meta">{escape(case.lines_note)}</p>' if case.lines_note else ""
+    rows = "".join(
+        f"<tr><td class='mono'>{escape(f.name)}</td><td class='mono'>{escape(ln.place)}</td>"
+        f"<td class='num'>{grouped(ln.before)}</td><td class='num'>{grouped(ln.after)}</td>"
+        f"<td class='num'>{ln.delta:+,}</td><td class='num'>{_share(ln.delta, f.delta)}</td></tr>"
+        for f in case.functions
+        for ln in f.lines[:TOP_LINES]
+    )
+    head = (
+        "<tr><th>Function</th><th>Source line</th><th class='num'>A fuel</th>"
+        "<th class='num'>B fuel</th><th class='num'>Change</th>"
+        "<th class='num'>of the function's change</th></tr>"
+    )
+    more = sum(max(0, len(f.lines) - TOP_LINES) for f in case.functions)
+    tail = (
+        f'<p class="meta">{more} more changed line(s): the --json report lists every one</p>' if more else ""
+    )
+    return f"<h3>Source lines</h3><table><thead>{head}</thead><tbody>{rows}</tbody></table>{tail}"
 
 
 def _percent(case: CaseChange) -> str:

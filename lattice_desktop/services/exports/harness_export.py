@@ -7,11 +7,17 @@ from __future__ import annotations
 from html import escape
 
 from lattice_desktop.formatting import rounded
-from lattice_desktop.harness.metric import shown_formula
-from lattice_desktop.harness.result import METRIC_ORDER
+from lattice_desktop.harness.metric import Metric, shown_formula
+from lattice_desktop.harness.provenance import provenance_lines
+from lattice_desktop.harness.result import METRIC_ORDER, HarnessResult
 from lattice_desktop.services.exports.html_report import document, table_html
 from lattice_desktop.services.exports.tables import Cell, Table, metric_value
 from lattice_desktop.store.harness_runs import StoredHarnessRun
+
+HARNESS_NOTE = (
+    'Score ranks first, then Execution; "-" is a metric that could not be measured, never 0. '
+    "The CSV export carries each formula exactly."
+)
 
 METRIC_HEADERS = (
     "run",
@@ -97,8 +103,21 @@ def harness_html(stored: StoredHarnessRun) -> str:
         parts += ["<h2>Loops (only the worst counts)</h2>", table_html(loops)]
     if r.tool_findings:
         parts += ["<h2>Tool-call findings</h2>", table_html(findings)]
+    notes = [f"{name}: {note}" for name, m in shown_metrics(r) for note in m.notes if m.measured]
+    if notes:
+        parts += ["<h2>Notes</h2>", "<ul>" + "".join(f"<li>{escape(n)}</li>" for n in notes) + "</ul>"]
+    provenance = provenance_lines(r)
+    if provenance:
+        parts += ["<h2>Inputs shown for recomputation</h2>", f"<pre>{escape(chr(10).join(provenance))}</pre>"]
     parts.append(
         f'<p class="meta">box {escape(stored.box_source)} · trace {escape(stored.trace_source)} · '
         f"scorer version {r.scorer_version}</p>"
     )
-    return document(f"Run {stored.id} · {stored.name}", parts)
+    return document(f"Run {stored.id} · {stored.name}", parts, note=HARNESS_NOTE)
+
+
+def shown_metrics(r: HarnessResult) -> list[tuple[str, Metric]]:
+    """(name, metric) in the page's order: the six metrics, then Execution."""
+    return [(name.capitalize(), r.metrics[name]) for name in METRIC_ORDER if name in r.metrics] + [
+        ("Execution", r.execution)
+    ]

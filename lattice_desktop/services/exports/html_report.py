@@ -304,7 +304,10 @@ def _when(value: datetime | None) -> str:
     return "unknown" if value is None else value.astimezone(UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
 
 
-def document(title: str, parts: list[str]) -> str:
+FUEL_NOTE = "Fuel is comparable only within one wasmtime version."
+
+
+def document(title: str, parts: list[str], *, note: str = FUEL_NOTE) -> str:
     made = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
     body = "\n".join(p for p in parts if p)
     return (
@@ -313,5 +316,5 @@ def document(title: str, parts: list[str]) -> str:
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
         f"<style>{CSS}</style></head>\n<body>\n{body}\n"
         f"<footer>Exported by Lattice Desktop {escape(__version__)} on {made}. "
-        "Fuel is comparable only within one wasmtime version.</footer>\n</body></html>\n"
+        f"{escape(note)}</footer>\n</body></html>\n"
     )

@@ -1,5 +1,6 @@
-"""The Compare view: two runs case by case, and the functions behind the selected case's
-change, from the same report as `lattice-desktop compare` (`services.compare_runs`).
+"""The Compare view: two runs case by case, the functions behind the selected case's
+change, and the source lines behind the selected function's (for modules built with -g),
+from the same report as `lattice-desktop compare` (`services.compare_runs`).
 
 Missing profiles are made off the GUI thread, with progress and Cancel; the dialog shows
 the report when it is ready.
@@ -25,6 +26,7 @@ from PySide6.QtWidgets import (
 
 from lattice_desktop.formatting import grouped
 from lattice_desktop.outcomes import Outcome
+from lattice_desktop.services.compare_lines import LineChange
 from lattice_desktop.services.compare_runs import CaseChange, Comparison, FunctionChange, compare_runs
 from lattice_desktop.store.writer import Writer
 from lattice_desktop.ui import theme
@@ -97,6 +99,40 @@ class ChangesModel(RowsModel):
         return None
 
 
+class LinesModel(RowsModel):
+    columns = ("Source line", "A fuel", "B fuel", "Change", "Of the function's change")
+    right_aligned = frozenset({1, 2, 3, 4})
+
+    def __init__(self, parent=None) -> None:
+        super().__init__(parent)
+        self.rows: list[LineChange] = []
+        self.total = 0
+
+    def set_function(self, function: FunctionChange | None) -> None:
+        self.beginResetModel()
+        self.rows = list(function.lines) if function is not None else []
+        self.total = function.delta if function is not None else 0
+        self.endResetModel()
+
+    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole):
+        if not index.isValid():
+            return None
+        ln, column = self.rows[index.row()], index.column()
+        if role == Qt.ItemDataRole.DisplayRole:
+            share = f"{100 * ln.delta / self.total:.1f}%" if self.total else "-"
+            return (ln.place, grouped(ln.before), grouped(ln.after), f"{ln.delta:+,}", share)[column]
+        if role == Qt.ItemDataRole.TextAlignmentRole and column in self.right_aligned:
+            return RIGHT
+        if role == Qt.ItemDataRole.FontRole and column == 0:
+            return theme.monospace()
+        if role == Qt.ItemDataRole.ToolTipRole and column == 0:
+            return (
+                "A line that moved shows A's line → B's; \"A only\" or \"B only\": "
+                "the other run's source has no such line"
+            )
+        return None
+
+
 class CompareDialog(QDialog):
     """Run `before` (A) against run `after` (B)."""
 
@@ -110,17 +146,18 @@ class CompareDialog(QDialog):
         self.progress = QProgressBar(self)
         self.cases = CasesModel(self)
         self.changes = ChangesModel(self)
+        self.lines = LinesModel(self)
         self.cases_view, self.changes_view = _view(self, self.cases), _view(self, self.changes)
+        self.lines_view = _view(self, self.lines)
         self.cases_view.selectionModel().currentRowChanged.connect(self._case_chosen)
+        self.changes_view.selectionModel().currentRowChanged.connect(self._function_chosen)
         self.functions_label = QLabel("Select a case to see the functions behind its change.", self)
-        lower = QWidget(self)
-        lower_layout = QVBoxLayout(lower)
-        lower_layout.setContentsMargins(0, 0, 0, 0)
-        lower_layout.addWidget(self.functions_label)
-        lower_layout.addWidget(self.changes_view)
+        self.lines_label = QLabel("Select a function to see the source lines behind its change.", self)
+        self.lines_label.setWordWrap(True)
         split = QSplitter(Qt.Orientation.Vertical, self)
         split.addWidget(self.cases_view)
-        split.addWidget(lower)
+        split.addWidget(_titled(self, self.functions_label, self.changes_view))
+        split.addWidget(_titled(self, self.lines_label, self.lines_view))
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close, self)
         buttons.rejected.connect(self.reject)
         layout = QVBoxLayout(self)
@@ -128,7 +165,7 @@ class CompareDialog(QDialog):
         layout.addWidget(self.progress)
         layout.addWidget(split, 1)
         layout.addWidget(buttons)
-        self.resize(820, 560)
+        self.resize(860, 680)
         self._query = LatestQuery(self._loaded, self, on_step=self._step, db=db)
         self._query.failed.connect(self._failed)
         self._query.request(partial(compare_runs, writer=writer), before, after, work=True)
@@ -162,10 +199,30 @@ class CompareDialog(QDialog):
         case = self.cases.rows[current.row()] if current.isValid() else None
         self.changes.set_case(case)
         self.changes_view.resizeColumnsToContents()
+        self.lines.set_function(None)
+        self.lines_label.setText(case.lines_note if case is not None and case.lines_note else "")
         if case is None:
             return
         what = "the functions behind the change" if case.functions else case.note or "no change"
         self.functions_label.setText(f"{case.name}: {what}")
+        if case.functions:
+            self.changes_view.selectRow(0)
+
+    def _function_chosen(self, current: QModelIndex, _previous: QModelIndex) -> None:
+        function = self.changes.rows[current.row()] if current.isValid() else None
+        self.lines.set_function(function)
+        self.lines_view.resizeColumnsToContents()
+        if function is not None and function.lines:
+            self.lines_label.setText(f"{function.name}: the source lines behind its change")
+
+
+def _titled(parent: QWidget, label: QLabel, view: QTableView) -> QWidget:
+    box = QWidget(parent)
+    layout = QVBoxLayout(box)
+    layout.setContentsMargins(0, 0, 0, 0)
+    layout.addWidget(label)
+    layout.addWidget(view)
+    return box
 
 
 def _view(parent: QWidget, model: RowsModel) -> QTableView:
