@@ -131,3 +131,49 @@ def find_divergence(
     tick = bisect_first(agrees, differs, same_at, work)
     diffs, runs = diff_pairs(reference_records(tick), submission_records(tick)), runs + 1
     return Divergence(tick, tick - 1, tuple(diffs), runs, "bisecting records")
+
+
+def next_divergence(
+    data: bytes,
+    *,
+    start: int,
+    end: int,
+    reference_checksums: Callable[[bytes], Sequence[int]],
+    submission_checksums: Callable[[bytes], Sequence[int]],
+    reference_records: Callable[[int], Records],
+    submission_records: Callable[[int], Records],
+    work: Work | None = None,
+    window: int = 64,
+) -> Divergence | None:
+    """The first tick t in (start, end] where the states part: they differ at t and agreed
+    at t - 1 (a run already apart at `start` is looked at from where it next comes
+    together). Both engines run with a checksum after every tick, over windows that double
+    from `window` ticks past `start` (each run restarts at tick 0: an engine cannot resume),
+    so it costs at most about twice a run to the first such tick; between runs `work` is
+    checked and told how far the comparison has got. None when there is no such tick."""
+    work = work or Work()
+    runs, high = 0, start
+    while high < end:
+        high = min(end, high + window)
+        window *= 2
+        probe = rewrite_run(data, ticks=high, snapshot=1)
+        expected = list(reference_checksums(probe))
+        work.raise_if_cancelled()
+        got, runs = list(submission_checksums(probe)), runs + 1
+        work.raise_if_cancelled()
+        tick = _first_parting(expected, got, start, high)
+        if tick is not None:
+            diffs, runs = diff_pairs(reference_records(tick), submission_records(tick)), runs + 1
+            return Divergence(tick, tick - 1, tuple(diffs), runs, "per-tick checksums")
+        work.report((high - start) / max(1, end - start), f"compared tick by tick through {high:,}")
+    return None
+
+
+def _first_parting(expected: Sequence[int], got: Sequence[int], start: int, high: int) -> int | None:
+    """The first tick in (start, high] whose checksums differ after one that agreed (index i
+    holds tick i + 1; tick 0, the scenario itself, agrees)."""
+    same = [True] + [i < len(expected) and i < len(got) and expected[i] == got[i] for i in range(high)]
+    for tick in range(start + 1, high + 1):
+        if same[tick - 1] and not same[tick]:
+            return tick
+    return None

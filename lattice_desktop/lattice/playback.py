@@ -31,7 +31,7 @@ from pathlib import Path
 import numpy as np
 
 from lattice_desktop.lattice import keyframe_cache
-from lattice_desktop.lattice.scenario import parse_scenario
+from lattice_desktop.lattice.scenario import Scenario, parse_scenario
 from lattice_desktop.lattice.simulators import (
     Simulator,
     WasmKeyframe,
@@ -68,11 +68,13 @@ class Playback:
         cached_states: int = 6,
         simulator: Simulator | None = None,
         name: str | None = None,
+        scenario: Scenario | None = None,
     ) -> None:
         self.data = scenario_bytes
         self.engine = engine
         self._name = name
-        self.scenario = parse_scenario(scenario_bytes)
+        # `scenario`: these bytes parsed already (a 2048² one takes a second to parse)
+        self.scenario = scenario if scenario is not None else parse_scenario(scenario_bytes)
         self.grid = layout(self.scenario)
         self.sim = simulator or make_simulator(self.scenario, scenario_bytes, engine)
         self.keyframe_every = keyframe_every

@@ -8,9 +8,14 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from lattice_desktop.grading.report import CaseResult
-from lattice_desktop.lattice.playback import Playback
+from lattice_desktop.lattice.playback import Playback, reference_engine
 from lattice_desktop.lattice.proven import proven_engine
-from lattice_desktop.lattice.scenario_file import open_scenario_file
+from lattice_desktop.lattice.scenario import parse_scenario
+from lattice_desktop.lattice.scenario_file import (
+    EXPECTED_SUFFIX,
+    read_scenario_file,
+    reference_checksums,
+)
 from lattice_desktop.lattice.snapshots import Snapshots
 from lattice_desktop.manifest.case import CaseManifest
 from lattice_desktop.store.queries import StoredRun
@@ -64,6 +69,7 @@ class OpenedCase:
     stale: list[str]  # reasons, empty when the run matches
     specific: bool  # a reason concerns this scenario, so its ✓/✗ would not be the run's
     source: str = ""  # where the expected checksums came from, when not from the case
+    pending: bool = False  # the checksums are still to come (`file_checksums`): none shown yet
 
 
 def open_case(
@@ -97,10 +103,36 @@ def proven_playback(case: CaseManifest, data: bytes, expected: bytes) -> Playbac
     return Playback(data, proven.engine, name=label)
 
 
-def open_scenario(path: Path, *, work: Work | None = None) -> OpenedCase:
-    """A standalone scenario file, to look at without grading (on a worker): the reference's
-    checksums, or stored NAME.u64 answers compared with them. Cancelling `work` (a newer
-    opening, or the window closing) stops it at once, even inside the reference's run."""
-    opened = open_scenario_file(path, work=work)
-    snapshots = Snapshots.from_bytes(opened.playback.scenario.snapshot, opened.expected, opened.got)
-    return OpenedCase(str(opened.path), opened.playback, snapshots, [], False, opened.expected_source)
+def open_scenario_view(path: Path, *, work: Work | None = None) -> OpenedCase:
+    """A scenario file's first stage: parsed (its error located) and ready to replay, its
+    snapshots still unknown. The reference's whole run, which the checksums take (seconds
+    on a 2048² factory), is left to `file_checksums`, so the map shows at once."""
+    work = work or Work()
+    path = Path(path).resolve()
+    data = read_scenario_file(path)
+    scenario = parse_scenario(data, source=str(path))
+    work.raise_if_cancelled()
+    playback = Playback(data, reference_engine(), scenario=scenario)
+    snapshots = Snapshots.from_bytes(playback.scenario.snapshot, b"", None)
+    return OpenedCase(str(path), playback, snapshots, [], False, "", pending=True)
+
+
+@dataclass(frozen=True)
+class FileChecksums:
+    snapshots: Snapshots
+    source: str  # where the expected checksums came from
+
+
+def file_checksums(path: Path, playback: Playback, *, work: Work | None = None) -> FileChecksums:
+    """The second stage: the reference's checksums, or stored NAME.u64 answers compared
+    with them. Cancelling `work` stops the reference's run at once."""
+    computed = reference_checksums(playback, playback.engine, work=work)
+    interval = playback.scenario.snapshot
+    stored = Path(path).with_suffix(EXPECTED_SUFFIX)
+    if stored.is_file():
+        return FileChecksums(
+            Snapshots.from_bytes(interval, stored.read_bytes(), computed), f"expected from {stored.name}"
+        )
+    return FileChecksums(
+        Snapshots.from_bytes(interval, computed, None), f"checksums from the {playback.engine_name}"
+    )

@@ -71,6 +71,7 @@ class MainWindow(QMainWindow):
         self.settings = settings or QSettings()
         self.recent_cases = Recent("cases", self.settings)
         self.recent_submissions = Recent("submissions", self.settings)
+        self.recent_scenarios = Recent("scenarios", self.settings)  # those that opened
         self.demo_case = demo if demo is not None else demo_case()
         self.auto_demo = auto_demo
         self.page: RunPage | None = None
@@ -160,6 +161,7 @@ class MainWindow(QMainWindow):
             factory=self.factory_tab,
         )
         self.menus.scenarios_chosen.connect(self.open_scenarios)
+        self.factory_tab.scenario_file_opened.connect(self.recent_scenarios.add)
         self.menus.preferences_changed.connect(self._apply_preferences)
         self.menus.message.connect(self._show_message)
         self.grading.workers = self.menus.preferences.workers

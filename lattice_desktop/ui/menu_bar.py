@@ -34,6 +34,7 @@ def build_menu_bar(window: Any) -> MenuBarActions:
         [
             ("Cases", window.recent_cases, window.open_case),
             ("Submissions", window.recent_submissions, window.grade_submission),
+            ("Scenarios", window.recent_scenarios, lambda path: window.open_scenarios([path])),
         ],
     )
     add(file_menu, "Grade the &demo samples", None, window.grade_demo)

@@ -178,13 +178,13 @@ def show_scenario_file(window: MainWindow, path: Path, *, snapshots: int) -> Non
     """`lattice-desktop open FILE.lat`: the file in the Factory tab, a few snapshots in."""
     window.open_paths([path])
     tab, data = window.factory_tab, path.read_bytes()
-    wait_until(
-        lambda: tab.playback is not None and tab.playback.data == data and not tab.loader.busy,
+    wait_until(  # settled: its checksums too, which come after the first frame
+        lambda: tab.playback is not None and tab.playback.data == data and tab.settled,
         what=f"{path.name} to open",
     )
     for _ in range(snapshots):
         tab.step_snapshot(+1)
-    wait_until(lambda: tab.settled, what=f"{path.name}'s snapshots")
+    wait_until(lambda: tab.settled and tab.census.census is not None, what=f"{path.name}'s snapshots")
 
 
 def save_screenshots(

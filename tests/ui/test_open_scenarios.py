@@ -35,6 +35,7 @@ def wait_opened(qtbot, tab, path):
             and tab.playback is not None
             and tab.playback.data == data
             and not tab.loader.busy
+            and tab.settled  # a file's checksums come after its first frame
         ),
         timeout=30_000,
     )

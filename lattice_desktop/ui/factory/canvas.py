@@ -16,6 +16,7 @@ from PySide6.QtWidgets import QGraphicsPathItem, QGraphicsRectItem, QToolTip
 
 from lattice_desktop.lattice.scenario import Scenario
 from lattice_desktop.lattice.view import FactoryState, describe_cell, layout
+from lattice_desktop.ui.factory import lod
 from lattice_desktop.ui.factory import palette as pal
 from lattice_desktop.ui.factory.raster import Rasterizer, Region, Static, argb_palette, scale_for
 
@@ -102,6 +103,8 @@ class FactoryCanvas(pg.GraphicsView):
         self.raster: Rasterizer | None = None
         self.region: Region | None = None
         self.pixels: np.ndarray | None = None  # the ARGB32 image last drawn (reused next frame)
+        self.pool = 1  # cells per pixel each way when zoomed out past a pixel a cell (lod.py)
+        self.pooled: lod.PooledRaster | None = None
         self._hover: tuple[int, int] | None = None
         self._redraw = QTimer(self, singleShot=True, interval=0)
         self._redraw.timeout.connect(self.draw)
@@ -170,8 +173,10 @@ class FactoryCanvas(pg.GraphicsView):
         if self.counts is None or self.scenario is None:
             self.marks.clear()
             return
-        self.marks.setImage(pal.mark_image(self.counts, heatmap=self.heatmap), autoLevels=False)
-        self.marks.setRect(QRectF(0, 0, self.scenario.width, self.scenario.height))
+        k = self.pool
+        pooled = lod.pool_counts(self.counts, k)
+        self.marks.setImage(pal.mark_image(pooled, heatmap=self.heatmap), autoLevels=False)
+        self.marks.setRect(QRectF(0, 0, pooled.shape[1] * k, pooled.shape[0] * k))
 
     def focus_cell(self, cell: int | None, *, span: float | None = 40.0) -> None:
         """Ring `cell` (None: no ring) and centre it as far as the grid allows, zoomed so
@@ -212,14 +217,16 @@ class FactoryCanvas(pg.GraphicsView):
 
     # --- drawing ----------------------------------------------------------------------------
 
+    def pixels_per_cell(self) -> float:
+        (left, right), _ = self.box.viewRange()
+        return max(1.0, self.box.width()) / max(1e-9, right - left)
+
     def visible_region(self) -> Region | None:
         if self.scenario is None:
             return None
         (left, right), (top, bottom) = self.box.viewRange()
         w, h = self.scenario.width, self.scenario.height
-        width_px = max(1.0, self.box.width())
-        pixels_per_cell = width_px / max(1e-9, right - left)
-        scale = scale_for(pixels_per_cell)
+        scale = scale_for(self.pixels_per_cell())
         if scale == 1:
             return Region(0, 0, w, h, 1)
         x0, y0 = max(0, int(np.floor(left)) - 1), max(0, int(np.floor(top)) - 1)
@@ -233,6 +240,15 @@ class FactoryCanvas(pg.GraphicsView):
         if region is None or self.state is None or self.raster is None:
             return
         self.region = region
+        k = self.pool if region.scale == 1 else 1
+        if k > 1:  # zoomed out past a pixel a cell: each pixel the busiest of its k×k cells
+            if self.pooled is None or self.pooled.raster is not self.raster:
+                self.pooled = lod.PooledRaster(self.raster)
+            self.pixels = self.pooled.render(self.state, k)
+            self.image.set_pixels(
+                self.pixels, QRectF(0, 0, self.pixels.shape[1] * k, self.pixels.shape[0] * k)
+            )
+            return
         self.pixels = self.raster.render(self.state, region)
         self.image.set_pixels(
             self.pixels, QRectF(region.x0, region.y0, region.x1 - region.x0, region.y1 - region.y0)
@@ -242,6 +258,11 @@ class FactoryCanvas(pg.GraphicsView):
         self.moved.emit()
         if self.counts is not None:
             self._outline_visible()
+        pool = lod.pool_factor(self.pixels_per_cell())
+        if pool != self.pool:
+            self.pool = pool
+            self._paint_marks()
+            self._redraw.start()
         region = self.visible_region()
         if region != self.region and (
             region is None or self.region is None or region.scale > 1 or self.region.scale > 1

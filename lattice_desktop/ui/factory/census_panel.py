@@ -36,7 +36,6 @@ class CensusPanel(QLabel):
         self.census = result
         rows = "".join(f"<tr><td>{what}</td><td>&nbsp;{value}</td></tr>" for what, value in result.rows())
         self.setText(f"<b>Census</b> over {result.ticks:,} ticks<table>{rows}</table>")
-        self.setMinimumHeight(self.sizeHint().height())  # every row in view, never cut off
 
     @Slot(str, str)
     def show_failure(self, message: str, _trace: str = "") -> None:

@@ -66,6 +66,7 @@ class DivergenceNavigator(QObject):
         self.auto_diff = False  # open the Diff view at the first divergence once the records exist
         self.focus_pending = False  # zoom to the first differing cell when the next diff arrives
         self._diff_pending: int | None = None
+        self._last: SubmissionDiff | None = None  # the newest diff worked out (stepping back reuses it)
         self._search_from: int | None = None  # the divergent snapshot's tick the search started at
         self._search_queued: tuple[int, int] | None = None  # (agrees, differs) to search once shown
         self._search = tasks.Background(self)
@@ -92,23 +93,29 @@ class DivergenceNavigator(QObject):
         self.stop_search()
         self._diffs.forget()
         self.playback, self.snapshots, self.submission = None, None, None
-        self.divergence, self._search_from, self.auto_diff = None, None, False
-        self._search_queued, self._diff_pending = None, None
+        self.divergence, self._search_from = None, None  # auto_diff is the opener's to set
+        self._search_queued, self._diff_pending, self._last = None, None, None
+        self.reference, self.cells, self.cell_index = None, [], None
+        self.marked, self.counts, self.diff_tick = frozenset(), {}, None
         self.bar.first_tick.setEnabled(False)
         self.timeline.set_first_wrong(None)
         self.bar.status.setText("")
         self.bar.hide()
+        self.diff_list.set_message("")
+        self.minimap.set_grid(None, None)
 
     def open(self, playback: Playback, snapshots: Snapshots) -> None:
         """A scenario is open: no cells are known yet; the bar shows if its snapshots differ."""
         self.playback, self.snapshots = playback, snapshots
         self.reference, self.marked = None, frozenset()
         self.cells, self.cell_index, self.counts, self.diff_tick = [], None, {}, None
+        self._diffs.forget()  # a diff of the scenario before is of no use here
+        self._last, self._diff_pending = None, None
         self.minimap.set_grid(playback.grid[0] if self._big() else None, None)
         self._place_minimap()
         if snapshots.first_divergence is not None:
             self.bar.show()
-            self.bar.show_cell(None, 0)
+            self.bar.show_uncompared(self._why_uncompared())
 
     def set_submission(self, submission: SubmissionRecords | None, why_not: str = "") -> None:
         """The open run's records export (None: there is none, `why_not` says why)."""
@@ -137,21 +144,44 @@ class DivergenceNavigator(QObject):
         self.modes.buttons["Diff"].setChecked(True)
 
     def show_state(self, state: FactoryState) -> None:
-        """The reference's state at the tick shown: drawn as it is, or diffed first."""
+        """The reference's state at the tick shown: drawn as it is (nothing compared: the
+        panel says so), or diffed first (the previous picture and its diff stay meanwhile)."""
         self.reference = state
         if self.modes.mode == "Reference" or self.playing:
             self.canvas.set_state(state)
-            if self.diff_tick == state.tick:
-                self.canvas.set_marked(self.marked, self.counts)
-            else:
-                self.canvas.set_marked(())
+            self._uncompared(state.tick)
         else:
             self._request_diff(state.tick)
+
+    def set_playing(self, playing: bool) -> None:
+        """Playing shows ticks uncompared; stopping compares the tick it lands on."""
+        was, self.playing = self.playing, playing
+        reference = self.reference
+        if was and not playing and reference is not None and reference.tick == self.tick:
+            self.show_state(reference)
 
     @property
     def settled(self) -> bool:
         """The Diff view (when shown) has been worked out for the tick shown."""
-        return self.modes.mode == "Reference" or self.diff_tick == self.tick
+        return self.modes.mode == "Reference" or (self.diff_tick == self.tick and not self.playing)
+
+    def _why_uncompared(self) -> str:
+        if self.submission is None or self.modes.mode == "Reference":
+            return "not compared here (Diff compares)"
+        return f"tick {self.tick:,}: not compared yet"
+
+    def _uncompared(self, tick: int) -> None:
+        """Nothing on screen may speak of another tick's diff: unmark the map, the minimap
+        and the heatmap, and say that this tick has not been compared."""
+        self.cells, self.cell_index, self.diff_tick = [], None, None
+        self.marked, self.counts = frozenset(), {}
+        self.canvas.set_marked(())
+        if self.playback is not None:
+            self.minimap.set_grid(self.playback.grid[0] if self._big() else None, None)
+        self.bar.show_uncompared(self._why_uncompared())
+        if self.modes.mode != "Reference" and self.submission is not None:
+            reason = "playing — pause (Space) to compare it" if self.playing else "comparing…"
+            self.diff_list.set_message(f"Tick {tick:,}: not compared yet ({reason})")
 
     # --- moving around --------------------------------------------------------------------
 
@@ -199,13 +229,9 @@ class DivergenceNavigator(QObject):
     @Slot(str)
     def mode_changed(self, mode: str) -> None:
         self.diff_list.setVisible(mode != "Reference")
-        if mode == "Reference":
-            self.canvas.set_marked(())
-            self.cells, self.cell_index = [], None
-            self.bar.show_cell(None, 0)
-            if self.playback is not None and self._big():
-                self.minimap.set_grid(self.playback.grid[0], None)
-            if self.reference is not None:
+        if mode == "Reference" or self.reference is None or self.reference.tick != self.tick:
+            self._uncompared(self.tick)
+            if mode == "Reference" and self.reference is not None:
                 self.canvas.set_state(self.reference)
         else:
             self._request_diff(self.tick)
@@ -269,25 +295,36 @@ class DivergenceNavigator(QObject):
     # --- the diff at the tick shown -------------------------------------------------------
 
     def _request_diff(self, tick: int) -> None:
-        if self.submission is None or self.playback is None or self._diff_pending == tick:
+        if self.submission is None or self.playback is None:
+            if self.reference is not None:  # nothing to compare with: the reference as it is
+                self.canvas.set_state(self.reference)
+                self._uncompared(self.reference.tick)
+            return
+        if self._last is not None and self._last.tick == tick:
+            self._diff_done(self._last)
+            return
+        if self._diff_pending == tick:
             return
         self._diff_pending = tick
-        self.diff_list.set_message(f"Running the submission to tick {tick:,}…")
+        self.diff_list.set_message(f"Tick {tick:,}: not compared yet (running the submission to it…)")
         self._diffs.request(submission_diff, self.submission, self.playback, tick)
 
     def _diff_done(self, result: SubmissionDiff) -> None:
         tick, state, diffs = result.tick, result.state, result.diffs
         if self._diff_pending == tick:
             self._diff_pending = None
-        if tick != self.tick or self.playback is None:
+        self._last = result
+        # Shown only with the reference's state at the same tick, and never while playing.
+        reference = self.reference
+        if tick != self.tick or self.playback is None or self.playing or self.modes.mode == "Reference":
+            return
+        if reference is None or reference.tick != tick:
             return
         index = self.cell_index
         focused = self.cells[index] if index is not None and index < len(self.cells) else None
         self.cells = list(result.counts)  # grid order, worked out on the worker
         self.diff_tick, self.marked, self.counts = tick, frozenset(self.cells), result.counts
-        shown = state if self.modes.mode == "Submission" else self.reference
-        if shown is not None:
-            self.canvas.set_state(shown)
+        self.canvas.set_state(state if self.modes.mode == "Submission" else reference)
         self.canvas.set_marked(self.cells, self.counts)
         self.minimap.set_grid(self.playback.grid[0] if self._big() else None, self.canvas.counts)
         self._place_minimap()
@@ -307,9 +344,11 @@ class DivergenceNavigator(QObject):
     def _diff_failed(self, message: str, trace: str) -> None:
         self._diff_pending = None
         self._start_search()
-        self.diff_list.set_message(message + (f"\n{trace}" if trace else ""))
         if self.reference is not None:
             self.canvas.set_state(self.reference)
+        self._uncompared(self.tick)
+        detail = f"\n{trace}" if trace else ""
+        self.diff_list.set_message(f"Tick {self.tick:,} could not be compared: {message}{detail}")
 
     # --- the map and the minimap ----------------------------------------------------------
 

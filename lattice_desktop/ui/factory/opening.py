@@ -6,15 +6,24 @@ the census follows in an op of its own."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from PySide6.QtCore import QObject
+from PySide6.QtCore import QObject, Slot
+from PySide6.QtWidgets import QLabel
 
 from lattice_desktop.grading.report import CaseResult
 from lattice_desktop.lattice.census_child import census_in_child
+from lattice_desktop.lattice.playback import Playback
 from lattice_desktop.manifest.case import CaseManifest
-from lattice_desktop.services.factory_opening import OpenedCase, open_case, open_scenario
+from lattice_desktop.services.factory_opening import (
+    FileChecksums,
+    OpenedCase,
+    file_checksums,
+    open_case,
+    open_scenario_view,
+)
 from lattice_desktop.store.queries import StoredRun
 from lattice_desktop.ui.factory.canvas import ARGB
 from lattice_desktop.ui.factory.census_panel import CensusPanel
@@ -32,7 +41,8 @@ class ReadyToShow:
 
 
 def open_file_to_show(path: Path, *, work: Work) -> ReadyToShow:
-    return _with_raster(open_scenario(path, work=work), work)
+    """The file's map, at once; its checksums follow (`file_checksums`, another op)."""
+    return _with_raster(open_scenario_view(path, work=work), work)
 
 
 def open_case_to_show(run: StoredRun, case: CaseManifest, result: CaseResult, *, work: Work) -> ReadyToShow:
@@ -65,3 +75,21 @@ class CensusCount(LatestQuery):
         """Kill the count under way and empty the panel."""
         self.forget()
         self.panel.clear_scenario()
+
+
+class ChecksumCount(LatestQuery):
+    """A scenario file's snapshot checksums, worked out after its map is shown (the
+    reference's whole run); `status` says they are coming, `show` gets them."""
+
+    def __init__(self, show: Callable[[FileChecksums], None], status: QLabel, parent: QObject | None = None):
+        super().__init__(show, parent)
+        self.failed.connect(self._failed)
+        self.status = status
+
+    def count(self, path: Path, playback: Playback) -> None:
+        self.status.setText("snapshots: running the reference for its checksums…")
+        self.request(file_checksums, path, playback, work=True)
+
+    @Slot(str, str)
+    def _failed(self, message: str, _trace: str) -> None:
+        self.status.setText(f"⚠ the snapshot checksums could not be computed: {message}")

@@ -117,6 +117,11 @@ class SnapshotTable(QTableView):
         digits = mono.horizontalAdvance("0" * 16)
         self.setMinimumWidth(2 * digits + mono.horizontalAdvance("000,000,000") + 110)
 
+    def set_compared(self, compared: bool) -> None:
+        """A scenario file has no submission: no "got" and no ✓/✗ columns, not empty ones."""
+        for column in (3, 4):
+            self.setColumnHidden(column, not compared)
+
     def select_row(self, row: int) -> None:
         index = self.model().index(row, 0)
         self.selectionModel().setCurrentIndex(

@@ -3,13 +3,11 @@ and (with the records export) the submission's own factory beside the reference'
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
-from PySide6.QtCore import Qt, QTimer, Slot
-from PySide6.QtGui import QKeySequence, QShortcut
-from PySide6.QtWidgets import (
-    QWidget,
-)
+from PySide6.QtCore import Qt, Signal, Slot
+from PySide6.QtWidgets import QWidget
 
 from lattice_desktop.lattice.divergence import Divergence
 from lattice_desktop.lattice.playback import Playback
@@ -17,19 +15,28 @@ from lattice_desktop.lattice.snapshots import Snapshots
 from lattice_desktop.lattice.submission_records import SubmissionRecords, open_submission
 from lattice_desktop.lattice.view import FactoryState
 from lattice_desktop.manifest.case import CaseManifest
+from lattice_desktop.services.factory_opening import FileChecksums
 from lattice_desktop.store.queries import StoredRun
-from lattice_desktop.ui.factory.divergence_bar import KEYS
+from lattice_desktop.ui.factory.bookmarks import bookmark_key
 from lattice_desktop.ui.factory.divergence_view import DivergenceNavigator
 from lattice_desktop.ui.factory.empty_state import MapMessage, no_factory_text
+from lattice_desktop.ui.factory.keys import bind_keys
 from lattice_desktop.ui.factory.loader import StateLoader
-from lattice_desktop.ui.factory.opening import CensusCount, ReadyToShow, open_case_to_show, open_file_to_show
+from lattice_desktop.ui.factory.opening import (
+    CensusCount,
+    ChecksumCount,
+    ReadyToShow,
+    open_case_to_show,
+    open_file_to_show,
+)
+from lattice_desktop.ui.factory.player import Player
 from lattice_desktop.ui.factory.tab_layout import FactoryTabWidgets
 from lattice_desktop.ui.latest_query import LatestQuery
 
-FRAME_MS = 33
-
 
 class FactoryTab(QWidget):
+    scenario_file_opened = Signal(object)  # a scenario file's Path, once it opened (for File › Recent)
+
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.stale: list[str] = []  # why the open run does not match the case files now
@@ -51,13 +58,13 @@ class FactoryTab(QWidget):
         # Only the newest request's answer counts: picking another scenario or tick while
         # one is being opened drops the older answer.
         self._open_query = LatestQuery(self._opened, self)
-        self._open_query.failed.connect(self._on_failed)
+        self._open_query.failed.connect(self._open_failed)
         self._submission_query = LatestQuery(self._submission_checked, self)
         self._submission_query.failed.connect(self._submission_unavailable)
-        self.timer = QTimer(self, interval=FRAME_MS)
-        self.timer.timeout.connect(self._frame)
+        self.player = Player(self)
+        self.timer = self.player.timer  # active while playing
 
-        w = FactoryTabWidgets(self)
+        self.widgets = w = FactoryTabWidgets(self)
         self.case_box, self.engine_label, self.modes = w.case_box, w.engine_label, w.modes
         self.canvas, self.minimap, self.bar, self.legend, self.hover = (
             w.canvas,
@@ -69,6 +76,8 @@ class FactoryTab(QWidget):
         self.model, self.table, self.diff_list, self.census = w.model, w.table, w.diff_list, w.census
         self.transport, self.banner, self.empty, self.stack = w.transport, w.banner, w.empty, w.stack
         self._census = CensusCount(self.census, self)  # the panel only shows what it counts
+        self._checksums = ChecksumCount(self._checksums_ready, self.transport.status, self)
+        self._after_first_frame: list[Callable[[], None]] = []  # what the map must not wait behind
         self.navigator = DivergenceNavigator(
             self.canvas, self.diff_list, self.bar, self.minimap, self.transport.timeline, self.modes, self
         )
@@ -85,34 +94,10 @@ class FactoryTab(QWidget):
         self.transport.back.clicked.connect(lambda: self.step_ticks(-1))
         self.transport.forward.clicked.connect(lambda: self.step_ticks(+1))
         self.transport.play.clicked.connect(self.toggle_play)
-        self._bind_keys()
-
-    def _bind_keys(self) -> None:
-        nav = self.navigator
-        keys = (
-            ("Space", "Play / pause", self.toggle_play),
-            ("Left", "One tick back", lambda: self.step_ticks(-1)),
-            ("Right", "One tick forward", lambda: self.step_ticks(1)),
-            ("Shift+Left", "Previous snapshot", lambda: self.step_snapshot(-1)),
-            ("Shift+Right", "Next snapshot", lambda: self.step_snapshot(1)),
-            (KEYS["next_snapshot"], "Next divergent snapshot", self.next_divergence),
-            (
-                KEYS["previous_snapshot"],
-                "Previous divergent snapshot",
-                lambda: nav.step_divergent_snapshot(-1),
-            ),
-            (KEYS["next_cell"], "Next differing cell", lambda: nav.step_cell(1)),
-            (KEYS["previous_cell"], "Previous differing cell", lambda: nav.step_cell(-1)),
-            (KEYS["heatmap"], "Divergence heatmap on / off", self.bar.heatmap.toggle),
-            (KEYS["first_tick"], "First wrong tick", nav.go_to_first_tick),
-            ("Home", "First tick", lambda: self.show_tick(0)),
-            ("End", "Last tick", lambda: self.show_tick(self.playback.ticks if self.playback else 0)),
-        )
-        for key, what, slot in keys:  # the Help menu lists them by their whatsThis
-            shortcut = QShortcut(QKeySequence(key), self)
-            shortcut.setContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
-            shortcut.setWhatsThis(what)
-            shortcut.activated.connect(slot)
+        self.tools = w.tools
+        self.transport.bookmarks.seek.connect(self._seek)
+        self.bar.hunt.clicked.connect(self.player.hunt)
+        bind_keys(self)
 
     # --- the public face ------------------------------------------------------------------
 
@@ -123,8 +108,6 @@ class FactoryTab(QWidget):
             query.forget()
         self.scenario_files = []
         self.run, self.case = run, case
-        self.playback, self.snapshots = None, None
-        self.navigator.reset()
         self._show_stale([], False)
         self.case_box.clear()
         lattice = [r for r in (run.results if run else []) if case and _has_case(case, r.name)]
@@ -164,6 +147,7 @@ class FactoryTab(QWidget):
             and self.canvas.state is not None
             and self.canvas.state.tick == self.tick
             and self.navigator.settled
+            and not self._checksums.busy
         )
 
     @property
@@ -206,6 +190,7 @@ class FactoryTab(QWidget):
             return
         self.tick = self.navigator.tick = max(0, min(int(tick), self.playback.ticks))
         self.transport.show_tick(self.tick)
+        self.transport.bookmarks.set_tick(self.tick)
         self.loader.request(self.tick)
 
     def step_ticks(self, delta: int) -> None:
@@ -228,14 +213,7 @@ class FactoryTab(QWidget):
         self.show_tick(target)
 
     def toggle_play(self) -> None:
-        if self.timer.isActive():
-            self.stop_playing()
-        elif self.playback is not None:
-            if self.tick >= self.playback.ticks:
-                self.show_tick(0)
-            self.timer.start()
-            self.navigator.playing = True
-            self.transport.set_playing(True)
+        self.player.toggle()
 
     def shutdown(self) -> None:
         """Stop background work (the main window calls this when closing)."""
@@ -245,10 +223,16 @@ class FactoryTab(QWidget):
 
     def _leave_scenario(self) -> None:
         """Stop what the open scenario started: playing, seeks, the keyframe walk, its census
-        (whose child process is killed)."""
+        (whose child process is killed), its diffs; and empty every pane it filled."""
         self.stop_playing()
+        self.player.stop_hunt()
         self.loader.stop()
         self._census.stop()
+        self._checksums.forget()
+        self._after_first_frame = []
+        self.playback, self.snapshots, self.tick = None, None, 0
+        self.navigator.reset()
+        self.widgets.clear()
 
     # --- opening a scenario ---------------------------------------------------------------
 
@@ -286,10 +270,18 @@ class FactoryTab(QWidget):
         self.canvas.set_scenario(playback.scenario, ready.raster)
         self.navigator.open(playback, snapshots)
         self.legend.set_scenario(playback.scenario)
-        self._census.count(playback.data, self.case.path.parent if self.case is not None else None)
-        self.model.set_snapshots(snapshots)
+        place = bookmark_key(run_id=self.run.id if self.run else None, scenario=self._opening or "")
+        self.transport.bookmarks.set_place(place)
+        # The census and a file's checksums wait for the first frame: on two cores, two
+        # long tasks ahead of it in the pool would hold the map back for their whole length.
+        case_dir = self.case.path.parent if self.case is not None else None
+        self._after_first_frame = [lambda: self._census.count(playback.data, case_dir)]
+        if opened.pending:
+            self._after_first_frame.append(lambda: self._checksums.count(Path(opened.name), playback))
+        self._show_snapshots(snapshots)
+        if opened.pending:
+            self.scenario_file_opened.emit(Path(opened.name))
         self.transport.set_range(playback.ticks)
-        self.transport.timeline.set_snapshots(snapshots)
         self.transport.timeline.set_prepared(playback.prepared)
         self.loader.set_playback(playback)
         first = snapshots.first_divergence
@@ -301,6 +293,19 @@ class FactoryTab(QWidget):
             self.show_tick(0)
         self._want_divergence = False
         self.navigator.start_diff_view()
+
+    def _show_snapshots(self, snapshots: Snapshots) -> None:
+        self.snapshots = self.navigator.snapshots = snapshots
+        self.table.set_compared(snapshots.got is not None)
+        self.model.set_snapshots(snapshots)
+        self.transport.timeline.set_snapshots(snapshots)
+        if snapshots.first_divergence is not None:
+            self.bar.show()
+
+    def _checksums_ready(self, result: FileChecksums) -> None:
+        self.transport.status.setText("")
+        self.engine_label.setText(f"{self.engine_label.text()} · {result.source}")
+        self._show_snapshots(result.snapshots)
 
     def _submission_checked(self, sub: SubmissionRecords) -> None:
         self.navigator.set_submission(sub)
@@ -329,13 +334,24 @@ class FactoryTab(QWidget):
 
     @Slot(object)
     def _on_loaded(self, state: FactoryState) -> None:
+        for start in self._after_first_frame:
+            start()
+        self._after_first_frame = []
         self.transport.status.setText(self._caching)
         self.tick = self.navigator.tick = state.tick
         self.transport.show_tick(state.tick)
+        self.transport.bookmarks.set_tick(state.tick)
         row = self.snapshots.row_of(state.tick) if self.snapshots else None
         if row is not None and not self.timer.isActive():
             self.table.select_row(row)
         self.navigator.show_state(state)
+
+    @Slot(str, str)
+    def _open_failed(self, message: str, trace: str) -> None:
+        """The scenario could not be opened: every pane says so, none shows the one before
+        (the map's message, connected after this slot, says why)."""
+        self._leave_scenario()
+        self._on_failed(message, trace)
 
     @Slot(str, str)
     def _on_failed(self, message: str, trace: str) -> None:
@@ -353,18 +369,8 @@ class FactoryTab(QWidget):
     def _hovered(self, text: str) -> None:
         self.hover.setText(text.replace("\n", " · "))
 
-    def _frame(self) -> None:
-        if self.playback is None or self.loader.busy:
-            return
-        if self.tick >= self.playback.ticks:
-            self.stop_playing()
-            return
-        self.show_tick(self.tick + self.transport.ticks_per_frame)
-
     def stop_playing(self) -> None:
-        self.timer.stop()
-        self.navigator.playing = False
-        self.transport.set_playing(False)
+        self.player.stop()
 
     @Slot(int)
     def _seek(self, tick: int) -> None:

@@ -6,13 +6,24 @@ transport bar, and the empty state. `FactoryTab` (tab.py) gives them their behav
 from __future__ import annotations
 
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QSplitter, QStackedWidget, QVBoxLayout, QWidget
+from PySide6.QtWidgets import (
+    QComboBox,
+    QFrame,
+    QHBoxLayout,
+    QLabel,
+    QScrollArea,
+    QSplitter,
+    QStackedWidget,
+    QVBoxLayout,
+    QWidget,
+)
 
 from lattice_desktop.ui.factory.canvas import FactoryCanvas
 from lattice_desktop.ui.factory.census_panel import CensusPanel
 from lattice_desktop.ui.factory.diff_panel import DiffList, ModeSwitch
 from lattice_desktop.ui.factory.divergence_bar import DivergenceBar
 from lattice_desktop.ui.factory.legend import Legend
+from lattice_desktop.ui.factory.map_tools import MapTools
 from lattice_desktop.ui.factory.minimap import Minimap
 from lattice_desktop.ui.factory.snapshots import SnapshotModel, SnapshotTable
 from lattice_desktop.ui.factory.stale_banner import StaleBanner
@@ -28,6 +39,18 @@ class FactoryTabWidgets:
         side = self._side(tab)
         self.transport = TransportBar(tab)
         self._body(tab, top, left, side)
+
+    def clear(self) -> None:
+        """No scenario: every pane empty, so none speaks of the one shown before."""
+        self.canvas.set_scenario(None)
+        self.tools.clear()
+        self.legend.set_scenario(None)
+        self.hover.setText("")
+        self.model.set_snapshots(None)
+        self.diff_list.set_message("")
+        self.census.clear_scenario()
+        self.transport.clear()
+        self.banner.show_reasons([], False, "")
 
     def _top(self, tab: QWidget) -> QHBoxLayout:
         """The scenario picker, what engine replays it, the Reference/Diff/Submission switch."""
@@ -52,6 +75,7 @@ class FactoryTabWidgets:
     def _map(self, tab: QWidget) -> QWidget:
         """The map with its minimap in a corner, the legend and the hovered cell."""
         self.canvas = FactoryCanvas(tab)
+        self.tools = MapTools(self.canvas, tab)
         self.minimap = Minimap(self.canvas)
         self.bar = DivergenceBar(tab)
         self.legend = Legend(tab)
@@ -61,6 +85,7 @@ class FactoryTabWidgets:
         left_layout = QVBoxLayout(left)
         left_layout.setContentsMargins(0, 0, 0, 0)
         left_layout.setSpacing(2)
+        left_layout.addWidget(self.tools)
         left_layout.addWidget(self.canvas, 1)
         left_layout.addWidget(self.legend)
         left_layout.addWidget(self.hover)
@@ -73,10 +98,20 @@ class FactoryTabWidgets:
         self.diff_list = DiffList(tab)
         self.diff_list.hide()
         self.census = CensusPanel(tab)
+        # The census scrolls when the window is short: every row reachable, none cut off.
+        census = QScrollArea(tab)
+        census.setWidget(self.census)
+        census.setWidgetResizable(True)
+        census.setFrameShape(QFrame.Shape.NoFrame)
+        census.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         side = QSplitter(Qt.Orientation.Vertical, tab)
         side.addWidget(self.table)
         side.addWidget(self.diff_list)
-        side.addWidget(self.census)
+        side.addWidget(census)
+        side.setChildrenCollapsible(False)
+        for index, stretch in enumerate((2, 3, 2)):
+            side.setStretchFactor(index, stretch)
+        side.setSizes([200, 260, 220])
         return side
 
     def _body(self, tab: QWidget, top: QHBoxLayout, left: QWidget, side: QSplitter) -> None:

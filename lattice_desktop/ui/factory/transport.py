@@ -1,10 +1,11 @@
-"""The transport bar: the scrub timeline over ⏮ ◀ ▶/⏸ ▶| ⏭, a speed and a tick box."""
+"""The transport bar: the scrub timeline over ⏮ ◀ ▶/⏸ ▶| ⏭, a speed in ticks a second
+(1 to 1,000), a tick box and the bookmarks."""
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QSettings, Qt, Signal
 from PySide6.QtWidgets import (
-    QComboBox,
+    QAbstractSpinBox,
     QHBoxLayout,
     QLabel,
     QSpinBox,
@@ -14,9 +15,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from lattice_desktop.ui.factory.bookmarks import Bookmarks
 from lattice_desktop.ui.factory.timeline import Timeline
 
-SPEEDS = (1, 10, 100)
+SPEED = (1, 1000, 30)  # ticks a second: least, most, at first
 
 
 class TransportBar(QWidget):
@@ -25,9 +27,10 @@ class TransportBar(QWidget):
 
     seek = Signal(int)
 
-    def __init__(self, parent=None) -> None:
+    def __init__(self, parent=None, settings: QSettings | None = None) -> None:
         super().__init__(parent)
         self.timeline = Timeline(self)
+        self.bookmarks = Bookmarks(settings, self)
         icons = QStyle.StandardPixmap
         self.first = self._button("⏮", icons.SP_MediaSkipBackward, "Previous snapshot (Shift+←)")
         self.back = self._button("◀", icons.SP_MediaSeekBackward, "One tick back (←)")
@@ -35,10 +38,14 @@ class TransportBar(QWidget):
         self.play.setCheckable(True)
         self.forward = self._button("▶|", icons.SP_MediaSeekForward, "One tick forward (→)")
         self.last = self._button("⏭", icons.SP_MediaSkipForward, "Next snapshot (Shift+→)")
-        self.speed = QComboBox(self)
-        for speed in SPEEDS:
-            self.speed.addItem(f"{speed} tick{'s' if speed > 1 else ''} / frame", speed)
-        self.speed.setToolTip("Playback speed")
+        self.speed = QSpinBox(self)
+        self.speed.setRange(*SPEED[:2])
+        self.speed.setValue(SPEED[2])
+        self.speed.setSuffix(" ticks/s")
+        self.speed.setGroupSeparatorShown(True)
+        self.speed.setStepType(QAbstractSpinBox.StepType.AdaptiveDecimalStepType)
+        self.speed.setAlignment(Qt.AlignmentFlag.AlignRight)
+        self.speed.setToolTip("Playback speed, 1 to 1,000 ticks a second (+ and − change it)")
         self.tick_box = QSpinBox(self)
         self.tick_box.setGroupSeparatorShown(True)
         self.tick_box.setKeyboardTracking(False)
@@ -61,6 +68,7 @@ class TransportBar(QWidget):
         buttons.addWidget(QLabel("tick", self))
         buttons.addWidget(self.tick_box)
         buttons.addWidget(self.total)
+        buttons.addWidget(self.bookmarks)
         buttons.addStretch(1)
         buttons.addWidget(self.status)
         layout = QVBoxLayout(self)
@@ -85,8 +93,11 @@ class TransportBar(QWidget):
         return button
 
     @property
-    def ticks_per_frame(self) -> int:
-        return int(self.speed.currentData())
+    def ticks_per_second(self) -> int:
+        return self.speed.value()
+
+    def change_speed(self, steps: int) -> None:
+        self.speed.stepBy(steps)
 
     def set_range(self, ticks: int) -> None:
         self._updating = True
@@ -94,6 +105,18 @@ class TransportBar(QWidget):
         self.tick_box.setRange(0, ticks)
         self.total.setText(f"/ {ticks:,}")
         self._updating = False
+
+    def clear(self) -> None:
+        """No scenario: no ticks, nothing to play."""
+        self.set_range(0)
+        self.total.setText("/ —")
+        self.show_tick(0)
+        self.set_playing(False)
+        self.status.setText("")
+        self.timeline.set_snapshots(None)
+        self.timeline.set_first_wrong(None)
+        self.timeline.set_prepared(0.0)
+        self.bookmarks.set_place(None)
 
     def show_tick(self, tick: int) -> None:
         """Reflect the tick on screen without emitting `seek`."""

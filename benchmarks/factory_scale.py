@@ -1,0 +1,170 @@
+"""The Factory tab on a big factory, offscreen: how soon the map shows, how long a frame
+takes on the GUI thread while panning and playing, a warm seek, the first wrong tick, and
+the peak memory.
+
+    QT_QPA_PLATFORM=offscreen python benchmarks/factory_scale.py [--size N] [--ticks T]
+
+`--size 512` opens the bundled stress-512.lat; any other size a generated N×N scenario
+(`scenario generate --size N N`). Prints one line per figure (`first frame 1.23 s`, …)
+and the parts that make them up; asserts nothing. Targets at 2048²: first frame ≤ 3 s,
+median frame ≤ 16 ms, warm seek ≤ 1 s, peak memory ≤ 2 GB.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import resource
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from PySide6.QtCore import QThreadPool
+from PySide6.QtWidgets import QApplication
+
+from lattice_desktop.lattice.divergence import next_divergence
+from lattice_desktop.lattice.generator import generate
+from lattice_desktop.lattice.wasm_engine import WasmEngine
+from lattice_desktop.resources import CASES
+from lattice_desktop.ui.factory.tab import FactoryTab
+
+LATTICE = CASES / "lattice"
+
+
+def wait(app: QApplication, condition, timeout: float = 600.0) -> float:
+    started = time.perf_counter()
+    while not condition():
+        if time.perf_counter() - started > timeout:
+            raise TimeoutError("the tab did not get there in time")
+        app.processEvents()
+        time.sleep(0.001)
+    return time.perf_counter() - started
+
+
+def scenario(size: int, ticks: int, folder: Path) -> Path:
+    if size == 512:
+        return LATTICE / "stress" / "stress-512.lat"
+    path = folder / f"generated-{size}.lat"
+    started = time.perf_counter()
+    path.write_text(generate(1, width=size, height=size, ticks=ticks))
+    print(
+        f"  (generated {size}×{size}, {path.stat().st_size / 1e6:.1f} MB, in {time.perf_counter() - started:.1f} s)"
+    )
+    return path
+
+
+def timed_frames(tab: FactoryTab) -> list[float]:
+    """Seconds the GUI thread spends on each new state shown (drawing included)."""
+    frames: list[float] = []
+    shown = tab._on_loaded
+
+    def on_loaded(state) -> None:
+        started = time.perf_counter()
+        shown(state)
+        frames.append(time.perf_counter() - started)
+
+    tab.loader.loaded.disconnect(tab._on_loaded)
+    tab.loader.loaded.connect(on_loaded)
+    return frames
+
+
+def pan(app: QApplication, tab: FactoryTab, steps: int = 60) -> list[float]:
+    """Seconds per panning step at 8 pixels a cell: move the view, redraw what shows."""
+    canvas, out = tab.canvas, []
+    canvas.focus_cell(canvas.scenario.width * canvas.scenario.height // 2, span=canvas.box.width() / 8)
+    for i in range(steps):
+        started = time.perf_counter()
+        canvas.box.translateBy(x=3 if i % 40 < 20 else -3, y=1)
+        canvas._redraw.stop()
+        canvas.draw()
+        app.processEvents()
+        out.append(time.perf_counter() - started)
+    return out
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--size", type=int, default=2048)
+    parser.add_argument("--ticks", type=int, default=200)
+    args = parser.parse_args()
+    app = QApplication.instance() or QApplication([])
+    folder = Path(tempfile.mkdtemp())
+    os.environ.setdefault("LATTICE_DESKTOP_CACHE", str(folder / "cache"))  # a cold keyframe cache
+    path = scenario(args.size, args.ticks, folder)
+    print(f"  (load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores)")
+
+    tab = FactoryTab()
+    tab.resize(1100, 680)
+    tab.show()
+    frames = timed_frames(tab)
+    started = time.perf_counter()
+    tab.show_scenario_files([path])
+    first = wait(app, lambda: tab.canvas.state is not None and tab.canvas.pixels is not None)
+    print(f"first frame {first:.2f} s")
+    checksums = wait(app, lambda: tab.snapshots is not None and len(tab.snapshots) > 0) + first
+    print(f"  (snapshot checksums after {checksums:.1f} s: the reference's whole run)")
+
+    panning = pan(app, tab)
+    tab.canvas.fit()
+    tab.transport.speed.setValue(30)
+    tab.toggle_play()
+    wait(app, lambda: not tab.timer.isActive() or time.perf_counter() - started > checksums + 8, timeout=60)
+    played = len(frames)
+    if tab.timer.isActive():
+        tab.toggle_play()
+    every = panning + frames
+    print(f"median frame {statistics.median(every) * 1000:.1f} ms")
+    print(
+        f"  (panning at 8 px a cell: median {statistics.median(panning) * 1000:.1f} ms; playing at fit: "
+        f"{played} states shown, median {statistics.median(frames) * 1000 if frames else 0:.1f} ms, "
+        f"max {max(frames, default=0) * 1000:.0f} ms)"
+    )
+
+    walk = wait(app, lambda: tab.playback is not None and tab.playback.prepared >= 1.0, timeout=1200)
+    print(f"  (keyframes cover the run {walk:.1f} s later)")
+    seeks = []
+    rng = random.Random(1)
+    for _ in range(5):
+        target = rng.randrange(1, tab.playback.ticks)
+        started = time.perf_counter()
+        tab.show_tick(target)
+        seeks.append(wait(app, lambda t=target: tab.settled and tab.canvas.state.tick == t))
+    print(f"warm seek {statistics.median(seeks):.2f} s")
+    print(f"  (5 seeks, max {max(seeks):.2f} s)")
+
+    data, ticks = tab.playback.data, tab.playback.ticks
+    tab.shutdown()
+    QThreadPool.globalInstance().waitForDone(60000)
+    reference, wrong = (
+        WasmEngine(LATTICE / "submissions" / n / "engine.wasm") for n in ("reference", "scale_bug")
+    )
+    started = time.perf_counter()
+    found = next_divergence(
+        data,
+        start=0,
+        end=ticks,
+        reference_checksums=reference.run,
+        submission_checksums=wrong.run,
+        reference_records=lambda t: reference.records(data, t),
+        submission_records=lambda t: wrong.records(data, t),
+    )
+    spent = time.perf_counter() - started
+    print(f"first wrong tick {spent:.1f} s")
+    print(
+        f"  (scale_bug: {'none: it agrees on every tick' if found is None else f'tick {found.tick:,}, {len(found.diffs):,} records'}"
+        f", found tick by tick from tick 0)"
+    )
+    own = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    children = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+    print(f"peak memory {own:.0f} MB")
+    print(f"  (the census's child process: {children:.0f} MB at its peak)")
+
+
+if __name__ == "__main__":
+    main()
