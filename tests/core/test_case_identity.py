@@ -1,8 +1,8 @@
 """Issue 36 items 1 and 2: a case's identity in every output. A submission ships its own
-`lattice` (cut down, so its content differs) at the bundled version 3 and at version 4,
-which no bundled case has; every command-line output that names the case labels both
-copies as unregistered, and neither shares a board, a rank or a percentile with `lines`
-on the real case."""
+`lattice` (cut down, so its content differs) at the bundled version and at a version never
+published; every command-line output that names the case labels both copies as
+unregistered, and neither shares a board, a rank or a percentile with `lines` on the real
+case."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ from lattice_desktop.manifest import load_case
 from lattice_desktop.manifest.case_identity import identify, registered_cases
 from lattice_desktop.store.database import open_database
 from lattice_desktop.store.field import leaderboard, standing
-from tests.core.case_probe import REAL, Probe, build_probe, lattice_copy
+from tests.core.case_probe import BUNDLED, NEVER, REAL, SAME, UNPUBLISHED, Probe, build_probe, lattice_copy
 
 
 @pytest.fixture(scope="module")
@@ -28,9 +28,9 @@ def probe(tmp_path_factory) -> Probe:
 def notes(probe: Probe) -> dict[str, str]:
     """The one label each copy must carry, built from its parts (not from the code under test)."""
     return {
-        "impostor-v3": f"unregistered content {probe.v3[:12]} — NOT the registered lattice 3 "
+        SAME: f"unregistered content {probe.same[:12]} — NOT the registered lattice {BUNDLED} "
         f"(content {probe.real[:12]})",
-        "impostor-v4": f"unregistered content {probe.v4[:12]} — lattice 4 is not a registered case",
+        NEVER: f"unregistered content {probe.never[:12]} — lattice {UNPUBLISHED} is not a registered case",
     }
 
 
@@ -43,10 +43,10 @@ def test_registered_content_is_the_bundled_case_of_that_name_version_and_variant
     real = load_case(REAL / "case.toml")
     assert registered_cases()[("lattice", real.version, "standard")] == real.manifest_hash
     copy = load_case(lattice_copy(tmp_path / "copy", real.version) / "case.toml")
-    v4 = load_case(lattice_copy(tmp_path / "v4", 4) / "case.toml")
+    never = load_case(lattice_copy(tmp_path / "never", UNPUBLISHED) / "case.toml")
     assert identify("lattice", real.version, "standard", real.manifest_hash).registered
     assert identify("lattice", real.version, "standard", real.manifest_hash).note == ""
-    for case in (copy, v4):
+    for case in (copy, never):
         identity = identify(case.name, case.version, case.variant, case.manifest_hash)
         assert not identity.registered and identity.note.startswith("unregistered content")
     assert not identify("lattice", real.version, "fast", real.manifest_hash).registered  # another variant
@@ -55,15 +55,15 @@ def test_registered_content_is_the_bundled_case_of_that_name_version_and_variant
 
 def test_grade_text_and_json_carry_the_identity(probe, capsys, tmp_path):
     said = notes(probe)
-    for version in (3, 4):
-        sub = probe.folder / f"impostor-v{version}"
+    for model, content in ((SAME, probe.same), (NEVER, probe.never)):
+        sub = probe.folder / model
         db = ["--db", str(tmp_path / "again.db")]
         text = cli(capsys, "grade", str(sub), *db)
-        assert said[f"impostor-v{version}"] in text
+        assert said[model] in text
         data = json.loads(cli(capsys, "grade", str(sub), "--json", *db))
         assert data["case"]["registered"] is False
-        assert data["case"]["case_content"] == (probe.v3 if version == 3 else probe.v4)
-        assert data["case"]["unregistered"] == said[f"impostor-v{version}"]
+        assert data["case"]["case_content"] == content
+        assert data["case"]["unregistered"] == said[model]
 
 
 def test_runs_text_and_json_label_each_copy(probe, capsys):
@@ -71,19 +71,19 @@ def test_runs_text_and_json_label_each_copy(probe, capsys):
     lines = cli(capsys, "runs", *probe.args).splitlines()[1:]
     by_model = {model: next(line for line in lines if model in line) for model in probe.run_ids}
     assert "unregistered" not in by_model["sample-lines"]
-    for model in ("impostor-v3", "impostor-v4"):
+    for model in (SAME, NEVER):
         assert said[model] in by_model[model]
     rows = {r["model"]: r for r in json.loads(cli(capsys, "runs", "--json", *probe.args))}
     assert rows["sample-lines"]["registered"] is True and rows["sample-lines"]["case_content"] == probe.real
-    assert rows["impostor-v3"]["registered"] is False and rows["impostor-v3"]["case_content"] == probe.v3
-    assert rows["impostor-v4"]["registered"] is False and rows["impostor-v4"]["case_content"] == probe.v4
-    assert rows["impostor-v4"]["unregistered"] == said["impostor-v4"]
+    assert rows[SAME]["registered"] is False and rows[SAME]["case_content"] == probe.same
+    assert rows[NEVER]["registered"] is False and rows[NEVER]["case_content"] == probe.never
+    assert rows[NEVER]["unregistered"] == said[NEVER]
 
 
 def test_show_text_and_json_label_each_copy(probe, capsys):
     said = notes(probe)
     assert "unregistered" not in cli(capsys, "show", "1", *probe.args)
-    for model, content in (("impostor-v3", probe.v3), ("impostor-v4", probe.v4)):
+    for model, content in ((SAME, probe.same), (NEVER, probe.never)):
         run = str(probe.run_ids[model])
         assert said[model] in cli(capsys, "show", run, *probe.args)
         data = json.loads(cli(capsys, "show", run, "--json", *probe.args))
@@ -98,7 +98,7 @@ def test_no_copy_shares_a_board_rank_or_percentile_with_the_real_case(probe):
         assert place is not None and (place.rank, place.of) == (1, 1)
     default = leaderboard("lattice")
     assert [e.model for e in default.entries] == ["sample-lines"] and not default.unregistered
-    for version, content, model in ((3, probe.v3, "impostor-v3"), (4, probe.v4, "impostor-v4")):
+    for version, content, model in ((BUNDLED, probe.same, SAME), (UNPUBLISHED, probe.never, NEVER)):
         board = leaderboard("lattice", version, content=content)
         assert [e.model for e in board.entries] == [model] and board.unregistered
 
@@ -108,15 +108,17 @@ def test_leaderboard_text_and_json_label_each_copy(probe, capsys):
     heading, *rows = cli(capsys, "leaderboard", "lattice", *probe.args).splitlines()
     assert "unregistered" not in heading and "sample-lines" in rows[0]
     assert not any("impostor" in row for row in rows)
-    v4 = cli(capsys, "leaderboard", "lattice", "--version", "4", *probe.args)
-    assert said["impostor-v4"] in v4.splitlines()[0] and "impostor-v4" in v4
-    data = json.loads(cli(capsys, "leaderboard", "lattice", "--version", "4", "--json", *probe.args))
-    assert data["registered"] is False and data["case_content"] == probe.v4
-    assert data["unregistered"] == said["impostor-v4"]
+    never = cli(capsys, "leaderboard", "lattice", "--version", str(UNPUBLISHED), *probe.args)
+    assert said[NEVER] in never.splitlines()[0] and NEVER in never
     data = json.loads(
-        cli(capsys, "leaderboard", "lattice", "--content", probe.v3[:12], "--json", *probe.args)
+        cli(capsys, "leaderboard", "lattice", "--version", str(UNPUBLISHED), "--json", *probe.args)
     )
-    assert data["registered"] is False and [e["model"] for e in data["entries"]] == ["impostor-v3"]
+    assert data["registered"] is False and data["case_content"] == probe.never
+    assert data["unregistered"] == said[NEVER]
+    data = json.loads(
+        cli(capsys, "leaderboard", "lattice", "--content", probe.same[:12], "--json", *probe.args)
+    )
+    assert data["registered"] is False and [e["model"] for e in data["entries"]] == [SAME]
     data = json.loads(cli(capsys, "leaderboard", "lattice", "--json", *probe.args))
     assert data["registered"] is True and data["case_content"] == probe.real
 
@@ -127,44 +129,46 @@ def test_csv_exports_carry_the_identity(probe, capsys):
     def table(*argv: str) -> list[dict[str, str]]:
         return list(csv.DictReader(io.StringIO(cli(capsys, "export", *argv, "--csv", "-", *probe.args))))
 
-    for model, content in (("impostor-v3", probe.v3), ("impostor-v4", probe.v4)):
+    for model, content in ((SAME, probe.same), (NEVER, probe.never)):
         rows = table("run", str(probe.run_ids[model]))
         assert rows and all(r["registered"] == "no" and r["case_content"] == content for r in rows)
         assert all(said[model] in r["case"] for r in rows)
     assert all(r["registered"] == "yes" for r in table("run", "1"))
     runs = {r["model"]: r for r in table("runs")}
     assert runs["sample-lines"]["registered"] == "yes" and runs["sample-lines"]["unregistered"] == ""
-    assert runs["impostor-v4"]["unregistered"] == said["impostor-v4"]
-    board = table("leaderboard", "lattice", "--version", "4")
-    assert [r["model"] for r in board] == ["impostor-v4"]
-    assert board[0]["registered"] == "no" and board[0]["unregistered"] == said["impostor-v4"]
+    assert runs[NEVER]["unregistered"] == said[NEVER]
+    board = table("leaderboard", "lattice", "--version", str(UNPUBLISHED))
+    assert [r["model"] for r in board] == [NEVER]
+    assert board[0]["registered"] == "no" and board[0]["unregistered"] == said[NEVER]
     assert all(r["registered"] == "yes" for r in table("leaderboard", "lattice"))
 
 
 def test_html_exports_carry_the_label(probe, capsys):
     said = notes(probe)
-    for model in ("impostor-v3", "impostor-v4"):
+    for model in (SAME, NEVER):
         page = cli(capsys, "export", "run", str(probe.run_ids[model]), "--html", "-", *probe.args)
         assert said[model] in page
     runs = cli(capsys, "export", "runs", "--html", "-", *probe.args)
-    assert said["impostor-v3"] in runs and said["impostor-v4"] in runs
-    board = cli(capsys, "export", "leaderboard", "lattice", "--version", "4", "--html", "-", *probe.args)
-    assert said["impostor-v4"] in board
+    assert said[SAME] in runs and said[NEVER] in runs
+    board = cli(
+        capsys, "export", "leaderboard", "lattice", "--version", str(UNPUBLISHED), "--html", "-", *probe.args
+    )
+    assert said[NEVER] in board
     assert "unregistered" not in cli(capsys, "export", "run", "1", "--html", "-", *probe.args)
 
 
 def test_grade_batch_text_and_json_carry_the_identity(probe, capsys, tmp_path):
     said = notes(probe)
-    sub = probe.folder / "impostor-v4"
+    sub = probe.folder / NEVER
     db = ["--db", str(tmp_path / "batch.db"), "--workers", "1"]
     text = cli(capsys, "grade-batch", str(sub), "--case", str(sub / "case"), *db)
-    assert said["impostor-v4"] in text.splitlines()[0]
+    assert said[NEVER] in text.splitlines()[0]
     data = json.loads(
         cli(capsys, "grade-batch", str(sub), "--case", str(sub / "case"), "--regrade", "--json", *db)
     )
     (run,) = data["runs"]
-    assert run["case"]["registered"] is False and run["case"]["case_content"] == probe.v4
-    assert run["case"]["unregistered"] == said["impostor-v4"]
+    assert run["case"]["registered"] is False and run["case"]["case_content"] == probe.never
+    assert run["case"]["unregistered"] == said[NEVER]
 
 
 def test_every_published_version_stays_registered_and_lists_the_bundle_as_it_is():
@@ -178,7 +182,11 @@ def test_every_published_version_stays_registered_and_lists_the_bundle_as_it_is(
 
     bundled = load_case(CASES / "lattice" / "case.toml")
     published = tomli.loads((CASES / "lattice" / "published.toml").read_text())["published"]
-    assert {"version": bundled.version, "variant": bundled.variant, "content": bundled.manifest_hash} in published
+    assert {
+        "version": bundled.version,
+        "variant": bundled.variant,
+        "content": bundled.manifest_hash,
+    } in published
     older = [p for p in published if p["version"] < bundled.version]
     assert older, "the bundle has published no earlier version"
     for entry in older:

@@ -127,7 +127,7 @@ class LinesModel(RowsModel):
             return theme.monospace()
         if role == Qt.ItemDataRole.ToolTipRole and column == 0:
             return (
-                "A line that moved shows A's line → B's; \"A only\" or \"B only\": "
+                'A line that moved shows A\'s line → B\'s; "A only" or "B only": '
                 "the other run's source has no such line"
             )
         return None
