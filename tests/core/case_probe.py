@@ -1,13 +1,17 @@
 """The probe of issue 36: a submission that ships its own copy of the bundled `lattice` case
 (cut down to its smoke tests and smallest stress case, so the content differs) at the
-bundled version and at a version no bundled case has, graded through the real CLI after
-`lines` on the real case."""
+bundled version and at a version never published, graded through the real CLI after
+`lines` on the real case. Both versions are read from the case's own files, so the probe
+follows the bundle when it moves to a new version."""
 
 from __future__ import annotations
 
+import re
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
+
+import tomli
 
 from lattice_desktop.cli.main import main
 from lattice_desktop.manifest import load_case
@@ -15,6 +19,10 @@ from lattice_desktop.resources import CASES
 
 REAL = CASES / "lattice"
 LINES = REAL / "submissions" / "lines"
+BUNDLED = load_case(REAL / "case.toml").version  # the version the bundle holds today
+# A version no release of the case has used: one past the last one published.
+UNPUBLISHED = 1 + max(p["version"] for p in tomli.loads((REAL / "published.toml").read_text())["published"])
+SAME, NEVER = "impostor-bundled", "impostor-unpublished"  # the copies' models
 
 
 def lattice_copy(folder: Path, version: int) -> Path:
@@ -23,7 +31,9 @@ def lattice_copy(folder: Path, version: int) -> Path:
     folder.mkdir(parents=True)
     text = (REAL / "case.toml").read_text()
     kept = text[: text.index('[[case]]\nname = "stress-128"')]
-    (folder / "case.toml").write_text(kept.replace("version = 3", f"version = {version}", 1))
+    kept, count = re.subn(r"^version = \d+$", f"version = {version}", kept, count=1, flags=re.M)
+    assert count == 1, "the bundled case.toml has no version line"
+    (folder / "case.toml").write_text(kept)
     for sub in ("smoke", "expected"):
         shutil.copytree(REAL / sub, folder / sub)
     (folder / "stress").mkdir()
@@ -31,24 +41,24 @@ def lattice_copy(folder: Path, version: int) -> Path:
     return folder
 
 
-def impostor(folder: Path, version: int) -> Path:
+def impostor(folder: Path, model: str, version: int) -> Path:
     """A submission (the `lines` engine, prebuilt) shipping its own `lattice` at `version`."""
     folder.mkdir(parents=True)
     shutil.copy(LINES / "engine.wasm", folder)
     lattice_copy(folder / "case", version)
     (folder / "submission.toml").write_text(
-        f'[submission]\nmodel = "impostor-v{version}"\ncase = "case"\n\n[build]\nmodule = "engine.wasm"\n'
+        f'[submission]\nmodel = "{model}"\ncase = "case"\n\n[build]\nmodule = "engine.wasm"\n'
     )
     return folder
 
 
 @dataclass(frozen=True)
 class Probe:
-    folder: Path  # the submissions, each beside its copy of the case
+    folder: Path  # the submissions, each beside its copy of the case (folder / model)
     db: Path
     real: str  # the registered content hash
-    v3: str  # the copy's content at the bundled version
-    v4: str  # the copy's content at a version no bundled case has
+    same: str  # the copy's content at the bundled version
+    never: str  # the copy's content at a version never published
     run_ids: dict[str, int]  # model -> its run
 
     @property
@@ -61,10 +71,11 @@ def build_probe(folder: Path) -> Probe:
     db = folder / "runs.db"
     real = load_case(REAL / "case.toml").manifest_hash
     assert main(["grade", str(LINES), "--case", "lattice", "--db", str(db)]) == 0
-    copies = {version: impostor(folder / f"impostor-v{version}", version) for version in (3, 4)}
+    copies = {
+        model: impostor(folder / model, model, v) for model, v in ((SAME, BUNDLED), (NEVER, UNPUBLISHED))
+    }
     for sub in copies.values():
         assert main(["grade", str(sub), "--db", str(db)]) == 0  # ✓ correct on its own copy
-    v3, v4 = (load_case(copies[v] / "case" / "case.toml").manifest_hash for v in (3, 4))
-    assert len({real, v3, v4}) == 3
-    runs = {"sample-lines": 1, "impostor-v3": 2, "impostor-v4": 3}
-    return Probe(folder, db, real, v3, v4, runs)
+    same, never = (load_case(copies[m] / "case" / "case.toml").manifest_hash for m in (SAME, NEVER))
+    assert len({real, same, never}) == 3
+    return Probe(folder, db, real, same, never, {"sample-lines": 1, SAME: 2, NEVER: 3})
