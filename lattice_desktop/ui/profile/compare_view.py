@@ -12,10 +12,8 @@ from functools import partial
 
 from PySide6.QtCore import QModelIndex, Qt, Slot
 from PySide6.QtWidgets import (
-    QAbstractItemView,
     QDialog,
     QDialogButtonBox,
-    QHeaderView,
     QLabel,
     QProgressBar,
     QSplitter,
@@ -31,6 +29,7 @@ from lattice_desktop.services.compare_runs import CaseChange, Comparison, Functi
 from lattice_desktop.store.writer import Writer
 from lattice_desktop.ui import theme
 from lattice_desktop.ui.latest_query import LatestQuery
+from lattice_desktop.ui.profile.table_view import rows_table
 from lattice_desktop.ui.rows_model import RIGHT, Index, RowsModel
 from lattice_desktop.work import Step
 
@@ -147,8 +146,8 @@ class CompareDialog(QDialog):
         self.cases = CasesModel(self)
         self.changes = ChangesModel(self)
         self.lines = LinesModel(self)
-        self.cases_view, self.changes_view = _view(self, self.cases), _view(self, self.changes)
-        self.lines_view = _view(self, self.lines)
+        self.cases_view, self.changes_view = rows_table(self, self.cases), rows_table(self, self.changes)
+        self.lines_view = rows_table(self, self.lines)
         self.cases_view.selectionModel().currentRowChanged.connect(self._case_chosen)
         self.changes_view.selectionModel().currentRowChanged.connect(self._function_chosen)
         self.functions_label = QLabel("Select a case to see the functions behind its change.", self)
@@ -223,18 +222,6 @@ def _titled(parent: QWidget, label: QLabel, view: QTableView) -> QWidget:
     layout.addWidget(label)
     layout.addWidget(view)
     return box
-
-
-def _view(parent: QWidget, model: RowsModel) -> QTableView:
-    view = QTableView(parent)
-    view.setModel(model)
-    view.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
-    view.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
-    view.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
-    view.verticalHeader().hide()
-    view.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
-    view.horizontalHeader().setStretchLastSection(True)
-    return view
 
 
 def open_compare(window: QWidget, before: int, after: int) -> None:

@@ -10,7 +10,6 @@ from __future__ import annotations
 from PySide6.QtCore import QModelIndex, QSortFilterProxyModel, Qt, Slot
 from PySide6.QtGui import QShowEvent
 from PySide6.QtWidgets import (
-    QAbstractItemView,
     QComboBox,
     QHBoxLayout,
     QHeaderView,
@@ -36,6 +35,7 @@ from lattice_desktop.ui.latest_query import LatestQuery
 from lattice_desktop.ui.profile.flame_panel import FlamePanel
 from lattice_desktop.ui.profile.models import INDEX_ROLE, EdgesModel, FunctionsModel, function_rows
 from lattice_desktop.ui.profile.source_view import SourceView
+from lattice_desktop.ui.profile.table_view import rows_table
 from lattice_desktop.work import Step
 
 
@@ -86,7 +86,7 @@ class ProfileTab(QWidget):
         self.sorted = QSortFilterProxyModel(self)
         self.sorted.setSourceModel(self.functions)
         self.sorted.setSortRole(SORT_ROLE)
-        self.table = _table(self, self.sorted)
+        self.table = rows_table(self, self.sorted)
         self.table.setSortingEnabled(True)
         self.table.sortByColumn(1, Qt.SortOrder.DescendingOrder)
         self.table.selectionModel().currentRowChanged.connect(self._row_changed)
@@ -323,22 +323,9 @@ def summary_text(profile: Profile, other: Profile | None) -> str:
     return " · ".join(parts)
 
 
-def _table(parent: QWidget, model) -> QTableView:
-    view = QTableView(parent)
-    view.setModel(model)
-    view.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
-    view.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
-    view.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
-    view.verticalHeader().hide()
-    view.horizontalHeader().setStretchLastSection(True)
-    view.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
-    view.setAlternatingRowColors(True)
-    return view
-
-
 def _edges_table(parent: QWidget, model) -> QTableView:
     """A callers or callees pane: the name takes the room left, the figures never cut."""
-    view = _table(parent, model)
+    view = rows_table(parent, model)
     header = view.horizontalHeader()
     header.setStretchLastSection(False)
     header.setMinimumSectionSize(40)
