@@ -10,7 +10,7 @@ import hashlib
 import struct
 import threading
 import traceback
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 from datetime import UTC, datetime
@@ -108,7 +108,7 @@ def grade(
 
     results: list[CaseResult] = []
     with _pool(workers, work) as pool:
-        work.on_cancel(lambda: engine.interrupt_all(case.sandbox.wall_clock))
+        work.on_cancel(lambda: pool.interrupt_until_done(case.sandbox.wall_clock))
         smoke = list(pool.map(run_one, case.smoke))
         results.extend(smoke)
         if all(r.outcome.correct for r in smoke) or not smoke_gate:
@@ -280,13 +280,32 @@ class _pool:
         self.workers = max(1, workers)
         self.work = work
 
-    def __enter__(self) -> ThreadPoolExecutor:
+    def __enter__(self) -> _pool:
         self._previous = threading.stack_size(engine.WORKER_STACK)
         self._executor = ThreadPoolExecutor(self.workers, "grade")
-        return self._executor
+        self._done = threading.Event()
+        return self
+
+    def map(
+        self, fn: Callable[[CaseEntry], CaseResult], entries: Iterable[CaseEntry]
+    ) -> Iterator[CaseResult]:
+        return self._executor.map(fn, entries)
+
+    def interrupt_until_done(self, max_seconds: float) -> None:
+        """Cancel's hook: stop every running call now, and again every 50 ms until the pool
+        is done. One push of the epoch misses a call that checked for Cancel just before it
+        and set its deadline just after; that call would run to its wall-clock limit."""
+        engine.interrupt_all(max_seconds)
+
+        def again() -> None:
+            while not self._done.wait(0.05):
+                engine.interrupt_all(max_seconds)
+
+        threading.Thread(target=again, name="grade-cancel", daemon=True).start()
 
     def __exit__(self, kind: type[BaseException] | None, *exc: object) -> None:
         if kind is not None:  # Ctrl+C or an error: stop the running cases before waiting for them
             self.work.cancel()
         self._executor.shutdown(wait=True, cancel_futures=True)
+        self._done.set()
         threading.stack_size(self._previous)
