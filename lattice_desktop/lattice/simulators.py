@@ -27,7 +27,7 @@ import wasmtime
 from lattice_desktop.lattice.records import key_cells
 from lattice_desktop.lattice.rules import Factory
 from lattice_desktop.lattice.scenario import Scenario
-from lattice_desktop.lattice.view import FactoryState, check_records, layout
+from lattice_desktop.lattice.view import AssemblerTable, FactoryState, check_records, layout
 from lattice_desktop.lattice.wasm_engine import DEFAULT_LIMITS, EngineError, WasmEngine
 from lattice_desktop.sandbox.engine import exported, unmetered_engine
 from lattice_desktop.sandbox.guest import Refused, limited_store, read_packed, rearm
@@ -66,22 +66,10 @@ def state_from_records(
     held = kind == 2
     source_buffer[cell[held]] = low[held] & 0xFF
     sink_counts: dict[int, dict[int, int]] = {}
-    assemblers: dict[int, tuple[int, int, dict[int, int]]] = {c: (0, 0, {}) for c in scenario.assemblers}
-    rest = np.nonzero(kind >= 3)[0]
-    for k, c, lo, v in zip(
-        kind[rest].tolist(), cell[rest].tolist(), low[rest].tolist(), values[rest].tolist(), strict=True
-    ):
-        if k == 3:
-            sink_counts.setdefault(c, {})[lo & 0xFF] = v
-            continue
-        remaining, output, buffer = assemblers[c]
-        if k == 4:
-            remaining = lo
-        elif k == 5:
-            output = lo & 0xFF
-        else:
-            buffer = {**buffer, lo & 0xFF: v}
-        assemblers[c] = (remaining, output, buffer)
+    sinks = np.nonzero(kind == 3)[0]
+    for c, lo, v in zip(cell[sinks].tolist(), low[sinks].tolist(), values[sinks].tolist(), strict=True):
+        sink_counts.setdefault(c, {})[lo & 0xFF] = v
+    assemblers = AssemblerTable.of(scenario, kind, cell, low, values)
     return FactoryState(
         tick=tick,
         entity=entity,
@@ -90,7 +78,7 @@ def state_from_records(
         source_buffer=source_buffer.reshape(h, w),
         sink_counts=sink_counts,
         assemblers=assemblers,
-    )
+    ).drawable()  # its sparse layers worked out here, off the GUI thread
 
 
 def checked_state(
@@ -271,10 +259,12 @@ class WasmSimulator:
         missing = keyframe.size - self.memory.data_len(self.store)
         if missing > 0:  # a keyframe from another instance (on disk) may be larger
             self.memory.grow(self.store, -(-missing // 65536))
-        self.memory.write(self.store, data, 0)
         now = self.memory.data_len(self.store)
-        if now > keyframe.size:  # pages grown since: the allocator expects them zeroed
-            self.memory.write(self.store, bytes(now - keyframe.size), keyframe.size)
+        # One copy straight into linear memory (Memory.write would copy `data` once more
+        # into a bytearray first: a tenth of a second a seek on a 2048² factory).
+        memory = np.frombuffer(memoryview(self.memory.get_buffer_ptr(self.store, now)), np.uint8)
+        memory[: len(data)] = np.frombuffer(data, np.uint8)
+        memory[keyframe.size :] = 0  # pages grown since: the allocator expects them zeroed
         self.tick = keyframe.tick
 
     def records(self) -> np.ndarray:

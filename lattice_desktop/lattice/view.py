@@ -9,10 +9,12 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 
 from lattice_desktop.errors import Location
+from lattice_desktop.lattice.assembler_table import AssemblerTable, Held
 from lattice_desktop.lattice.checksum import Kind, key_cell, key_kind
 from lattice_desktop.lattice.records import RecordsError, key_cells
 from lattice_desktop.lattice.rules import Factory
@@ -31,7 +33,36 @@ class FactoryState:
     slots: np.ndarray  # (H, W, 4) uint8 item per belt slot, 0 = empty
     source_buffer: np.ndarray  # (H, W) uint8 item in each source's buffer, 0 = empty
     sink_counts: dict[int, dict[int, int]]  # sink cell -> {type: count > 0}
-    assemblers: dict[int, tuple[int, int, dict[int, int]]]  # cell -> (remaining, output, {k: b})
+    assemblers: Mapping[int, Held]  # cell -> (remaining, output, {k: b}); a dict or an AssemblerTable
+
+    # The sparse things a frame paints, worked out once per state where the state is made
+    # (`drawable`, on a worker): a 2048² frame then costs the GUI thread a pass over the
+    # items, not over the grid's 4 million cells and a Python loop over its assemblers.
+
+    @cached_property
+    def items(self) -> tuple[np.ndarray, np.ndarray]:
+        """(flat cells of the belts holding an item, the item nearest each one's exit)."""
+        cells = np.flatnonzero(occupied(self.slots))
+        return cells, lead_item(self.slots.reshape(-1, 4)[cells])
+
+    @cached_property
+    def held_sources(self) -> np.ndarray:
+        """Flat cells of the sources holding an item in their buffer."""
+        return np.flatnonzero(self.source_buffer)
+
+    @cached_property
+    def assembler_arrays(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(assembler cells in grid order, their remaining time, their output item)."""
+        if isinstance(self.assemblers, AssemblerTable):
+            return self.assemblers.cells, self.assemblers.remaining, self.assemblers.output
+        cells = np.fromiter(sorted(self.assemblers), np.int64, len(self.assemblers))
+        values = np.array([self.assemblers[c][:2] for c in cells.tolist()], np.int64).reshape(-1, 2)
+        return cells, values[:, 0], values[:, 1]
+
+    def drawable(self) -> FactoryState:
+        """This state with `items`, `held_sources` and `assembler_arrays` worked out."""
+        _ = self.items, self.held_sources, self.assembler_arrays
+        return self
 
     @classmethod
     def from_factory(cls, factory: Factory) -> FactoryState:
@@ -135,6 +166,28 @@ def check_records(scenario: Scenario, pairs: np.ndarray, entity: np.ndarray | No
     if len(wrong):
         key = int(keys[wrong[0]])
         raise _misplaced(scenario, flat_entity, key) or _twice(key)
+
+
+def occupied(slots: np.ndarray) -> np.ndarray:
+    """(H, W) bool: the belt holds an item in any of its four slots (read as one u32)."""
+    if slots.dtype == np.uint8 and slots.shape[-1] == 4 and slots.flags.c_contiguous:
+        return slots.view(np.uint32)[..., 0] != 0
+    return (slots != 0).any(axis=-1)
+
+
+def lead_item(slots: np.ndarray) -> np.ndarray:
+    """Per belt, the item nearest its exit (slot 3 first), 0 when empty. The four slots
+    are read as one little-endian u32 (slot 3 in the top byte) when they lie contiguous."""
+    if slots.dtype != np.uint8 or slots.shape[-1] != 4 or not slots.flags.c_contiguous:
+        lead = slots[..., 0].copy()
+        for s in (1, 2, 3):
+            lead = np.where(slots[..., s] != 0, slots[..., s], lead)
+        return lead
+    packed = slots.view("<u4")[..., 0]
+    lead = packed >> 24
+    for shift in (16, 8, 0):
+        lead = np.where(lead != 0, lead, (packed >> shift) & 0xFF)
+    return lead.astype(np.uint8)
 
 
 def layout(scenario: Scenario) -> tuple[np.ndarray, np.ndarray]:

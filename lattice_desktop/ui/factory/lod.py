@@ -11,8 +11,8 @@ import math
 import numpy as np
 
 from lattice_desktop.lattice.scenario import Entity
-from lattice_desktop.lattice.view import FactoryState
-from lattice_desktop.ui.factory.raster import Rasterizer, Region, lead_item, occupied
+from lattice_desktop.lattice.view import FactoryState, occupied
+from lattice_desktop.ui.factory.raster import Rasterizer, Region
 
 POOL_BELOW = 0.75  # pixels per cell under which cells are pooled
 
@@ -69,7 +69,6 @@ class PooledRaster:
     def __init__(self, raster: Rasterizer) -> None:
         self.raster = raster
         self._still: dict[int, np.ndarray] = {}
-        self._sources = np.divmod(np.flatnonzero(raster.entity == Entity.SOURCE), raster.width)
 
     def still(self, k: int) -> np.ndarray:
         pooled = self._still.get(k)
@@ -83,15 +82,17 @@ class PooledRaster:
     def render(self, state: FactoryState, k: int) -> np.ndarray:
         r = self.raster
         out = self.still(k).copy()
-        cells = np.flatnonzero(occupied(state.slots))  # flat: one index array, not two
-        ys, xs = np.divmod(cells, r.width)
-        out[ys // k, xs // k] = r._tint[lead_item(state.slots[ys, xs])] | np.uint32(0xFF000000)
-        ys, xs = self._sources
-        held = state.source_buffer[ys, xs] != 0
-        ys, xs = ys[held], xs[held]
-        out[ys // k, xs // k] = r._item[r.static.source_type[ys, xs]] | np.uint32(0xFF000000)
+        flat, cols, opaque = out.reshape(-1), out.shape[1], np.uint32(0xFF000000)
+
+        def blocks(cells: np.ndarray) -> np.ndarray:  # flat cells -> flat pooled pixels
+            ys, xs = np.divmod(cells, r.width)
+            return (ys // k) * cols + xs // k
+
+        cells, lead = state.items  # the sparse layers come worked out with the state
+        flat[blocks(cells)] = r._tint[lead] | opaque
+        held = state.held_sources
+        flat[blocks(held)] = r._item[r.static.source_type.reshape(-1)[held]] | opaque
         if len(r._asm_cells):
             remaining, _ = r._assemblers(state)
-            busy = r._asm_cells[remaining != 0]
-            out[busy // r.width // k, busy % r.width // k] = r._crafting | np.uint32(0xFF000000)
+            flat[blocks(r._asm_cells[remaining != 0])] = r._crafting | opaque
         return out

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from lattice_desktop.lattice.scenario import Entity, Scenario
-from lattice_desktop.lattice.view import FactoryState
+from lattice_desktop.lattice.view import FactoryState, lead_item, occupied
 from lattice_desktop.ui.factory import palette as pal
 from lattice_desktop.ui.factory.cell_masks import ARC_STEPS, cell_masks, mask_boxes
 
@@ -54,28 +54,6 @@ def scale_for(pixels_per_cell: float) -> int:
         if pixels_per_cell >= scale * 0.85:
             return scale
     return 1
-
-
-def occupied(slots: np.ndarray) -> np.ndarray:
-    """(H, W) bool: the belt holds an item in any of its four slots (read as one u32)."""
-    if slots.dtype == np.uint8 and slots.shape[-1] == 4 and slots.flags.c_contiguous:
-        return slots.view(np.uint32)[..., 0] != 0
-    return (slots != 0).any(axis=-1)
-
-
-def lead_item(slots: np.ndarray) -> np.ndarray:
-    """Per belt, the item nearest its exit (slot 3 first), 0 when empty. The four slots
-    are read as one little-endian u32 (slot 3 in the top byte) when they lie contiguous."""
-    if slots.dtype != np.uint8 or slots.shape[-1] != 4 or not slots.flags.c_contiguous:
-        lead = slots[..., 0].copy()
-        for s in (1, 2, 3):
-            lead = np.where(slots[..., s] != 0, slots[..., s], lead)
-        return lead
-    packed = slots.view("<u4")[..., 0]
-    lead = packed >> 24
-    for shift in (16, 8, 0):
-        lead = np.where(lead != 0, lead, (packed >> shift) & 0xFF)
-    return lead.astype(np.uint8)
 
 
 def cell_codes(state: FactoryState, static: Static, region: Region) -> np.ndarray:
@@ -267,14 +245,13 @@ class Rasterizer:
         """Per assembler (in `_asm_cells` order): remaining and output, once per state."""
         key = (id(state), state.tick)
         if self._asm_key != key:
-            n, held = len(self._asm_cells), state.assemblers
+            n = len(self._asm_cells)
             remaining, output = np.zeros(n, np.int64), np.zeros(n, np.int64)
-            if held:  # vectorised: a 2048² factory holds tens of thousands of assemblers
-                cells = np.fromiter(held.keys(), np.int64, len(held))
-                values = np.array([v[:2] for v in held.values()], np.int64).reshape(-1, 2)
-                at = np.searchsorted(self._asm_cells, cells).clip(0, max(n - 1, 0))
-                known = (self._asm_cells[at] == cells) if n else np.zeros(len(cells), bool)
-                remaining[at[known]], output[at[known]] = values[known, 0], values[known, 1]
+            cells, held_remaining, held_output = state.assembler_arrays  # made off the GUI thread
+            if len(cells) and n:
+                at = np.searchsorted(self._asm_cells, cells).clip(0, n - 1)
+                known = self._asm_cells[at] == cells
+                remaining[at[known]], output[at[known]] = held_remaining[known], held_output[known]
             self._asm_key, self._asm_arrays = key, (remaining, output)
         return self._asm_arrays
 
