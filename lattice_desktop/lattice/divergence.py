@@ -144,20 +144,30 @@ def next_divergence(
     submission_records: Callable[[int], Records],
     work: Work | None = None,
     window: int = 64,
+    known: list[int] | None = None,
 ) -> Divergence | None:
     """The first tick t in (start, end] where the states part: they differ at t and agreed
     at t - 1 (a run already apart at `start` is looked at from where it next comes
     together). Both engines run with a checksum after every tick, over windows that double
     from `window` ticks past `start` (each run restarts at tick 0: an engine cannot resume),
     so it costs at most about twice a run to the first such tick; between runs `work` is
-    checked and told how far the comparison has got. None when there is no such tick."""
+    checked and told how far the comparison has got. None when there is no such tick.
+
+    `known` holds the reference's checksum after each tick as far as an earlier search ran
+    it (index i: tick i + 1); it is read instead of running the reference again, and
+    extended by every longer run, so a second search costs only the submission's runs."""
     work = work or Work()
     runs, high = 0, start
     while high < end:
         high = min(end, high + window)
         window *= 2
         probe = rewrite_run(data, ticks=high, snapshot=1)
-        expected = list(reference_checksums(probe))
+        if known is not None and len(known) >= high:
+            expected = known[:high]
+        else:
+            expected = list(reference_checksums(probe))
+            if known is not None and len(expected) > len(known):
+                known[:] = expected
         work.raise_if_cancelled()
         got, runs = list(submission_checksums(probe)), runs + 1
         work.raise_if_cancelled()

@@ -90,6 +90,9 @@ class Playback:
         self._lock = threading.Lock()
         self._waiting = 0
         self._waiting_lock = threading.Lock()
+        # The engine's checksum after each tick (index i: tick i + 1), as far as a search for
+        # the next divergence has run it: the next search reads them instead of rerunning.
+        self.tick_checksums: list[int] = []
         self._disk = self._disk_path(engine) if isinstance(self.sim, WasmSimulator) else None
         self._load_from_disk()
 

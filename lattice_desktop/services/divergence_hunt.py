@@ -43,5 +43,6 @@ def hunt_divergence(
             sub, playback.scenario, playback.data, tick, work=work
         ),
         work=work,
+        known=playback.tick_checksums,
     )
     return playback, start, found

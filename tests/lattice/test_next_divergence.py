@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from lattice_desktop.lattice.divergence import next_divergence
+from lattice_desktop.lattice.divergence import next_divergence, rewrite_run
 from lattice_desktop.lattice.records import diff_pairs
 from lattice_desktop.lattice.scenario import parse_scenario
 from lattice_desktop.lattice.wasm_engine import WasmEngine
@@ -54,3 +54,36 @@ def test_it_stops_on_each_tick_where_the_states_part(name):
     assert found == partings(data, reference, buggy)
     assert any(s.startswith("compared tick by tick through") for s in steps)  # progress on the way
     assert name != "side_load_priority" or found[:1] == [2]
+
+
+def test_a_second_search_reads_the_reference_checksums_the_first_one_ran():
+    data = (CASES / "lattice" / "smoke" / "side_load_priority.lat").read_bytes()
+    reference, buggy = (WasmEngine(SUBMISSIONS / n / "engine.wasm") for n in ("reference", "buggy"))
+    ticks = parse_scenario(data).ticks
+    reference_runs: list[int] = []
+
+    def counted(probe: bytes) -> list[int]:
+        reference_runs.append(len(probe))
+        return reference.run(probe)
+
+    known: list[int] = []
+    found, runs_after = [], []
+    for _ in range(2):  # the same search twice: the second runs only the submission
+        divergence = next_divergence(
+            data,
+            start=0,
+            end=ticks,
+            reference_checksums=counted,
+            submission_checksums=buggy.run,
+            reference_records=lambda t: reference.records(data, t),
+            submission_records=lambda t: buggy.records(data, t),
+            window=4,
+            known=known,
+        )
+        assert divergence is not None
+        found.append(divergence.tick)
+        runs_after.append(len(reference_runs))
+    assert found[0] == found[1] == partings(data, reference, buggy)[0]
+    assert runs_after[0] >= 1 and runs_after[1] == runs_after[0]
+    assert len(known) >= found[0]
+    assert known == reference.run(rewrite_run(data, ticks=len(known), snapshot=1))
