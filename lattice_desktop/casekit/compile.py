@@ -3,8 +3,9 @@
 These are the case author's files, built on the author's machine as `build_engines.py`
 builds the Lattice engines: each [build] command runs in the submission's folder with this
 Python first on the PATH (so `python -m ziglang cc …` finds the bundled toolchain). With
-`-g0` and relative paths a module is byte-identical wherever it is built, which is what
-lets `case build --check` compare a fresh build with the committed one.
+relative paths and `-g0`, or `-g -fdebug-compilation-dir=.` (DWARF lines that record `.`
+for the folder), a module is byte-identical wherever it is built, which is what lets
+`case build --check` compare a fresh build with the committed one.
 """
 
 from __future__ import annotations

@@ -9,9 +9,10 @@ import sys
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QEventLoop, QTimer
-from PySide6.QtWidgets import QApplication
+from PySide6.QtCore import QEventLoop, Qt, QTimer
+from PySide6.QtWidgets import QAbstractItemView, QApplication, QSplitter
 
 from lattice_desktop.lattice.generator import generate
 from lattice_desktop.store.queries import RunSummary
@@ -19,8 +20,14 @@ from lattice_desktop.ui.main_window import MainWindow
 from lattice_desktop.ui.qt_messages import quiet_platform
 from lattice_desktop.ui.window_tabs import FACTORY, FUEL, LEADERBOARD, RESULTS
 
+if TYPE_CHECKING:
+    from lattice_desktop.ui.profile.profile_tab import ProfileTab
+
 GRADE_MS = 30 * 60 * 1000  # grading the bundled case can take minutes on a slow machine
 WAIT_MS = 3 * 60 * 1000  # anything else: opening a run, a scenario, a diff
+PROFILE_SIZE = (1760, 1000)  # the Profile tab's picture: room for the Source view
+RUNS_WIDTH = 400  # its runs list, narrower than the window's default
+TABLE_WIDTH = 540  # its functions table
 
 
 def wait_until(condition: Callable[[], bool], timeout_ms: int = WAIT_MS, *, what: str = "the app") -> None:
@@ -220,10 +227,12 @@ def _save(outdir: Path, db: str, size: tuple[int, int]) -> list[Path]:
 
 
 def save_profile_screenshot(
-    out: Path, db: str, runs: dict[str, int], *, size: tuple[int, int] = (1500, 920)
+    out: Path, db: str, runs: dict[str, int], *, size: tuple[int, int] = PROFILE_SIZE, compare: bool = False
 ) -> Path:
-    """The Profile tab of `runs["lines"]` compared with `runs["reference"]`, saved to `out`
-    (`python -m lattice_desktop.ui.profile_screenshot` grades them first if need be)."""
+    """The Profile tab of `runs["lines"]` (with `compare`, compared with `runs["reference"]`),
+    the Source view on the function with the case's hottest line and that line clicked,
+    saved to `out` (`python -m lattice_desktop.ui.profile_screenshot` grades them first if
+    need be)."""
     from PySide6.QtCore import QSettings
 
     settings = QSettings(str(Path(tempfile.mkdtemp()) / "settings.ini"), QSettings.Format.IniFormat)
@@ -235,14 +244,52 @@ def save_profile_screenshot(
         open_and_wait(window, runs["lines"])
         window.tabs.setCurrentWidget(window.profile_tab)
         tab = window.profile_tab
-        wait_until(lambda: tab.profile is not None)
-        fuel = window.fuel_tab
-        wait_until(lambda: fuel.compare_box.findData(runs["reference"]) >= 0)
-        fuel.compare_with(runs["reference"])
-        wait_until(lambda: tab.other is not None)
-        QApplication.processEvents()
+        wait_until(lambda: tab.profile is not None, what="the profile of lines")
+        if compare:
+            fuel = window.fuel_tab
+            wait_until(lambda: fuel.compare_box.findData(runs["reference"]) >= 0)
+            fuel.compare_with(runs["reference"])
+            wait_until(lambda: tab.other is not None, what="the profile of reference")
+        _lay_out_profile(window, tab)
+        _click_hottest_line(tab)
         out.parent.mkdir(parents=True, exist_ok=True)
         window.grab().save(str(out))
         return out
     finally:
         window.close()
+
+
+def _lay_out_profile(window: MainWindow, tab: ProfileTab) -> None:
+    """Room for the Source view: a narrower runs list, the tables over a shorter flame
+    graph, and the callers and callees panes just tall enough for their rows."""
+    runs_split = window.runs_panel.parentWidget()
+    if isinstance(runs_split, QSplitter):
+        runs_split.setSizes([RUNS_WIDTH, window.width() - RUNS_WIDTH])
+    QApplication.processEvents()
+    tab.body.setSizes([640, 240])
+    tab.upper.setSizes([TABLE_WIDTH, tab.upper.width() - TABLE_WIDTH])
+    tab.sides.setSizes([90, 110, 440])
+    QApplication.processEvents()
+
+
+def _click_hottest_line(tab: ProfileTab) -> None:
+    """Select the function holding the case's hottest line, wait for its source, and click
+    that line as a user would (which also fills in the line's share below the source)."""
+    from PySide6.QtTest import QTest  # not in the bundle: profile_screenshot is a checkout's tool
+
+    assert tab.profile is not None
+    hottest = tab.profile.hottest_lines()[0]
+    tab.select_function(hottest.function)
+    view = tab.source_view
+    wait_until(lambda: view.index == hottest.function and bool(view.model.rows), what="the source")
+    if view.file_box.currentData() != hottest.file:  # the line is in another of its files
+        choice = view.file_box.findData(hottest.file)
+        view.file_box.setCurrentIndex(choice)
+        view.file_box.activated.emit(choice)
+    row = next(n for n, r in enumerate(view.model.rows) if r.number == hottest.line)
+    index = view.model.index(row, 0)
+    view.table.scrollTo(index, QAbstractItemView.ScrollHint.PositionAtCenter)
+    QApplication.processEvents()
+    where = view.table.visualRect(index).center()
+    QTest.mouseClick(view.table.viewport(), Qt.MouseButton.LeftButton, pos=where)
+    QApplication.processEvents()

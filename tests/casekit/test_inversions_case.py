@@ -1,14 +1,19 @@
 """The bundled inversions case, made with the kit alone: it is what its sources build, every
 sample and slip gets its verdict, the Fuel tab's growth exponent tells the O(n log n) sample
-from the O(n²) one, and the app's stores, board, profile and demo take it like Lattice."""
+from the O(n²) one, its modules carry DWARF lines without a change to their code, and the
+app's stores, board, profile (per source line) and demo take it like Lattice."""
 
 from __future__ import annotations
 
 import re
+import shutil
+from collections import Counter
+from pathlib import Path
 
 import pytest
 
 from lattice_desktop.casebuild.calibrate import calibrate
+from lattice_desktop.casekit.compile import compile_submission
 from lattice_desktop.casekit.kit_file import read_kit
 from lattice_desktop.cli.main import main
 from lattice_desktop.grading.fuel_growth import fit_slope
@@ -16,6 +21,8 @@ from lattice_desktop.grading.grader import grade
 from lattice_desktop.manifest import load_case, load_submission
 from lattice_desktop.manifest.case_identity import identify_case
 from lattice_desktop.outcomes import Outcome, Verdict
+from lattice_desktop.profile.source_lines import has_line_table
+from lattice_desktop.profile.wasm_sections import CUSTOM, sections
 from lattice_desktop.resources import CASES, demo_case
 from lattice_desktop.services.grade_jobs import demo_jobs, unfinished_demo_jobs
 from lattice_desktop.services.grading import grade_and_store
@@ -25,6 +32,7 @@ from lattice_desktop.store.field import leaderboard
 from lattice_desktop.store.writer import Writer
 
 FOLDER = CASES / "inversions"
+DEBUG_FLAGS = "-g -fdebug-compilation-dir=."
 
 
 @pytest.fixture(scope="module")
@@ -55,6 +63,25 @@ def test_case_check_finds_nothing_weak(capsys):
     kit = read_kit(FOLDER / "kit.toml")
     assert out.count("  ok   ") == len(list(load_case(FOLDER).samples_dir.iterdir())) + len(kit.slips)
     assert out.splitlines()[-1].startswith("the case is sound")
+
+
+def _code(wasm: bytes) -> bytes:
+    """Every section but the custom ones: what runs and what fuel is charged for."""
+    return b"".join(wasm[s.start : s.end] for s in sections(wasm) if s.id != CUSTOM)
+
+
+def test_every_shipped_module_is_its_g0_build_plus_debug_sections(tmp_path):
+    folders = sorted(p.parent for p in FOLDER.glob("*/*/submission.toml"))
+    assert len(folders) == 3 + len(read_kit(FOLDER / "kit.toml").slips)
+    for folder in folders:
+        copy = Path(shutil.copytree(folder, tmp_path / folder.parent.name / folder.name))
+        manifest = copy / "submission.toml"
+        assert DEBUG_FLAGS in manifest.read_text(), folder
+        manifest.write_text(manifest.read_text().replace(DEBUG_FLAGS, "-g0"))
+        stripped = compile_submission(copy).read_bytes()
+        shipped = load_submission(folder).module_path.read_bytes()
+        assert has_line_table(shipped) and not has_line_table(stripped), folder
+        assert _code(shipped) == _code(stripped), folder
 
 
 def test_the_growth_exponent_tells_the_two_classes_apart(reports, case):
@@ -104,6 +131,11 @@ def test_it_is_registered_ranked_and_profiled(tmp_path, case):
     assert profile.total == target.graded_fuel
     top = max(profile.functions, key=lambda f: f.self_fuel)
     assert "sort" in top.name  # the merge sort, named from the module's name section
+    assert profile.line_table and {s.file for s in profile.lines} == {"solution.c"}
+    per_function = Counter()
+    for s in profile.lines:
+        per_function[s.function] += s.fuel
+    assert all(per_function[f.index] == f.self_fuel for f in profile.functions)
 
 
 def test_the_first_start_demo_grades_it_too(tmp_path):

@@ -5,12 +5,15 @@ from __future__ import annotations
 
 import io
 import json
+import re
+from pathlib import Path
 
 import gprof2dot
 import pytest
 
 from lattice_desktop.cli.main import main
 from lattice_desktop.profile import run as profile_run
+from lattice_desktop.resources import CASES as CASES_DIR
 from tests.core.wat_cases import write_case, write_submission
 from tests.profile.control_flow import CONTROL_FLOW
 
@@ -95,6 +98,24 @@ def test_a_submission_with_a_case_file_and_callgrind(graded, tmp_path, capsys):
     total = int(text.splitlines()[0].split(": ")[1].split()[0].replace(",", ""))
     parsed = gprof2dot.CallgrindParser(io.StringIO(out_file.read_text())).parse()
     assert sum(f[gprof2dot.SAMPLES] for f in parsed.functions.values()) == total
+
+
+def test_callgrind_names_each_source_file_by_its_path_in_the_submission(tmp_path, capsys):
+    """KCachegrind opens a `fl=` name as it is written (a relative one from the callgrind
+    file's folder), so the files a line table names are written as absolute paths inside
+    the submission's folder: the C source is annotated wherever the file is opened."""
+    sub = CASES_DIR / "inversions" / "submissions" / "merge_sort"
+    out_file = tmp_path / "merge_sort.callgrind"
+    args = ["profile", str(sub), "--case", "inversions", "--case-name", "n-500", "--callgrind", str(out_file)]
+    assert main([*args, "--db", str(tmp_path / "db")]) == 0
+    capsys.readouterr()
+    names = {
+        line.split(") ", 1)[1]
+        for line in out_file.read_text().splitlines()
+        if re.match(r"c?f[lie]=\(\d+\) ", line)
+    }
+    assert names == {str((sub / "solution.c").resolve())}
+    assert Path(next(iter(names))).is_absolute() and Path(next(iter(names))).is_file()
 
 
 @pytest.mark.parametrize(
