@@ -9,7 +9,7 @@ slip per behaviour, stress inputs of a few sizes, and kit.toml tying them togeth
 from __future__ import annotations
 
 COMPILE = (
-    "python -m ziglang cc --target=wasm32-freestanding -O2 -g0 -nostdlib "
+    "python -m ziglang cc --target=wasm32-freestanding -O2 -g -fdebug-compilation-dir=. -nostdlib "
     "-Wl,--no-entry -o solution.wasm solution.c"
 )
 

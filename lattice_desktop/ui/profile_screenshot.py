@@ -1,6 +1,6 @@
 """Save docs/screenshots/profile.png: `lines` on the bundled case's largest stress case (it
-and `reference` are graded first if the database has no run of them), the Source view open
-on the function that holds the case's hottest source line and that line clicked, so the
+and `reference` are graded first if the database has no run of them), on the Lines view with
+the case's hottest source line chosen and the Source view on it in its function, so the
 picture answers "which line of `lines` burns the fuel?".
 
     python -m lattice_desktop.ui.profile_screenshot OUT.png [--db PATH] [--compare]

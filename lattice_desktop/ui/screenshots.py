@@ -11,8 +11,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QEventLoop, Qt, QTimer
-from PySide6.QtWidgets import QAbstractItemView, QApplication, QSplitter
+from PySide6.QtCore import QEventLoop, QTimer
+from PySide6.QtWidgets import QApplication, QSplitter
 
 from lattice_desktop.lattice.generator import generate
 from lattice_desktop.store.queries import RunSummary
@@ -27,7 +27,7 @@ GRADE_MS = 30 * 60 * 1000  # grading the bundled case can take minutes on a slow
 WAIT_MS = 3 * 60 * 1000  # anything else: opening a run, a scenario, a diff
 PROFILE_SIZE = (1760, 1000)  # the Profile tab's picture: room for the Source view
 RUNS_WIDTH = 400  # its runs list, narrower than the window's default
-TABLE_WIDTH = 540  # its functions table
+TABLE_WIDTH = 560  # its Functions and Lines views
 
 
 def wait_until(condition: Callable[[], bool], timeout_ms: int = WAIT_MS, *, what: str = "the app") -> None:
@@ -229,10 +229,9 @@ def _save(outdir: Path, db: str, size: tuple[int, int]) -> list[Path]:
 def save_profile_screenshot(
     out: Path, db: str, runs: dict[str, int], *, size: tuple[int, int] = PROFILE_SIZE, compare: bool = False
 ) -> Path:
-    """The Profile tab of `runs["lines"]` (with `compare`, compared with `runs["reference"]`),
-    the Source view on the function with the case's hottest line and that line clicked,
-    saved to `out` (`python -m lattice_desktop.ui.profile_screenshot` grades them first if
-    need be)."""
+    """The Profile tab of `runs["lines"]` (with `compare`, compared with `runs["reference"]`)
+    on its Lines view, the case's hottest line chosen and the Source view on it, saved to `out`
+    (`python -m lattice_desktop.ui.profile_screenshot` grades them first if need be)."""
     from PySide6.QtCore import QSettings
 
     settings = QSettings(str(Path(tempfile.mkdtemp()) / "settings.ini"), QSettings.Format.IniFormat)
@@ -251,7 +250,7 @@ def save_profile_screenshot(
             fuel.compare_with(runs["reference"])
             wait_until(lambda: tab.other is not None, what="the profile of reference")
         _lay_out_profile(window, tab)
-        _click_hottest_line(tab)
+        _open_hottest_line(tab, compare=compare)
         out.parent.mkdir(parents=True, exist_ok=True)
         window.grab().save(str(out))
         return out
@@ -260,36 +259,29 @@ def save_profile_screenshot(
 
 
 def _lay_out_profile(window: MainWindow, tab: ProfileTab) -> None:
-    """Room for the Source view: a narrower runs list, the tables over a shorter flame
-    graph, and the callers and callees panes just tall enough for their rows."""
+    """Room for the Lines and Source views: a narrower runs list, the Lines view as wide as its
+    columns want."""
     runs_split = window.runs_panel.parentWidget()
     if isinstance(runs_split, QSplitter):
         runs_split.setSizes([RUNS_WIDTH, window.width() - RUNS_WIDTH])
     QApplication.processEvents()
-    tab.body.setSizes([640, 240])
     tab.upper.setSizes([TABLE_WIDTH, tab.upper.width() - TABLE_WIDTH])
-    tab.sides.setSizes([90, 110, 440])
     QApplication.processEvents()
 
 
-def _click_hottest_line(tab: ProfileTab) -> None:
-    """Select the function holding the case's hottest line, wait for its source, and click
-    that line as a user would (which also fills in the line's share below the source)."""
-    from PySide6.QtTest import QTest  # not in the bundle: profile_screenshot is a checkout's tool
-
+def _open_hottest_line(tab: ProfileTab, *, compare: bool) -> None:
+    """Open the Lines view as a click on its tab does (its top row, the case's hottest line,
+    becomes current) and wait for the Source view to select that line in its function."""
     assert tab.profile is not None
-    hottest = tab.profile.hottest_lines()[0]
-    tab.select_function(hottest.function)
-    view = tab.source_view
-    wait_until(lambda: view.index == hottest.function and bool(view.model.rows), what="the source")
-    if view.file_box.currentData() != hottest.file:  # the line is in another of its files
-        choice = view.file_box.findData(hottest.file)
-        view.file_box.setCurrentIndex(choice)
-        view.file_box.activated.emit(choice)
-    row = next(n for n, r in enumerate(view.model.rows) if r.number == hottest.line)
-    index = view.model.index(row, 0)
-    view.table.scrollTo(index, QAbstractItemView.ScrollHint.PositionAtCenter)
-    QApplication.processEvents()
-    where = view.table.visualRect(index).center()
-    QTest.mouseClick(view.table.viewport(), Qt.MouseButton.LeftButton, pos=where)
+    tab.views.setCurrentWidget(tab.lines_view)
+    lines, view = tab.lines_view, tab.source_view
+    if compare:
+        wait_until(lambda: "Compared" in lines.model.columns, what="the compared run's lines")
+    top = lines.model.rows[lines.sorted.mapToSource(lines.sorted.index(0, 0)).row()]
+
+    def there() -> bool:
+        current = view.table.currentIndex()
+        return not view.loading and current.isValid() and view.model.rows[current.row()].number == top.line
+
+    wait_until(there, what="the source of the hottest line")
     QApplication.processEvents()

@@ -9,10 +9,13 @@ import struct
 from pathlib import Path
 
 from lattice_desktop.casebuild.calibrate import calibrate
+from lattice_desktop.casekit.compile import compile_submission
 from lattice_desktop.casekit.kit_file import read_kit
 from lattice_desktop.cli.main import main
 from lattice_desktop.grading.grader import grade
 from lattice_desktop.manifest import load_case, load_submission
+from lattice_desktop.profile.source_lines import has_line_table
+from lattice_desktop.profile.wasm_sections import CUSTOM, sections
 from tests.casekit.conftest import snapshot
 
 
@@ -25,6 +28,25 @@ def test_a_new_case_builds_and_checks_out_of_the_box(tmp_path, capsys):
     capsys.readouterr()
     assert main(["case", "check", str(folder)]) == 0
     assert capsys.readouterr().out.splitlines()[-1].startswith("the case is sound")
+
+
+def test_the_templates_modules_carry_lines_and_the_code_of_their_g0_build(template):
+    # The template builds with -g -fdebug-compilation-dir=.: a line table for the profile's
+    # fuel per line, and not one byte of code (so not one unit of fuel) changed by it.
+    manifests = sorted(template.glob("**/submission.toml"))
+    assert len(manifests) == 1 + len(read_kit(template / "kit.toml").slips)
+    for manifest in manifests:
+        built = load_submission(manifest.parent).module_path.read_bytes()
+        assert "-g -fdebug-compilation-dir=." in manifest.read_text()
+        manifest.write_text(manifest.read_text().replace("-g -fdebug-compilation-dir=.", "-g0"))
+        stripped = compile_submission(manifest.parent).read_bytes()
+        assert has_line_table(built) and not has_line_table(stripped), manifest
+        assert _code(built) == _code(stripped), manifest
+
+
+def _code(wasm: bytes) -> bytes:
+    """Every section but the custom ones: what runs and what fuel is charged for."""
+    return b"".join(wasm[s.start : s.end] for s in sections(wasm) if s.id != CUSTOM)
 
 
 def test_a_second_case_new_of_the_same_name_is_refused(template, capsys):

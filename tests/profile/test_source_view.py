@@ -33,7 +33,7 @@ def test_the_source_view_shows_fuel_per_line_and_a_lines_share(qtbot, tmp_path):
     assert rows[line_of(COUNTED, ";; body.set")].other is None  # that line's text changed
     assert rows[line_of(COUNTED, ";; body.get")].fuel == LOOPS
     row = [r.number for r in view.model.rows].index(fill)
-    view._line_clicked(view.model.index(row, 0))
+    view.table.setCurrentIndex(view.model.index(row, 0))  # clicked, or reached by key
     own = sum(s.fuel for s in profile.lines_of(run))
     assert f"{100 * rows[fill].fuel / own:.1f}% of run" in view.detail.text()
     assert view.model.headers()[1] == "Compared"

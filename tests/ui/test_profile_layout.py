@@ -1,13 +1,17 @@
 """The Profile tab's layout in the main window at 1366×768: choosing a compared run does not
 widen the tab (nor squeeze the runs list), the callers and callees panes show their
-columns whole, and the flame graph gets a real share of the height."""
+columns whole; and at 1366×768 and 1600×1000 the Source view shows at least 15 lines, the
+Lines view as many rows, and the flame graph keeps room for its frames."""
 
 from __future__ import annotations
 
+import pytest
 from PySide6.QtWidgets import QApplication
 
+from lattice_desktop.ui.profile.flame_graph import ROW
 from tests.core.wat_cases import write_submission
 from tests.ui.conftest import grade_into
+from tests.ui.test_profile_lines import LINED, lined_submission
 
 # Echoes its input after a loop in a function whose name is as long as real ones get.
 LONG_NAMES = """
@@ -66,6 +70,30 @@ def test_comparing_keeps_the_runs_list_and_the_panes_whole(
             assert header.sectionSize(column) >= header.sectionSizeFromContents(column).width()
         assert header.length() <= view.viewport().width()
 
+    window.grab().save(str(tmp_path / "profile_layout.png"))
+
+
+def _rows_shown(view) -> int:
+    """How many whole rows of a table fit in its viewport."""
+    return view.viewport().height() // view.verticalHeader().defaultSectionSize()
+
+
+@pytest.mark.parametrize("size", [(1366, 768), (1600, 1000)])
+def test_the_source_and_the_lines_get_room_at_common_window_sizes(
+    qtbot, make_window, toy_case, db_path, tmp_path, size
+):
+    (run_id,) = grade_into(db_path, toy_case.case_path, lined_submission(tmp_path / "lined", LINED, "m"))
+    window = make_window()
+    window.resize(*size)
+    window.show()
+    tab = _open_profiled(qtbot, window, run_id)
+    tab.views.setCurrentWidget(tab.lines_view)
+    qtbot.waitUntil(lambda: bool(tab.source_view.model.rows) and not tab.source_view.loading, timeout=10_000)
+    QApplication.processEvents()
+    assert _rows_shown(tab.source_view.table) >= 15
+    assert _rows_shown(tab.lines_view.table) >= 12
     graph = tab.flame.pages.currentWidget()
-    assert graph.height() >= tab.height() // 3
-    window.grab().save("/tmp/profile_layout.png")
+    assert graph.height() >= 6 * ROW  # the run's frames, a few levels deep, without scrolling
+    assert tab.chart.height() <= graph.viewport().height()
+    assert window.width() == size[0]
+    window.grab().save(str(tmp_path / f"profile_{size[0]}.png"))

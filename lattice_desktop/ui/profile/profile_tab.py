@@ -3,6 +3,10 @@
 A stored profile opens at once; otherwise the tab profiles the case when it is first shown
 (off the GUI thread, with progress and Cancel) and stores the result. The compared run is
 the one chosen in the Fuel tab's "Compare with" box (`follow_compare`).
+
+Left, two views of the profile: Functions (the table, the selected function's callers and
+callees) and Lines (every source line, hottest first); right, the Source view of the selected
+function; below, the flame graph.
 """
 
 from __future__ import annotations
@@ -20,12 +24,14 @@ from PySide6.QtWidgets import (
     QSplitter,
     QStackedWidget,
     QTableView,
+    QTabWidget,
     QVBoxLayout,
     QWidget,
 )
 
 from lattice_desktop.formatting import fuel
 from lattice_desktop.manifest.case import CaseManifest
+from lattice_desktop.profile.case_lines import case_lines
 from lattice_desktop.profile.model import Profile
 from lattice_desktop.services.profiling import run_profile
 from lattice_desktop.store.queries import StoredRun
@@ -33,10 +39,13 @@ from lattice_desktop.store.writer import Writer
 from lattice_desktop.ui.delegates import SORT_ROLE
 from lattice_desktop.ui.latest_query import LatestQuery
 from lattice_desktop.ui.profile.flame_panel import FlamePanel
+from lattice_desktop.ui.profile.lines_view import LinesView
 from lattice_desktop.ui.profile.models import INDEX_ROLE, EdgesModel, FunctionsModel, function_rows
 from lattice_desktop.ui.profile.source_view import SourceView
 from lattice_desktop.ui.profile.table_view import rows_table
 from lattice_desktop.work import Step
+
+UPPER_SHARE = 66  # percent of the tab's height for the tables and the source, at first
 
 
 class ProfileTab(QWidget):
@@ -96,17 +105,29 @@ class ProfileTab(QWidget):
         self.callees_view = _edges_table(self, self.callees)
         for view in (self.callers_view, self.callees_view):
             view.doubleClicked.connect(self._edge_opened)
-        sides = QSplitter(Qt.Orientation.Vertical, self)
-        sides.addWidget(self.callers_view)
-        sides.addWidget(self.callees_view)
+        functions_page = QSplitter(Qt.Orientation.Vertical, self)  # the table over its callers, callees
+        for pane in (self.table, self.callers_view, self.callees_view):
+            functions_page.addWidget(pane)
+        functions_page.setSizes([300, 90, 90])
+        functions_page.setChildrenCollapsible(False)
+        self.function_panes = functions_page
+        self.lines_view = LinesView(self)  # every source line of the case, hottest first
+        self.lines_view.line_chosen.connect(self._line_chosen)
+        self.views = QTabWidget(self)
+        self.views.setDocumentMode(True)
+        self.views.addTab(functions_page, "F&unctions")
+        self.views.addTab(self.lines_view, "&Lines")
+        self.views.setTabToolTip(
+            0, "Per function: self and inclusive fuel, calls, callers and callees (Alt+U)"
+        )
+        self.views.setTabToolTip(1, "Every source line of the case, hottest first, across functions (Alt+L)")
+        self.views.currentChanged.connect(self._view_changed)
         self.source_view = SourceView(self)  # the selected function's fuel per source line
-        sides.addWidget(self.source_view)
-        self.sides = sides
         upper = QSplitter(self)
-        upper.addWidget(self.table)
-        upper.addWidget(sides)
-        upper.setStretchFactor(0, 3)
-        upper.setStretchFactor(1, 2)
+        upper.addWidget(self.views)
+        upper.addWidget(self.source_view)
+        upper.setStretchFactor(0, 1)
+        upper.setStretchFactor(1, 1)
         upper.setChildrenCollapsible(False)
         self.upper = upper
 
@@ -116,9 +137,11 @@ class ProfileTab(QWidget):
         body = QSplitter(Qt.Orientation.Vertical, self)
         body.addWidget(upper)
         body.addWidget(self.flame)
+        # The tables and the source over the flame graph: room for ~15 source lines at
+        # 1366×768 and the graph's few rows below them.
         body.setStretchFactor(0, 2)
-        body.setStretchFactor(1, 3)
-        body.setSizes([400, 600])
+        body.setStretchFactor(1, 1)
+        body.setSizes([UPPER_SHARE, 100 - UPPER_SHARE])
         body.setChildrenCollapsible(False)
         self.body = body
 
@@ -274,6 +297,10 @@ class ProfileTab(QWidget):
         if self.sorted.rowCount():
             self.table.selectRow(0)
             self._row_changed(self.table.currentIndex(), self.table.currentIndex())
+        run_id = self.run.id if self.run is not None else None
+        self.lines_view.show_profile(profile, other, run_id, self.other_id)
+        if self.views.currentWidget() is self.lines_view:
+            self.lines_view.select_top()
 
     # Selection -------------------------------------------------------------------------
 
@@ -301,6 +328,21 @@ class ProfileTab(QWidget):
                 self.table.selectRow(row)
                 return
 
+    @Slot(int, str, int)
+    def _line_chosen(self, function: int, file: str, line: int) -> None:
+        """A row of the Lines view: its function selected, the Source view on that line."""
+        self.select_function(function)
+        if self.source_view.index != function and self.profile is not None:
+            self._show_edges(function)  # not in the table (it cannot be, but show it anyway)
+        self.source_view.show_line(file, line)
+
+    @Slot(int)
+    def _view_changed(self, _index: int) -> None:
+        """Opening the Lines view goes to its hottest line, and its keys work at once."""
+        if self.views.currentWidget() is self.lines_view:
+            self.lines_view.select_top()
+            self.lines_view.table.setFocus()
+
     def _edge_opened(self, index: QModelIndex) -> None:
         target = index.model().data(index, INDEX_ROLE)
         if isinstance(target, int):
@@ -318,6 +360,9 @@ def summary_text(profile: Profile, other: Profile | None) -> str:
     top = profile.ranked()[:1]
     if top:
         parts.append(f"most: {top[0].name} ({profile.percent(top[0].self_fuel):.0f}% self)")
+    hottest = case_lines(profile)[:1] if profile.line_table else []
+    if hottest:
+        parts.append(f"hottest line: {hottest[0].place} ({profile.percent(hottest[0].fuel):.2f}%)")
     if other is not None and profile.total:
         parts.append(f"compared run: {fuel(other.total)} ({other.total / profile.total:.2f}×)")
     return " · ".join(parts)

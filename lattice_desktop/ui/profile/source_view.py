@@ -2,7 +2,8 @@
 
 Lines come from the profile (exact, from the module's DWARF line table); the source text is
 read from the run's submission folder off the GUI thread. The hottest lines are marked with
-a shape and a tint; clicking a line says its share of the function and of the case. With a
+a shape and a tint; the current line (clicked, or reached with the arrow keys) says its share
+of the function and of the case. `show_line` goes to a line once the source is read. With a
 compared run, its fuel for the function of the same name sits beside each line whose text
 both versions share (`line_match`); a line that changed gets no compared figure.
 """
@@ -11,13 +12,21 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt, Slot
+from PySide6.QtCore import (
+    QAbstractTableModel,
+    QItemSelectionModel,
+    QModelIndex,
+    QPersistentModelIndex,
+    Qt,
+    Slot,
+)
 from PySide6.QtGui import QColor, QFontDatabase
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
     QHBoxLayout,
     QLabel,
+    QSizePolicy,
     QTableView,
     QVBoxLayout,
     QWidget,
@@ -31,6 +40,7 @@ from lattice_desktop.ui.latest_query import LatestQuery
 
 HOT = 3  # lines marked hot: the function's three costliest in the file shown
 CONTEXT = 3  # lines shown around the function's first and last counted line
+PROMPT = "Click a line, or move with ↑/↓, to see its share."
 _HOT_TINT = QColor(230, 120, 40, 70)
 _Index = QModelIndex | QPersistentModelIndex
 _ROOT = QModelIndex()
@@ -107,12 +117,18 @@ class SourceView(QWidget):
         self.index: int | None = None
         self.texts: dict[str, str | None] = {}
         self.other_texts: dict[str, str | None] = {}
+        self.loading = False  # the function's sources are being read
+        self._wanted: tuple[str, int] | None = None  # the line to go to once they are
         self._query = LatestQuery(self._loaded, self)
         self.file_box = QComboBox(self)
         self.file_box.activated.connect(self._file_chosen)
         self.title = QLabel(self)
-        self.detail = QLabel("Click a line to see its share.", self)
+        self.title.setWordWrap(True)
+        self.title.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        self.detail = QLabel(PROMPT, self)
         self.detail.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        # Ignored: a long line of figures is cut, never widens the pane; the tooltip holds it
+        self.detail.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         self.model = SourceModel(self)
         self.table = QTableView(self)
         self.table.setModel(self.model)
@@ -124,7 +140,7 @@ class SourceView(QWidget):
         self.table.verticalHeader().setDefaultSectionSize(self.table.fontMetrics().height() + 4)
         self.table.setShowGrid(False)
         self.table.horizontalHeader().setStretchLastSection(True)
-        self.table.clicked.connect(self._line_clicked)
+        self.table.selectionModel().currentChanged.connect(self._current_changed)
         top = QHBoxLayout()
         top.addWidget(self.title, 1)
         top.addWidget(self.file_box)
@@ -139,6 +155,7 @@ class SourceView(QWidget):
     ) -> None:
         """Show function `index` of `profile` (and of `other`, by name), once its files are read."""
         self.profile, self.other, self.index = profile, other, index
+        self._wanted, self.loading = None, False
         self.model.set_rows([], compared=False)
         self.file_box.clear()
         name = profile.name_of(index)
@@ -152,11 +169,40 @@ class SourceView(QWidget):
             self.file_box.addItem(file, file)
         self.file_box.setVisible(len(files) > 1)
         self.title.setText(f"{name}: reading its source…")
+        self.loading = True
         self._query.request(_read_both, run_id, other_id, files)
+
+    def show_line(self, file: str, line: int) -> None:
+        """Select line `line` of `file` in the function shown, scrolled to the middle (once
+        the function's source is read, if it is being read)."""
+        self._wanted = (file, line)
+        if not self.loading:
+            self._go_to_wanted()
 
     def _loaded(self, texts: tuple[dict[str, str | None], dict[str, str | None]]) -> None:
         self.texts, self.other_texts = texts
+        self.loading = False
         self._render()
+        self._go_to_wanted()
+
+    def _go_to_wanted(self) -> None:
+        wanted, self._wanted = self._wanted, None
+        if wanted is None:
+            return
+        file, line = wanted
+        if self.file_box.currentData() != file:
+            choice = self.file_box.findData(file)
+            if choice < 0:
+                return
+            self.file_box.setCurrentIndex(choice)
+            self._render()
+        row = next((n for n, r in enumerate(self.model.rows) if r.number == line), None)
+        if row is None:
+            return
+        index = self.model.index(row, 0)
+        flags = QItemSelectionModel.SelectionFlag.ClearAndSelect | QItemSelectionModel.SelectionFlag.Rows
+        self.table.selectionModel().setCurrentIndex(index, flags)
+        self.table.scrollTo(index, QAbstractItemView.ScrollHint.PositionAtCenter)
 
     @Slot(int)
     def _file_chosen(self, _row: int) -> None:
@@ -187,7 +233,7 @@ class SourceView(QWidget):
         ]
         self.model.set_rows(rows, compared=self.other is not None)
         self.table.resizeColumnsToContents()
-        self.detail.setText("Click a line to see its share." + ("  ▲ hottest lines" if hot else ""))
+        self.detail.setText(PROMPT + ("  ▲ hottest lines" if hot else ""))
 
     def _compared(self, name: str, file: str, text: str | None) -> dict[int, int]:
         """The compared run's fuel for the function of the same name, per our line number."""
@@ -202,12 +248,13 @@ class SourceView(QWidget):
         by_line = {s.line: s.fuel for s in other.lines_of(match) if s.file == file}
         return {ours: by_line[their] for ours, their in pairs.items() if their in by_line}
 
-    @Slot(QModelIndex)
-    def _line_clicked(self, index: QModelIndex) -> None:
+    @Slot(QModelIndex, QModelIndex)
+    def _current_changed(self, current: QModelIndex, _previous: QModelIndex) -> None:
+        """The current line's fuel and shares, whether a click or a key made it current."""
         profile = self.profile
-        if profile is None or self.index is None:
+        if profile is None or self.index is None or not current.isValid():
             return
-        row = self.model.rows[index.row()]
+        row = self.model.rows[current.row()]
         if not row.fuel:
             self.detail.setText(f"line {row.number}: no fuel counted on it in this function")
             return
@@ -217,9 +264,14 @@ class SourceView(QWidget):
             f"line {row.number}: {row.fuel:,} fuel · {share:.1f}% of {profile.name_of(self.index)} "
             f"· {profile.percent(row.fuel):.2f}% of the case"
         )
+        file = self.file_box.currentData()
+        everywhere = [s.fuel for s in profile.lines if s.file == file and s.line == row.number and s.fuel]
+        if len(everywhere) > 1:
+            text += f" · {sum(everywhere):,} in all {len(everywhere)} functions it is compiled into"
         if row.other is not None:
             text += f" · compared run {row.other:,}"
         self.detail.setText(text)
+        self.detail.setToolTip(text)
 
 
 def _files_by_fuel(profile: Profile, index: int) -> list[str]:
