@@ -15,6 +15,7 @@ from lattice_desktop.cli.common import EXIT_USAGE, add_db_option, err, open_stor
 from lattice_desktop.cli.run_ids import run_id_or_path
 from lattice_desktop.cli.terminal import shown
 from lattice_desktop.errors import UserError
+from lattice_desktop.profile.case_lines import case_lines
 from lattice_desktop.profile.export import callgrind, speedscope, speedscope_problem
 from lattice_desktop.profile.model import LineStats, Profile
 from lattice_desktop.services.profiling import ProfileTarget, profile_target, run_target, submission_target
@@ -158,6 +159,16 @@ def profile_dict(profile: Profile, target: ProfileTarget) -> dict[str, object]:
         "instrumented_fuel": profile.instrumented_fuel,
         "line_table": profile.line_table,
         "lines": [_line_dict(profile, s) for s in profile.hottest_lines()],
+        "source_lines": [
+            {
+                "file": row.file,
+                "line": row.line,
+                "fuel": row.fuel,
+                "share": round(profile.percent(row.fuel), 4),
+                "functions": [{"function": f.name, "fuel": f.fuel} for f in row.functions],
+            }
+            for row in case_lines(profile)
+        ],
         "functions": [
             {
                 "index": f.index,
@@ -193,15 +204,15 @@ def _line_dict(profile: Profile, line: LineStats) -> dict[str, object]:
 
 
 def lines_text(profile: Profile, *, top: int) -> list[str]:
-    """The hottest source lines, or why there are none."""
+    """The hottest source lines of the case, each summed over the functions it was compiled
+    into (a helper inlined into four is one line), or why there are none."""
     if not profile.line_table:
         return ["no source lines: the module has no DWARF line info (build it with -g); fuel is per function"]
-    lines = [f"{'fuel':>15} {'%':>6}  line (function)"]
-    for s in profile.hottest_lines()[:top]:
-        where = f"{shown(s.file) or '?'}:{s.line}"
-        lines.append(
-            f"{s.fuel:>15,} {profile.percent(s.fuel):>5.1f}%  {where} ({shown(profile.name_of(s.function))})"
-        )
+    lines = [f"{'fuel':>15} {'%':>6}  line (functions, most fuel first)"]
+    for row in case_lines(profile)[:top]:
+        where = f"{shown(row.file) or '?'}:{row.line}"
+        names = ", ".join(shown(f.name) for f in sorted(row.functions, key=lambda f: -f.fuel))
+        lines.append(f"{row.fuel:>15,} {profile.percent(row.fuel):>5.1f}%  {where} ({names})")
     return lines
 
 

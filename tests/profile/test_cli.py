@@ -150,3 +150,24 @@ def test_a_module_that_cannot_be_instrumented_is_refused_with_its_reason(tmp_pat
     sub = write_submission(tmp_path / "sub", tail)
     assert main(["profile", str(sub), "--case", str(case), "--db", str(tmp_path / "db")]) == 2
     assert "tail calls" in capsys.readouterr().err
+
+
+def test_source_lines_sum_each_line_over_its_functions_and_lead_the_text(tmp_path, capsys):
+    """`--json`'s source_lines add each file:line over the functions it is compiled into
+    (what the per-function `lines` give, summed); the text lists them hottest first."""
+    sub = CASES_DIR / "inversions" / "submissions" / "merge_sort"
+    args = ["profile", str(sub), "--case", "inversions", "--case-name", "n-500", "--db", str(tmp_path / "db")]
+    assert main([*args, "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    summed: dict[tuple[str, int], int] = {}
+    for line in data["lines"]:
+        summed[(line["file"], line["line"])] = summed.get((line["file"], line["line"]), 0) + line["fuel"]
+    rows = data["source_lines"]
+    assert {(r["file"], r["line"]): r["fuel"] for r in rows} == summed
+    assert all(r["fuel"] == sum(f["fuel"] for f in r["functions"]) for r in rows)
+    assert [r["fuel"] for r in rows] == sorted((r["fuel"] for r in rows), reverse=True)
+    assert sum(summed.values()) == sum(f["self_fuel"] for f in data["functions"])
+    assert main(args) == 0
+    text = capsys.readouterr().out
+    top = rows[0]
+    assert f"{top['fuel']:,}" in text and f"{top['file']}:{top['line']}" in text
