@@ -63,6 +63,10 @@ class Mutant(Factory):
             elif t in self._asm_of:
                 self._exit_kind[hi], self._exit_dest[hi] = _ASSEMBLER, self._asm_of[t]
         self._contenders = [()] * n
+        reaching: dict[int, list[int]] = {}  # belt -> the exits whose destination it is
+        for o_hi in range(n):
+            if self._exit_kind[o_hi] == _BELT:
+                reaching.setdefault(self._exit_dest[o_hi], []).append(o_hi)
         for hi, c in enumerate(self._cells):
             if not self._belt[hi]:
                 continue
@@ -79,12 +83,8 @@ class Mutant(Factory):
                     and self._exit_dest[holder_of[o]] == hi
                 ):
                     ranked.append(holder_of[o] * 4 + 3)
-            for o_hi in range(n):  # exits that reach this belt some other way are refused
-                if (
-                    self._exit_kind[o_hi] == _BELT
-                    and self._exit_dest[o_hi] == hi
-                    and o_hi * 4 + 3 not in ranked
-                ):
+            for o_hi in reaching.get(hi, ()):  # exits that reach this belt some other way are refused
+                if o_hi * 4 + 3 not in ranked:
                     self._exit_kind[o_hi] = _NEVER
             self._contenders[hi] = tuple(ranked)
         self._asm_contenders = []
