@@ -34,6 +34,12 @@ class AssemblerTable(Mapping[int, Held]):
         self._buffer_cells, self._buffer_types, self._buffer_counts = buffers
 
     @classmethod
+    def idle(cls, cells: np.ndarray) -> AssemblerTable:
+        """Assemblers at these cells (in grid order), none crafting, holding or offering anything."""
+        none = np.zeros(0, np.int64)
+        return cls(cells, np.zeros(len(cells), np.int64), np.zeros(len(cells), np.int64), (none, none, none))
+
+    @classmethod
     def of(
         cls, scenario: Scenario, kind: np.ndarray, cell: np.ndarray, low: np.ndarray, values: np.ndarray
     ) -> AssemblerTable:

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from lattice_desktop.lattice.assembler_table import AssemblerTable
 from lattice_desktop.lattice.scenario import Entity, Scenario
 from lattice_desktop.lattice.view import FactoryState, lead_item, occupied
 from lattice_desktop.ui.factory import palette as pal
@@ -75,12 +76,21 @@ def cell_codes(state: FactoryState, static: Static, region: Region) -> np.ndarra
         codes[source & (state.source_buffer[sl] != 0)] = pal.ITEM_CODE[
             static.source_type[sl][source & (state.source_buffer[sl] != 0)]
         ]
-        rows, cols = len(codes), codes.size // max(1, len(codes))
-        for c, (remaining, _, _) in state.assemblers.items():
-            x, y = c % state.entity.shape[1] - region.x0, c // state.entity.shape[1] - region.y0
-            if remaining and 0 <= x < cols and 0 <= y < rows:
+        for _, x, y, remaining, _ in _assemblers_in(state, region):
+            if remaining:
                 codes[y, x] = pal.ASSEMBLER_CRAFTING
     return codes
+
+
+def _assemblers_in(state: FactoryState, region: Region) -> list[tuple[int, int, int, int, int]]:
+    """(cell, x, y, remaining, output) of each assembler inside `region`, x and y from its
+    corner: picked with numpy, since a 2048² factory holds tens of thousands."""
+    cells, remaining, output = state.assembler_arrays
+    width = state.entity.shape[1]
+    x, y = cells % width - region.x0, cells // width - region.y0
+    inside = (x >= 0) & (y >= 0) & (x < region.x1 - region.x0) & (y < region.y1 - region.y0)
+    picked = (a[inside].tolist() for a in (cells, x, y, remaining, output))
+    return list(zip(*picked, strict=True))
 
 
 def render(state: FactoryState, static: Static, region: Region) -> np.ndarray:
@@ -119,11 +129,8 @@ def render(state: FactoryState, static: Static, region: Region) -> np.ndarray:
 def _draw_assemblers(
     image: np.ndarray, state: FactoryState, static: Static, region: Region, masks: dict
 ) -> None:
-    p, width = region.scale, state.entity.shape[1]
-    for c, (remaining, output, _) in state.assemblers.items():
-        x, y = c % width - region.x0, c // width - region.y0
-        if not (0 <= x < region.x1 - region.x0 and 0 <= y < region.y1 - region.y0):
-            continue
+    p = region.scale
+    for c, x, y, remaining, output in _assemblers_in(state, region):
         block = image[y * p : (y + 1) * p, x * p : (x + 1) * p]
         block[masks["inset"]] = pal.ASSEMBLER_CRAFTING if remaining else pal.ASSEMBLER
         if p >= 8:
@@ -205,7 +212,7 @@ class Rasterizer:
             slots=np.zeros((*self.entity.shape, 4), np.uint8),
             source_buffer=np.zeros(self.entity.shape, np.uint8),
             sink_counts={},
-            assemblers={int(x): (0, 0, {}) for x in self._asm_cells},
+            assemblers=AssemblerTable.idle(self._asm_cells),
         )
         out = np.empty((len(self._class_cell), p, p), self.colours.dtype)
         for k, cell in enumerate(self._class_cell.tolist()):
