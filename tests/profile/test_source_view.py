@@ -49,3 +49,27 @@ def test_without_lines_the_view_says_how_to_get_them(qtbot, tmp_path):
     qtbot.addWidget(view)
     view.show_function(profile, profile.ranked()[0].index, None, None, None)
     assert "no DWARF line info" in view.title.text() and view.model.rowCount() == 0
+
+
+def test_a_long_source_line_scrolls_sideways_instead_of_being_cut(qtbot, tmp_path):
+    profile, _ = profile_with_lines(tmp_path, COUNTED)
+    view = SourceView()
+    qtbot.addWidget(view)
+    view.resize(420, 300)
+    view.show()
+    run = next(f.index for f in profile.functions if f.name == "run")
+    view.show_function(profile, run, None, None, None)
+    qtbot.waitUntil(lambda: "reading" not in view.title.text())
+    fill = line_of(COUNTED, ";; fill")
+    long = COUNTED.replace(";; fill", ";; fill " + "x" * 300)
+    view._loaded(({"t.wat": long}, {}))
+    view.resize(380, 300)  # made narrower once the lines are in
+    qtbot.wait(50)
+    source = view.model.columnCount() - 1
+    text = next(r.text for r in view.model.rows if r.number == fill)
+    width = view.table.horizontalHeader().sectionSize(source)
+    assert width >= view.table.fontMetrics().horizontalAdvance(text)  # the whole line fits its column
+    qtbot.waitUntil(lambda: view.table.horizontalScrollBar().maximum() > 0)  # and the view scrolls to it
+    view.resize(3000, 300)  # a wide window: the column fills the room left
+    qtbot.waitUntil(lambda: view.table.horizontalScrollBar().maximum() == 0)
+    assert view.table.horizontalHeader().sectionSize(source) >= width

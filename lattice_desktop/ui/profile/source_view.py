@@ -97,6 +97,23 @@ class SourceModel(QAbstractTableModel):
         return None
 
 
+class _SourceTable(QTableView):
+    """The lines' table: the source column as wide as its longest line, so a long line
+    scrolls sideways rather than being cut, and at least as wide as the room left."""
+
+    def fill_width(self) -> None:
+        header, last = self.horizontalHeader(), self.model().columnCount() - 1
+        if last < 0:
+            return
+        others = sum(header.sectionSize(i) for i in range(last))
+        needed = self.sizeHintForColumn(last)
+        header.resizeSection(last, max(needed, self.viewport().width() - others))
+
+    def resizeEvent(self, event) -> None:
+        super().resizeEvent(event)
+        self.fill_width()
+
+
 def _cell(row: SourceLine, column: str) -> str:
     if column == "Fuel":
         return ("▲ " if row.hot else "") + (fuel(row.fuel) if row.fuel else "")
@@ -130,7 +147,7 @@ class SourceView(QWidget):
         # Ignored: a long line of figures is cut, never widens the pane; the tooltip holds it
         self.detail.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         self.model = SourceModel(self)
-        self.table = QTableView(self)
+        self.table = _SourceTable(self)
         self.table.setModel(self.model)
         self.table.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
@@ -139,7 +156,7 @@ class SourceView(QWidget):
         self.table.verticalHeader().hide()
         self.table.verticalHeader().setDefaultSectionSize(self.table.fontMetrics().height() + 4)
         self.table.setShowGrid(False)
-        self.table.horizontalHeader().setStretchLastSection(True)
+        self.table.setTextElideMode(Qt.TextElideMode.ElideNone)  # a long line scrolls sideways
         self.table.selectionModel().currentChanged.connect(self._current_changed)
         top = QHBoxLayout()
         top.addWidget(self.title, 1)
@@ -233,6 +250,7 @@ class SourceView(QWidget):
         ]
         self.model.set_rows(rows, compared=self.other is not None)
         self.table.resizeColumnsToContents()
+        self.table.fill_width()
         self.detail.setText(PROMPT + ("  ▲ hottest lines" if hot else ""))
 
     def _compared(self, name: str, file: str, text: str | None) -> dict[int, int]:
