@@ -41,9 +41,16 @@ from lattice_desktop.lattice.simulators import (
 )
 from lattice_desktop.lattice.view import FactoryState, layout
 from lattice_desktop.lattice.wasm_engine import REFERENCE_WASM, WasmEngine
+from lattice_desktop.memory_release import give_back
 from lattice_desktop.work import Work
 
 PREVIEW_SECONDS = 0.4  # a long seek shows the state it has reached this often
+
+
+def state_bytes(state: FactoryState) -> int:
+    """About what one cached state holds of its own (its grid arrays are shared)."""
+    cells, lead = state.items
+    return state.slots.nbytes + state.source_buffer.nbytes + cells.nbytes + lead.nbytes
 
 
 def reference_engine(path: Path = REFERENCE_WASM) -> WasmEngine | None:
@@ -66,6 +73,7 @@ class Playback:
         keyframe_seconds: float = 0.15,
         max_keyframe_bytes: int = 512 * 2**20,
         cached_states: int = 6,
+        max_state_bytes: int = 128 * 2**20,
         simulator: Simulator | None = None,
         name: str | None = None,
         scenario: Scenario | None = None,
@@ -87,6 +95,7 @@ class Playback:
         self._frontier = 0  # every tick up to here is at most one interval past a keyframe
         self._states: OrderedDict[int, FactoryState] = OrderedDict()
         self._cached_states = cached_states
+        self.max_state_bytes = max_state_bytes  # states kept: at most this many bytes, at least 2
         self._lock = threading.Lock()
         self._waiting = 0
         self._waiting_lock = threading.Lock()
@@ -128,10 +137,14 @@ class Playback:
             return cached
         records = self._records(tick, work, previews=True)
         state = state_from_records(self.scenario, records, tick=tick, grid=self.grid)
+        keep = max(2, min(self._cached_states, self.max_state_bytes // max(1, state_bytes(state))))
         with self._waiting_lock:
             self._states[tick] = state
-            while len(self._states) > self._cached_states:
+            dropped = len(self._states) > keep
+            while len(self._states) > keep:
                 self._states.popitem(last=False)
+        if dropped:
+            give_back()  # a 2048² state's arrays are tens of megabytes: return them
         return state
 
     def records_at(self, tick: int, work: Work | None = None) -> np.ndarray:
@@ -181,6 +194,7 @@ class Playback:
                 self.pack_keyframes(work, keep_newest=1)
             work.report(self.prepared, "caching keyframes")
         self.pack_keyframes(work)
+        give_back()  # the raw keyframes just packed
         self._save_to_disk()
         work.report(self.prepared, "keyframes cached")
 

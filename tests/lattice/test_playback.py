@@ -10,7 +10,7 @@ import pytest
 
 from lattice_desktop.errors import Cancelled
 from lattice_desktop.lattice.generator import generate
-from lattice_desktop.lattice.playback import Playback
+from lattice_desktop.lattice.playback import Playback, state_bytes
 from lattice_desktop.lattice.rules import Factory
 from lattice_desktop.lattice.scenario import parse_scenario
 from lattice_desktop.lattice.simulators import (
@@ -22,6 +22,7 @@ from lattice_desktop.lattice.simulators import (
 )
 from lattice_desktop.lattice.view import FactoryState
 from lattice_desktop.lattice.wasm_engine import REFERENCE_WASM, WasmEngine
+from lattice_desktop.memory_release import give_back
 from lattice_desktop.work import Step, Work
 
 REPO = Path(__file__).resolve().parents[2]
@@ -214,3 +215,27 @@ def test_prewarm_walks_each_stress_scenario_once(tmp_path, monkeypatch):
     assert same_state(warm.state_at(45), from_scratch(data, 45))
     with pytest.raises(Cancelled):
         prewarm(folder / "case.toml", cancelled())
+
+
+def test_cached_states_stay_within_their_byte_budget_and_are_still_exact():
+    data = generate(3, width=48, height=40, ticks=30).encode()
+    free = Playback(data)
+    budget = 3 * state_bytes(free.state_at(30)) + 1  # room for three of its largest states
+    tight = Playback(data, max_state_bytes=budget)
+    for tick in (5, 9, 14, 20, 26, 30, 9):
+        state = tight.state_at(tick)
+        assert np.array_equal(state.slots, free.state_at(tick).slots)
+        assert len(tight._states) <= max(2, budget // state_bytes(state))
+    assert 3 <= len(tight._states) < 6 and len(free._states) == 6  # a small factory keeps the usual six
+
+
+def test_giving_back_freed_memory_is_safe_to_call_from_any_thread():
+    import threading
+
+    answers: list[bool] = []
+    threads = [threading.Thread(target=lambda: answers.append(give_back())) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert len(answers) == 4 and all(isinstance(a, bool) for a in answers)
