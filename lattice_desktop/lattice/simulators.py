@@ -19,7 +19,7 @@ import zlib
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import Protocol, cast
+from typing import TYPE_CHECKING, Protocol, cast
 
 import numpy as np
 import wasmtime
@@ -31,6 +31,9 @@ from lattice_desktop.lattice.view import AssemblerTable, FactoryState, check_rec
 from lattice_desktop.lattice.wasm_engine import DEFAULT_LIMITS, EngineError, WasmEngine
 from lattice_desktop.sandbox.engine import exported, unmetered_engine
 from lattice_desktop.sandbox.guest import Refused, limited_store, read_packed, rearm
+
+if TYPE_CHECKING:
+    from wasmtime._instance import InstanceExports
 
 STEPPING_EXPORTS = ("lattice_begin", "lattice_step", "lattice_records_now")
 # tick, belt slots, sink counts, assembler timers, assembler buffers (see PythonSimulator.save)
@@ -230,19 +233,24 @@ class WasmSimulator:
         module = stepping_module(path)
         if module is None:
             raise EngineError(f"{path} lacks the stepping exports {', '.join(STEPPING_EXPORTS)}")
-        self.limits = DEFAULT_LIMITS
-        self.store = limited_store(self.limits, metered=False)
+        self.module, self.limits = module, DEFAULT_LIMITS
         try:
-            exports = wasmtime.Instance(self.store, module, []).exports(self.store)
-            self.memory = exported(exports, "memory", wasmtime.Memory)
-            self._step = exported(exports, "lattice_step", wasmtime.Func)
-            self._records_now = exported(exports, "lattice_records_now", wasmtime.Func)
+            exports = self._instantiate()
             ptr = exported(exports, "alloc", wasmtime.Func)(self.store, len(scenario_bytes))
             self.memory.write(self.store, scenario_bytes, ptr)
             exported(exports, "lattice_begin", wasmtime.Func)(self.store, ptr, len(scenario_bytes))
         except (wasmtime.WasmtimeError, KeyError, TypeError) as exc:
             raise EngineError(f"{path} cannot begin the scenario: {exc}") from None
         self.tick = 0
+
+    def _instantiate(self) -> InstanceExports:
+        """A fresh store and instance of the module (its exports); nothing run in it yet."""
+        self.store = limited_store(self.limits, metered=False)
+        exports = wasmtime.Instance(self.store, self.module, []).exports(self.store)
+        self.memory = exported(exports, "memory", wasmtime.Memory)
+        self._step = exported(exports, "lattice_step", wasmtime.Func)
+        self._records_now = exported(exports, "lattice_records_now", wasmtime.Func)
+        return exports
 
     def step(self, ticks: int) -> None:
         if ticks > 0:
@@ -256,15 +264,22 @@ class WasmSimulator:
     def load(self, keyframe: object) -> None:
         assert isinstance(keyframe, WasmKeyframe)
         data = zlib.decompress(keyframe.data) if keyframe.packed else keyframe.data
+        if self.memory.data_len(self.store) > keyframe.size:
+            # Linear memory cannot shrink, and an engine's allocator keeps where memory ends
+            # inside memory itself: restored over a larger memory, it would grow memory again
+            # on its next allocation, a leak of megabytes a seek. A fresh instance has the
+            # keyframe's exact size (a C engine's only mutable global, its stack pointer, is
+            # back at its start between calls).
+            self._instantiate()
         missing = keyframe.size - self.memory.data_len(self.store)
-        if missing > 0:  # a keyframe from another instance (on disk) may be larger
+        if missing > 0:
             self.memory.grow(self.store, -(-missing // 65536))
-        now = self.memory.data_len(self.store)
         # One copy straight into linear memory (Memory.write would copy `data` once more
         # into a bytearray first: a tenth of a second a seek on a 2048² factory).
-        memory = np.frombuffer(memoryview(self.memory.get_buffer_ptr(self.store, now)), np.uint8)
+        size = self.memory.data_len(self.store)
+        memory = np.frombuffer(memoryview(self.memory.get_buffer_ptr(self.store, size)), np.uint8)
         memory[: len(data)] = np.frombuffer(data, np.uint8)
-        memory[keyframe.size :] = 0  # pages grown since: the allocator expects them zeroed
+        memory[len(data) :] = 0
         self.tick = keyframe.tick
 
     def records(self) -> np.ndarray:
