@@ -1,9 +1,9 @@
 """Handing freed memory back to the system.
 
-A playback on a 2048² factory makes and drops arrays of tens of megabytes on worker
-threads; glibc keeps what they freed in its per-thread heaps, so the app's resident size
-grows by hundreds of megabytes it no longer uses. `give_back` asks glibc to return it
-(`malloc_trim`); elsewhere it does nothing.
+Opening a 2048² factory, the keyframe walk makes raw keyframes of about 56 MB each and
+packs them; glibc keeps much of what is freed in its heaps, and the app stayed about
+170 MB larger after the open than with `malloc_trim` (734 MB against 565 MB). `give_back`
+asks glibc to return it; elsewhere it does nothing.
 """
 
 from __future__ import annotations

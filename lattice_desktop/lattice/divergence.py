@@ -44,6 +44,14 @@ class Divergence:
     def __post_init__(self) -> None:  # worked out where the search runs, off the GUI thread
         object.__setattr__(self, "cells", list(cell_counts(self.diffs)))
 
+    def extent(self, width: int) -> str:
+        """The records and cells that differ, and the first cell, on a grid `width` cells wide."""
+        first = self.cells[0] if self.cells else 0
+        return (
+            f"{len(self.diffs):,} records in {len(self.cells):,} cells, "
+            f"first at ({first % width}, {first // width})"
+        )
+
 
 def rewrite_run(data: bytes, *, ticks: int, snapshot: int) -> bytes:
     """The scenario with its `ticks` and `snapshot` lines replaced (nothing else changes)."""

@@ -272,12 +272,9 @@ class DivergenceNavigator(QObject):
             return
         self._search.work = None
         self.divergence = found
-        width = playback.scenario.width
-        first = found.cells[0] if found.cells else 0
         self.bar.status.setText(
             f"First wrong tick: {found.tick:,} (agrees through {found.agreed:,}) · "
-            f"{len(found.diffs):,} records in {len(found.cells):,} cells, first at "
-            f"({first % width}, {first // width}) · found by {found.how}"
+            f"{found.extent(playback.scenario.width)} · found by {found.how}"
         )
         self.bar.first_tick.setEnabled(True)
         self.timeline.set_first_wrong(found.tick)

@@ -125,12 +125,9 @@ class Player(QObject):
                 f"the states do not part again up to tick {playback.ticks:,}."
             )
             return
-        width = playback.scenario.width
-        first = found.cells[0] if found.cells else 0
         tab.bar.status.setText(
             f"Next divergence: tick {found.tick:,} (agrees at {found.agreed:,}) · "
-            f"{len(found.diffs):,} records in {len(found.cells):,} cells, "
-            f"first at ({first % width}, {first // width})"
+            f"{found.extent(playback.scenario.width)}"
         )
         tab.navigator.focus_pending = True
         tab.navigator.seek.emit(found.tick)
