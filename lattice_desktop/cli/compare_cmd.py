@@ -37,14 +37,18 @@ def register(commands: argparse._SubParsersAction) -> None:
         "source lines) that account for most of each change (from their fuel profiles, made if "
         "missing). A submission folder instead of a run id is "
         "graded first (against --case, or the other run's case) and stored as a run. "
-        f"With --fail-above PCT, exits {EXIT_REGRESSED} when any case got more than PCT%% worse "
-        "or lost its verdict; 2 is a usage error.",
+        f"With --fail-above PCT, exits {EXIT_REGRESSED} when any stress case got more than PCT%% "
+        "worse, or any case lost its verdict (smoke-test fuel is shown but not gated: grading scores "
+        "smoke tests on correctness alone); 2 is a usage error.",
     )
     p.add_argument("before", metavar="A", help="the baseline: a run id (see `runs`) or a submission folder")
     p.add_argument("after", metavar="B", help="the candidate: a run id or a submission folder")
     p.add_argument("--case", help="the case manifest (case.toml) to grade submission folders against")
     p.add_argument(
-        "--fail-above", metavar="PCT", type=_percent, help="fail when a case got worse by more than PCT%%"
+        "--fail-above",
+        metavar="PCT",
+        type=_percent,
+        help="fail when a stress case got worse by more than PCT%% or a case lost its verdict",
     )
     p.add_argument("--json", action="store_true", help="print the report as JSON")
     p.add_argument("--html", metavar="FILE", type=Path, help="also write a self-contained HTML report")
@@ -158,12 +162,20 @@ def comparison_text(comparison: Comparison, *, threshold: float | None) -> str:
         elif c.functions and c.lines_note:
             lines.append(f"{'':<16}   ({shown(c.lines_note)})")
     if threshold is not None:
-        worse = comparison.worse_than(threshold)
-        lines += [
-            "",
-            f"FAIL: {len(worse)} case(s) worse by more than {threshold:g}%: "
-            + ", ".join(shown(c.name) for c in worse)
-            if worse
-            else f"ok: no case worse by more than {threshold:g}%",
-        ]
+        lines += ["", gate_line(comparison, threshold)]
+        smoke = [c.name for c in comparison.cases if not c.gated]
+        if smoke:
+            lines.append(
+                f"(smoke-test fuel is shown, not gated: grading scores {', '.join(map(shown, smoke))} "
+                "on correctness alone)"
+            )
     return "\n".join(lines)
+
+
+def gate_line(comparison: Comparison, threshold: float) -> str:
+    """The --fail-above verdict in one line: FAIL with the cases, or ok."""
+    worse = comparison.worse_than(threshold)
+    if not worse:
+        return f"ok: no stress case worse by more than {threshold:g}% and no verdict lost"
+    names = ", ".join(shown(c.name) for c in worse)
+    return f"FAIL: {len(worse)} case(s) worse by more than {threshold:g}% or lost their verdict: {names}"

@@ -78,9 +78,16 @@ class CaseChange:
         A was correct."""
         return _rank(self.after_outcome) < _rank(self.before_outcome)
 
+    @property
+    def gated(self) -> bool:
+        """Whether its fuel counts against --fail-above: stress cases only, since grading
+        scores smoke tests on correctness alone (their fuel is shown, never gated)."""
+        return self.kind != "smoke"
+
     def worse_than(self, percent: float) -> bool:
-        """Got worse by more than `percent` %, or lost its verdict."""
-        return self.verdict_worse or (self.percent is not None and self.percent > percent)
+        """Lost its verdict, or (a stress case) got worse by more than `percent` %."""
+        fuel_worse = self.gated and self.percent is not None and self.percent > percent
+        return self.verdict_worse or fuel_worse
 
 
 def _rank(outcome: str) -> int:
@@ -123,7 +130,13 @@ class Comparison:
                 for f in c.functions
             ]
             cases.append(
-                data | {"delta": c.delta, "percent": c.percent, "verdict_changed": c.verdict_changed}
+                data
+                | {
+                    "delta": c.delta,
+                    "percent": c.percent,
+                    "verdict_changed": c.verdict_changed,
+                    "fuel_gated": c.gated,
+                }
             )
         return {
             "before": asdict(self.before),

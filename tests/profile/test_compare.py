@@ -58,7 +58,7 @@ def test_fail_above_exits_for_ci_only_when_a_case_got_worse(runs, capsys):
     out = capsys.readouterr().out
     assert "FAIL" in out and "in a:" in out
     assert main(["compare", heavy, light, "--fail-above", "2", *db]) == 0
-    assert "ok: no case worse" in capsys.readouterr().out
+    assert "ok: no stress case worse" in capsys.readouterr().out
     assert EXIT_REGRESSED != EXIT_USAGE
     with pytest.raises(SystemExit) as usage:
         main(["compare", light, heavy, "--fail-above", "two", *db])

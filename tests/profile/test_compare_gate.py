@@ -9,7 +9,6 @@ from dataclasses import replace
 
 import pytest
 
-from lattice_desktop.cli.compare_cmd import EXIT_REGRESSED
 from lattice_desktop.cli.main import main
 from lattice_desktop.outcomes import Outcome
 from lattice_desktop.services.compare_runs import compare_runs

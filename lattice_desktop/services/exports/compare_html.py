@@ -32,9 +32,11 @@ def comparison_html(comparison: Comparison, *, threshold: float | None = None) -
     if threshold is not None:
         worse = comparison.worse_than(threshold)
         verdict = (
-            f"{len(worse)} case(s) got worse by more than {threshold:g}%: " + ", ".join(c.name for c in worse)
+            f"{len(worse)} case(s) got worse by more than {threshold:g}% or lost their verdict: "
+            + ", ".join(c.name for c in worse)
             if worse
-            else f"no case got worse by more than {threshold:g}%"
+            else f"no stress case got worse by more than {threshold:g}% and no verdict was lost "
+            "(smoke-test fuel is not gated)"
         )
         parts.append(f'<p class="banner">{escape(verdict)}</p>')
     parts += ["<h2>Fuel</h2>", _bars(comparison), _growth(comparison), "<h2>Cases</h2>", _cases(comparison)]
