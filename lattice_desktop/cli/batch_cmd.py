@@ -13,6 +13,7 @@ from lattice_desktop.batch.driver import BatchResult
 from lattice_desktop.batch.field import find_submissions
 from lattice_desktop.batch.summary import summarize
 from lattice_desktop.cli.batch_text import ProgressPrinter, summary_lines
+from lattice_desktop.cli.ci_reports import add_junit_option, add_markdown_option, check_writable, write_report
 from lattice_desktop.cli.common import (
     EXIT_INTERNAL,
     add_build_options,
@@ -25,8 +26,13 @@ from lattice_desktop.cli.terminal import ReaderSafeStream, SafeStream
 from lattice_desktop.errors import UserError
 from lattice_desktop.grading.report_json import report_to_dict
 from lattice_desktop.manifest import load_case
+from lattice_desktop.manifest.case import CaseManifest
+from lattice_desktop.manifest.case_identity import identify_case
 from lattice_desktop.outcomes import Verdict
 from lattice_desktop.resources import resolve_case_path
+from lattice_desktop.services.exports.graded_runs import GradedRun, from_report, from_stored
+from lattice_desktop.services.exports.junit import junit_xml
+from lattice_desktop.services.exports.markdown import batch_markdown
 from lattice_desktop.store.field import standing
 from lattice_desktop.work import Work
 
@@ -65,12 +71,15 @@ def register(commands: argparse._SubParsersAction) -> None:
     add_build_options(p)
     p.add_argument("--regrade", action="store_true", help="grade again runs that are already stored")
     p.add_argument("--json", action="store_true", help="print every run and a summary as JSON on stdout")
+    add_junit_option(p)
+    add_markdown_option(p)
     add_db_option(p)
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
     case = load_case(resolve_case_path(args.case))
+    check_writable(args.junit, args.markdown)
     grade_on_cluster = cluster_grader()
     tls = TlsFiles(args.tls_ca_file, args.tls_cert, args.tls_key)
     if args.scheduler is None and tls.given:
@@ -106,6 +115,7 @@ def run(args: argparse.Namespace) -> int:
         writer.close()
     result.problems[:0] = problems
     summary = summarize(case, result, stored=True)
+    _write_ci_reports(args, case, result)
     if args.json:
         json.dump(
             {
@@ -125,6 +135,24 @@ def run(args: argparse.Namespace) -> int:
         for line in summary_lines(case, summary):
             print(line)
     return _exit_code(result)
+
+
+def _write_ci_reports(args: argparse.Namespace, case: CaseManifest, result: BatchResult) -> None:
+    """--junit and --markdown: a suite (a row) per submission, the runs already stored too."""
+    if not (args.junit or args.markdown):
+        return
+    runs: list[GradedRun] = [
+        from_report(r.report, run_id=r.run_id, standing=None if r.run_id is None else standing(r.run_id))
+        for r in result.runs
+    ]
+    runs += [from_stored(run, submission=s.name, standing=standing(run.id)) for s, run in result.skipped]
+    if args.junit:
+        text = junit_xml(runs, name=f"lattice-desktop grade-batch · {case.name}")
+        write_report(args.junit, text, kind="junit", what="the JUnit report")
+    if args.markdown:
+        problems = [p.describe() for p in result.problems]
+        text = batch_markdown(runs, case_label=identify_case(case).label, problems=problems)
+        write_report(args.markdown, text, kind="markdown", what="the Markdown summary")
 
 
 def _run_dict(finished) -> dict:

@@ -8,6 +8,7 @@ import json
 import sys
 from pathlib import Path
 
+from lattice_desktop.cli.ci_reports import add_markdown_option, check_writable, write_report
 from lattice_desktop.cli.common import add_db_option, err, open_storage
 from lattice_desktop.cli.run_ids import run_id_or_path
 from lattice_desktop.cli.terminal import shown
@@ -18,6 +19,7 @@ from lattice_desktop.manifest.submission import load_submission
 from lattice_desktop.resources import resolve_case_path
 from lattice_desktop.services.compare_runs import TOP_LINES, Comparison, compare_runs
 from lattice_desktop.services.exports.compare_html import comparison_html
+from lattice_desktop.services.exports.markdown import compare_markdown
 from lattice_desktop.services.grading import grade_and_store
 from lattice_desktop.store.queries import load_run
 from lattice_desktop.store.writer import Writer
@@ -52,6 +54,7 @@ def register(commands: argparse._SubParsersAction) -> None:
     )
     p.add_argument("--json", action="store_true", help="print the report as JSON")
     p.add_argument("--html", metavar="FILE", type=Path, help="also write a self-contained HTML report")
+    add_markdown_option(p)
     p.add_argument("--no-profile", action="store_true", help="use stored profiles only; never profile")
     add_db_option(p)
     p.set_defaults(func=_compare)
@@ -68,6 +71,7 @@ def _percent(text: str) -> float:
 
 
 def _compare(args: argparse.Namespace) -> int:
+    check_writable(args.html, args.markdown)
     writer = open_storage(args)
     try:
         work = Work(_progress if sys.stderr.isatty() else None)
@@ -77,6 +81,9 @@ def _compare(args: argparse.Namespace) -> int:
         writer.close()
     if args.html:
         _write(args.html, comparison_html(comparison, threshold=args.fail_above))
+    if args.markdown:
+        text = compare_markdown(comparison, threshold=args.fail_above)
+        write_report(args.markdown, text, kind="markdown", what="the Markdown summary")
     if args.json:
         data = comparison.to_dict()
         if args.fail_above is not None:

@@ -6,6 +6,7 @@ import argparse
 import json
 import sys
 
+from lattice_desktop.cli.ci_reports import add_junit_option, add_markdown_option, check_writable, write_report
 from lattice_desktop.cli.common import (
     VERDICT_EXIT,
     add_build_options,
@@ -21,6 +22,9 @@ from lattice_desktop.grading.report import GradingStep
 from lattice_desktop.grading.report_json import report_to_dict
 from lattice_desktop.manifest import load_case, load_submission
 from lattice_desktop.resources import resolve_case_path
+from lattice_desktop.services.exports.graded_runs import from_report
+from lattice_desktop.services.exports.junit import junit_xml
+from lattice_desktop.services.exports.markdown import grade_markdown
 from lattice_desktop.services.grading import grade_and_store
 from lattice_desktop.store.field import standing
 from lattice_desktop.work import Step, Work
@@ -37,6 +41,8 @@ def register(commands: argparse._SubParsersAction) -> None:
     p.add_argument("--case", required=False, help="case manifest, its folder, or a bundled case name")
     add_build_options(p)
     p.add_argument("--json", action="store_true", help="print the report as JSON on stdout")
+    add_junit_option(p)
+    add_markdown_option(p)
     p.add_argument("--workers", type=positive_int, default=2, help="threads running cases (default 2)")
     p.add_argument("--no-store", action="store_true", help="grade without recording the run")
     add_db_option(p)
@@ -51,6 +57,7 @@ def run(args: argparse.Namespace) -> int:
         return 2
     base = None if args.case else submission.manifest_path.parent
     case = load_case(resolve_case_path(case_name, base=base))
+    check_writable(args.junit, args.markdown)
     work = Work(_progress_printer())
     try:
         if args.no_store:
@@ -82,6 +89,16 @@ def run(args: argparse.Namespace) -> int:
         raise
     if report.build is not None and report.build.isolation is not None:
         err(report.build.isolation.summary)
+    graded = from_report(report, run_id=run_id, standing=place)
+    if args.junit:
+        write_report(
+            args.junit,
+            junit_xml([graded], name="lattice-desktop grade"),
+            kind="junit",
+            what="the JUnit report",
+        )
+    if args.markdown:
+        write_report(args.markdown, grade_markdown(graded), kind="markdown", what="the Markdown summary")
     if args.json:
         data = report_to_dict(report)
         data["run_id"] = run_id
