@@ -34,6 +34,7 @@ from lattice_desktop.services.exports.graded_runs import GradedRun, from_report,
 from lattice_desktop.services.exports.junit import junit_xml
 from lattice_desktop.services.exports.markdown import batch_markdown
 from lattice_desktop.store.field import standing
+from lattice_desktop.store.queries import load_run
 from lattice_desktop.work import Work
 
 
@@ -145,7 +146,10 @@ def _write_ci_reports(args: argparse.Namespace, case: CaseManifest, result: Batc
         from_report(r.report, run_id=r.run_id, standing=None if r.run_id is None else standing(r.run_id))
         for r in result.runs
     ]
-    runs += [from_stored(run, submission=s.name, standing=standing(run.id)) for s, run in result.skipped]
+    for submission, already in result.skipped:
+        stored = load_run(already.run_id)
+        if stored is not None:  # deleted since the batch began: nothing to report
+            runs.append(from_stored(stored, submission=submission.name, standing=standing(stored.id)))
     if args.junit:
         text = junit_xml(runs, name=f"lattice-desktop grade-batch · {case.name}")
         write_report(args.junit, text, kind="junit", what="the JUnit report")

@@ -95,6 +95,8 @@ def _properties(run: GradedRun) -> list[tuple[str, str]]:
     ]
     if run.standing is not None:
         items.append(("standing", run.standing.describe()))
+    if run.note:
+        items.append(("note", run.note))
     for r in run.results:
         items.append((f"{r.name}.fuel", "" if r.fuel is None else str(r.fuel)))
         items.append((f"{r.name}.ceiling", str(r.ceiling)))

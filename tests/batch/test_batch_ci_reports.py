@@ -1,0 +1,66 @@
+"""`grade-batch --junit FILE --markdown FILE`: a JUnit suite per submission (the hostile
+field: one passes, the others fail every way a module can), checked against the Jenkins
+schema and read back with junitparser; a Markdown row per submission; runs a second batch
+finds already stored are reported too, said to be so."""
+
+from __future__ import annotations
+
+import json
+
+import junitparser
+
+from lattice_desktop.cli.main import main
+from tests.batch.fields import echo_case, hostile_field
+from tests.ci_formats import markdown_tables, read_junit
+
+
+def test_every_submission_is_a_suite_and_every_case_a_test(tmp_path, capsys):
+    field = hostile_field(tmp_path / "field")
+    case = echo_case(tmp_path / "case", fuel_limit=2_000_000)
+    junit, md = tmp_path / "batch.xml", tmp_path / "batch.md"
+    args = ["grade-batch", str(field), "--case", str(case), "--db", str(tmp_path / "db"), "--workers", "1"]
+    assert main([*args, "--json", "--junit", str(junit), "--markdown", str(md)]) == 0
+    runs = {r["submission"]["model"]: r for r in json.loads(capsys.readouterr().out)["runs"]}
+    xml = read_junit(junit)
+    suites = {s.name.split(" · ")[0]: s for s in xml}
+    assert set(suites) == set(runs) and len(suites) == 8
+    for model, suite in suites.items():
+        run = runs[model]
+        tests = list(suite)
+        assert suite.tests == len(tests) == len(run["results"]) == 2
+        props = {p.name: p.value for p in suite.properties()}
+        assert props["verdict"] == run["verdict"] and props["run_id"] == str(run["run_id"])
+        for test, result in zip(tests, run["results"], strict=True):
+            assert test.name.split(":")[0] == result["name"]
+            if result["outcome"] == "pass":
+                assert test.is_passed
+            elif result["outcome"] == "skipped":
+                assert isinstance(test.result[0], junitparser.Skipped)
+            else:
+                (failure,) = test.result
+                assert isinstance(failure, junitparser.Failure) and failure.type == result["outcome"]
+                assert failure.message == result["detail"].splitlines()[0]
+    assert all(t.is_passed for t in suites["hostile-passes"])
+    traps = next(iter(suites["hostile-traps"])).result[0]
+    assert traps.type == "trap" and "unreachable" in traps.message and "in run" in traps.message
+    assert xml.tests == 16 and xml.failures == 7  # each failing module fails its smoke test
+
+    (table,) = markdown_tables(md.read_text(encoding="utf-8"))
+    assert table[0][:4] == ["submission", "model", "verdict", "score (fuel)"]
+    rows = {row[1]: row for row in table[1:]}
+    assert set(rows) == set(runs)
+    assert table[1][1] == "hostile-passes"  # the scored run first
+    assert rows["hostile-passes"][3] == f"{runs['hostile-passes']['score']:,}"
+    assert rows["hostile-passes"][4].startswith("#1 of 1")
+    assert rows["hostile-traps"][2] == "✗ incorrect" and "unreachable" in rows["hostile-traps"][6]
+
+    # Again: nothing is graded, every run is found stored, and still reported.
+    again = tmp_path / "again.xml"
+    assert main([*args, "--junit", str(again)]) == 0
+    capsys.readouterr()
+    stored = {s.name.split(" · ")[0]: s for s in read_junit(again)}
+    assert set(stored) == set(runs)
+    for model, suite in stored.items():
+        props = {p.name: p.value for p in suite.properties()}
+        assert props["note"].startswith(f"already stored as run {runs[model]['run_id']}")
+        assert [(t.name, t.is_passed) for t in suite] == [(t.name, t.is_passed) for t in suites[model]]
