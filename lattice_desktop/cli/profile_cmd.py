@@ -18,6 +18,7 @@ from lattice_desktop.errors import UserError
 from lattice_desktop.profile.case_lines import case_lines
 from lattice_desktop.profile.export import callgrind, speedscope, speedscope_problem
 from lattice_desktop.profile.model import LineStats, Profile
+from lattice_desktop.profile.pprof import pprof
 from lattice_desktop.services.profiling import ProfileTarget, profile_target, run_target, submission_target
 from lattice_desktop.work import Step, Work
 
@@ -49,6 +50,13 @@ def register(commands: argparse._SubParsersAction) -> None:
     p.add_argument("--json", action="store_true", help="print the profile as JSON")
     p.add_argument("--callgrind", metavar="FILE", type=Path, help="also write it for KCachegrind/QCachegrind")
     p.add_argument("--speedscope", metavar="FILE", type=Path, help="also write speedscope JSON (when exact)")
+    p.add_argument(
+        "--pprof",
+        metavar="FILE",
+        type=Path,
+        help="also write a gzipped pprof profile (go tool pprof, speedscope, Pyroscope): fuel per "
+        "function and source line with the call stacks",
+    )
     p.add_argument(
         "--approximate",
         action="store_true",
@@ -88,6 +96,14 @@ def _exports(args: argparse.Namespace, profile: Profile, target: ProfileTarget) 
     if args.callgrind:
         text = callgrind(profile, module_label=target.label, source_path=target.source_path)
         _attempt(refusals, args.callgrind, text)
+    if args.pprof:
+        written = pprof(profile, module_label=target.label)
+        _attempt(refusals, args.pprof, written.data)
+        if written.approximate is not None:
+            err(
+                f"{_named(args.pprof)}: flat fuel per function and line is exact; the call stacks split "
+                f"a shared function's fuel between its callers in proportion ({written.approximate})"
+            )
     if args.speedscope:
         problem = speedscope_problem(profile)
         name = f"{target.label} · {profile.case_name}"
@@ -103,7 +119,7 @@ def _exports(args: argparse.Namespace, profile: Profile, target: ProfileTarget) 
     return refusals
 
 
-def _attempt(refusals: list[str], path: Path, text: str) -> None:
+def _attempt(refusals: list[str], path: Path, text: str | bytes) -> None:
     try:
         _write(path, text)
     except UserError as exc:
@@ -124,7 +140,7 @@ def _target(args: argparse.Namespace) -> ProfileTarget:
     return submission_target(args.target, args.case, args.case_name)
 
 
-def _write(path: Path, text: str) -> None:
+def _write(path: Path, text: str | bytes) -> None:
     """Write an export; any name is written or refused with a message, never a crash (a name
     from undecodable bytes holds lone surrogates, which no message may print as they are)."""
     named = _named(path)
@@ -133,7 +149,10 @@ def _write(path: Path, text: str) -> None:
     except UnicodeEncodeError:
         raise UserError(f"cannot write {named}: the name cannot be encoded as a file name here") from None
     try:
-        path.write_text(text, encoding="utf-8")
+        if isinstance(text, bytes):
+            path.write_bytes(text)
+        else:
+            path.write_text(text, encoding="utf-8")
     except OSError as exc:
         raise UserError(f"cannot write {named}: {exc.strerror}") from None
     err(f"wrote {named}")

@@ -150,6 +150,14 @@ def speedscope(profile: Profile, *, name: str, approximate: bool = False) -> str
     return json.dumps(document, indent=1)
 
 
+def call_stacks(profile: Profile) -> tuple[list[tuple[list[int], float]], str | None]:
+    """The call stacks (function indices, outermost first) with the self fuel of each, as
+    the flame graph draws them: exact where `speedscope_problem` is None (returned second),
+    else split in proportion to the fuel of the calls."""
+    problem = speedscope_problem(profile)
+    return (_exact_stacks(profile) if problem is None else _apportioned_stacks(profile)), problem
+
+
 def _exact_stacks(profile: Profile) -> list[tuple[list[int], float]]:
     """A call tree's stacks: each function under its one caller, weighted by its self fuel."""
     parent = {
