@@ -170,11 +170,11 @@ def comparison_text(comparison: Comparison, *, threshold: float | None) -> str:
             lines.append(f"{'':<16}   ({shown(c.lines_note)})")
     if threshold is not None:
         lines += ["", gate_line(comparison, threshold)]
-        smoke = [c.name for c in comparison.cases if not c.gated]
+        smoke = sum(not c.gated for c in comparison.cases)
         if smoke:
             lines.append(
-                f"(smoke-test fuel is shown, not gated: grading scores {', '.join(map(shown, smoke))} "
-                "on correctness alone)"
+                f"(the fuel of the {smoke} smoke test(s) is shown, not gated: grading scores smoke "
+                "tests on correctness alone)"
             )
     return "\n".join(lines)
 
