@@ -11,11 +11,18 @@ import junitparser
 import pytest
 import xmlschema
 
-from lattice_desktop.cli.common import EXIT_USAGE
+from lattice_desktop.cli.common import EXIT_OVER_CEILING, EXIT_USAGE
 from lattice_desktop.cli.main import main
 from lattice_desktop.store.schema import Run
 from tests.ci_formats import markdown_tables, read_junit
-from tests.core.wat_cases import ECHO, module_with_run_body, write_case, write_submission
+from tests.core.wat_cases import (
+    ECHO,
+    ECHO_CASES,
+    SLOW_ECHO,
+    module_with_run_body,
+    write_case,
+    write_submission,
+)
 from tests.profile.test_cli import CASES
 
 CASES_WITH_BEHAVIOURS = CASES.replace('kind = "stress"', 'kind = "stress"\nbehaviour = "copies a long input"')
@@ -166,3 +173,21 @@ def test_the_schema_check_refuses_what_jenkins_would(tmp_path):
     bad.write_text('<testsuites><testsuite tests="1"><testcase classname="x"/></testsuite></testsuites>')
     with pytest.raises(xmlschema.XMLSchemaValidationError):  # a testcase needs its name
         read_junit(bad)
+
+
+def test_a_case_over_the_ceiling_fails_with_its_overshoot(tmp_path, capsys):
+    case = write_case(tmp_path / "case", ECHO_CASES, fuel_limit=8_000)
+    sub = write_submission(tmp_path / "slow", SLOW_ECHO)
+    junit = tmp_path / "slow.xml"
+    code = main(["grade", str(sub), "--case", str(case), "--no-store", "--json", "--junit", str(junit)])
+    assert code == EXIT_OVER_CEILING
+    longer = next(r for r in json.loads(capsys.readouterr().out)["results"] if r["name"] == "longer")
+    assert longer["outcome"] == "over_ceiling"
+    (suite,) = list(read_junit(junit))
+    hello, slow = list(suite)
+    assert hello.is_passed
+    (failure,) = slow.result
+    assert failure.type == "over_ceiling"
+    assert f"{longer['fuel']:,} fuel, {longer['overshoot']:,} over the ceiling of 8,000" in failure.message
+    props = {p.name: p.value for p in suite.properties()}
+    assert props["verdict"] == "over_ceiling" and props["score"] == ""
