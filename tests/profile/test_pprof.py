@@ -16,13 +16,14 @@ from collections import Counter
 import pytest
 
 from lattice_desktop.cli.main import main
-from lattice_desktop.profile.pprof import pprof
+from lattice_desktop.profile.pprof import CUT_SHORT, pprof
 from lattice_desktop.profile.pprof_proto import message_classes
 from tests.core.wat_cases import write_case, write_submission
 from tests.profile.lines_profile import profile_with_lines
 from tests.profile.test_cli import CASES
 from tests.profile.test_exports import TREE
 from tests.profile.test_flame import SHARED
+from tests.profile.test_limits import SPIN
 from tests.profile.test_source_lines import COUNTED
 from tests.profile.wat_profile import profile_and_count
 
@@ -154,3 +155,14 @@ def test_go_tool_pprof_shows_the_source_lines(tmp_path):
         if s.fuel:
             expected[f"{profile.name_of(s.function)} t.wat:{s.line}"] += s.fuel
     assert {name: flat for name, (flat, _) in rows.items() if flat} == dict(expected)
+
+
+def test_fuel_a_trap_cut_short_is_one_sample_of_its_own(tmp_path):
+    profile, counted = profile_and_count(tmp_path / "p", SPIN)
+    assert counted == profile.budget
+    assert profile.outcome == "out_of_fuel" and profile.unattributed > 0
+    message = _read(pprof(profile).data)
+    stacks = _stacks(message)
+    assert stacks[(CUT_SHORT,), 0] == profile.unattributed
+    assert sum(stacks.values()) == profile.total
+    assert any("did not return (out_of_fuel)" in message.string_table[c] for c in message.comment)
