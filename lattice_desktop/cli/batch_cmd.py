@@ -151,7 +151,8 @@ def _write_ci_reports(args: argparse.Namespace, case: CaseManifest, result: Batc
         if stored is not None:  # deleted since the batch began: nothing to report
             runs.append(from_stored(stored, submission=submission.name, standing=standing(stored.id)))
     if args.junit:
-        text = junit_xml(runs, name=f"lattice-desktop grade-batch · {case.name}")
+        problems = [(p.path, p.describe()) for p in result.problems]
+        text = junit_xml(runs, name=f"lattice-desktop grade-batch · {case.name}", problems=problems)
         write_report(args.junit, text, kind="junit", what="the JUnit report")
     if args.markdown:
         problems = [p.describe() for p in result.problems]

@@ -12,6 +12,7 @@ import junitparser
 from lattice_desktop.cli.main import main
 from tests.batch.fields import echo_case, hostile_field
 from tests.ci_formats import markdown_tables, read_junit
+from tests.core.wat_cases import ECHO, write_submission
 
 
 def test_every_submission_is_a_suite_and_every_case_a_test(tmp_path, capsys):
@@ -64,3 +65,24 @@ def test_every_submission_is_a_suite_and_every_case_a_test(tmp_path, capsys):
         props = {p.name: p.value for p in suite.properties()}
         assert props["note"].startswith(f"already stored as run {runs[model]['run_id']}")
         assert [(t.name, t.is_passed) for t in suite] == [(t.name, t.is_passed) for t in suites[model]]
+
+
+def test_a_submission_that_cannot_be_read_is_an_error_in_the_report(tmp_path, capsys):
+    field = tmp_path / "field"
+    write_submission(field / "fine", ECHO, model="fine")
+    (field / "broken").mkdir()
+    (field / "broken" / "submission.toml").write_text('[submission]\nmodel = "x"\n[build]\nmodule = 3\n')
+    case = echo_case(tmp_path / "case", fuel_limit=2_000_000)
+    junit, md = tmp_path / "batch.xml", tmp_path / "batch.md"
+    args = ["grade-batch", str(field), "--case", str(case), "--db", str(tmp_path / "db"), "--workers", "1"]
+    assert main([*args, "--junit", str(junit), "--markdown", str(md)]) == 1
+    capsys.readouterr()
+    xml = read_junit(junit)
+    fine, problems = list(xml)
+    assert fine.name.startswith("fine · fine") and all(t.is_passed for t in fine)
+    (broken,) = list(problems)
+    (error,) = broken.result
+    assert isinstance(error, junitparser.Error) and "broken/submission.toml:4" in error.message
+    assert xml.errors == 1
+    text = md.read_text(encoding="utf-8")
+    assert "**1 could not be graded:**" in text and "broken/submission.toml:4" in text

@@ -36,13 +36,14 @@ def testcase_name(r: CaseResult) -> str:
     return f"{r.name}: {r.behaviour}" if r.behaviour else r.name
 
 
-def junit_xml(runs: Sequence[GradedRun], *, name: str) -> str:
-    """The runs as one JUnit document (`name` names the whole, e.g. "lattice-desktop grade")."""
+def junit_xml(runs: Sequence[GradedRun], *, name: str, problems: Sequence[tuple[str, str]] = ()) -> str:
+    """The runs as one JUnit document (`name` names the whole, e.g. "lattice-desktop grade");
+    `problems` (path, message) are submissions that could not be read, an `error` each."""
     root = ET.Element("testsuites", name=clean(name))
     totals = {"tests": 0, "failures": 0, "errors": 0}
     time = 0.0
-    for run in runs:
-        suite = _suite(run)
+    suites = [_suite(run) for run in runs] + ([_problem_suite(problems)] if problems else [])
+    for suite in suites:
         root.append(suite)
         for key in totals:
             totals[key] += int(suite.get(key, "0"))
@@ -77,6 +78,19 @@ def _suite(run: GradedRun) -> ET.Element:
     suite.extend(cases)
     out = ET.SubElement(suite, "system-out")
     out.text = clean("\n".join(_suite_lines(run)))
+    return suite
+
+
+def _problem_suite(problems: Sequence[tuple[str, str]]) -> ET.Element:
+    suite = ET.Element(
+        "testsuite",
+        name="submissions that could not be graded",
+        tests=str(len(problems)),
+        errors=str(len(problems)),
+    )
+    for path, message in problems:
+        case = ET.SubElement(suite, "testcase", name=clean(path), classname="submission")
+        ET.SubElement(case, "error", type="unreadable_submission", message=clean(message))
     return suite
 
 
