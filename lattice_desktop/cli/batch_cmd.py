@@ -151,12 +151,13 @@ def _write_ci_reports(args: argparse.Namespace, case: CaseManifest, result: Batc
         if stored is not None:  # deleted since the batch began: nothing to report
             runs.append(from_stored(stored, submission=submission.name, standing=standing(stored.id)))
     if args.junit:
-        problems = [(p.path, p.describe()) for p in result.problems]
-        text = junit_xml(runs, name=f"lattice-desktop grade-batch · {case.name}", problems=problems)
+        located = [(p.path, p.describe()) for p in result.problems]
+        text = junit_xml(runs, name=f"lattice-desktop grade-batch · {case.name}", problems=located)
         write_report(args.junit, text, kind="junit", what="the JUnit report")
     if args.markdown:
-        problems = [p.describe() for p in result.problems]
-        text = batch_markdown(runs, case_label=identify_case(case).label, problems=problems)
+        text = batch_markdown(
+            runs, case_label=identify_case(case).label, problems=[p.describe() for p in result.problems]
+        )
         write_report(args.markdown, text, kind="markdown", what="the Markdown summary")
 
 
