@@ -182,9 +182,11 @@ def _failure_lines(r: CaseResult) -> list[str]:
 
 def _case_lines(r: CaseResult) -> list[str]:
     fuel = "no fuel figure" if r.fuel is None else f"fuel {r.fuel:,}"
-    share = "" if r.percent_of_ceiling is None else f" ({r.percent_of_ceiling:.1f}% of the ceiling)"
-    lines = [
-        f"behaviour: {r.behaviour}" if r.behaviour else f"{r.kind} case",
+    share = (
+        "" if r.is_smoke or r.percent_of_ceiling is None else f" ({r.percent_of_ceiling:.1f}% of the ceiling)"
+    )
+    lines = [f"behaviour: {r.behaviour}"] if r.behaviour else []
+    lines += [
         f"{r.kind} case · size {r.size:,} · outcome {r.outcome.look.words}",
         f"{fuel} · ceiling {r.ceiling:,}{share} · budget {r.budget:,}",
     ]
