@@ -10,7 +10,7 @@ from PySide6.QtGui import QColor, QFont, QFontDatabase, QGuiApplication, QPalett
 from PySide6.QtWidgets import QApplication
 
 from lattice_desktop import outcomes
-from lattice_desktop.outcomes import Outcome, Verdict
+from lattice_desktop.outcomes import Verdict
 
 ACCENT = QColor("#2f6fde")
 ACCENT_DARK = QColor("#5b93f0")
@@ -25,10 +25,6 @@ GREEN, AMBER, RED, BLUE, PURPLE, GREY = (
 
 def verdict_colour(verdict: Verdict) -> QColor:
     return QColor(verdict.look.colour)
-
-
-def outcome_colour(outcome: Outcome) -> QColor:
-    return QColor(outcome.look.colour)
 
 
 _chosen = {"theme": "system"}  # the Preferences choice: system, light or dark
