@@ -1,6 +1,6 @@
 """The main window: runs list on the left, the run header and the tabs on the right,
 grading progress in the status bar. Its one job is the layout and handing each opened
-page to the tabs: the grading commands live in `GradingActions` (grading_actions.py),
+page to the tabs: the grading commands live in `GradingActions` (ui/grading_actions.py),
 the menus' dialogs in `WindowMenus`, harness runs open through `HarnessSide`
 (ui/harness/side.py) in the same tabs. Every read runs off the GUI thread, every write
 goes through the one Writer; closing cancels every op (`tasks.cancel_all`)."""

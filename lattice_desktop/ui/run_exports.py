@@ -1,6 +1,6 @@
 """File › Export… and the runs list's Export items: the open run (graded or harness), the
 runs list as shown and the leaderboard as shown, each written off the GUI thread. A part
-of `RunActions` (run_actions.py), kept apart so each module holds one idea."""
+of `RunActions` (ui/run_actions.py), kept apart so each module holds one idea."""
 
 from __future__ import annotations
 
