@@ -33,6 +33,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+import lattice_desktop
 from lattice_desktop import __version__
 from lattice_desktop.sandbox.engine import WASMTIME_VERSION
 
@@ -43,10 +44,11 @@ FUEL_NOTE = (
 
 
 def guide_path() -> Path:
-    """docs/guide.md: beside the package in a checkout, in the bundle's folder when frozen
+    """docs/guide.md: beside the package in a checkout (found from the package, not this
+    module, so it holds wherever the module sits), in the bundle's folder when frozen
     (packaging/lattice-desktop.spec ships docs/ there, with the guide's screenshots)."""
     frozen = getattr(sys, "_MEIPASS", None)
-    root = Path(frozen) if frozen else Path(__file__).resolve().parents[2]
+    root = Path(frozen) if frozen else Path(lattice_desktop.__file__).resolve().parents[1]
     return root / "docs" / "guide.md"
 
 
