@@ -15,6 +15,9 @@ ROOT = Path(__file__).resolve().parents[1]
 DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 TOP = ("lattice_desktop", "resources", "benchmarks", "docs", "tests", "packaging")
 PATH = re.compile(rf"(?<![\w./-])((?:{'|'.join(TOP)})/[\w./*<>…-]*[\w*>])")
+# A module named from inside the package (`ui/common/tasks.py`), or a test from inside tests/
+SUBPACKAGES = sorted(p.name for p in (ROOT / "lattice_desktop").iterdir() if (p / "__init__.py").is_file())
+INNER_PATH = re.compile(rf"(?<![\w./-])((?:{'|'.join(SUBPACKAGES)})/[\w./*<>…-]*\.py)\b")
 CODE = re.compile(r"```.*?```|`[^`\n]+`|^(?: {4}|\t).*$", re.DOTALL | re.MULTILINE)
 COMMAND = re.compile(r"(?<![\w-])lattice-desktop((?:[ \t]+[^\s`|;&)]+)+)")
 MODULE = re.compile(r"\bpython3?[ \t]+(?:-[A-Za-z][ \t]+)*-m[ \t]+([\w.]+)")
@@ -27,14 +30,16 @@ def as_glob(path: str) -> str:
     return re.sub(r"<[^>]*>|\b[A-Z][A-Z_]+\b|…", "*", path)
 
 
+def exists(path: str, roots: tuple[Path, ...]) -> bool:
+    pattern = as_glob(path.rstrip("."))
+    return any(any(root.glob(pattern)) if "*" in pattern else (root / pattern).exists() for root in roots)
+
+
 def missing_paths(text: str) -> list[str]:
-    missing = []
-    for path in sorted(set(PATH.findall(text))):
-        pattern = as_glob(path.rstrip("."))
-        found = any(ROOT.glob(pattern)) if "*" in pattern else (ROOT / pattern).exists()
-        if not found:
-            missing.append(path)
-    return missing
+    inner = (ROOT / "lattice_desktop", ROOT / "tests")
+    missing = {path for path in PATH.findall(text) if not exists(path, (ROOT,))}
+    missing |= {path for path in INNER_PATH.findall(text) if not exists(path, inner)}
+    return sorted(missing)
 
 
 def subcommands(parser: argparse.ArgumentParser) -> dict[str, argparse.ArgumentParser]:
@@ -96,11 +101,12 @@ def test_every_command_a_doc_names_exists():
 
 def test_the_checks_catch_a_gone_path_command_and_module():
     text = (
-        "See `lattice_desktop/ui/no_such_tab.py` and `resources/cases/NAME/case.toml`; run\n"
+        "See `lattice_desktop/ui/no_such_tab.py`, `resources/cases/NAME/case.toml`, `store/writer.py`,\n"
+        "`ui/test_main_window.py` (a test) and `store/no_such_module.py`; run\n"
         "```\nlattice-desktop gradee sub/\nlattice-desktop case neww\nlattice-desktop --db x.db runs\n"
         "python -m lattice_desktop.no_such_module\npython -m lattice_desktop.lattice.build_engines\n```\n"
     )
-    assert missing_paths(text) == ["lattice_desktop/ui/no_such_tab.py"]
+    assert missing_paths(text) == ["lattice_desktop/ui/no_such_tab.py", "store/no_such_module.py"]
     assert unknown_commands(text) == [
         "lattice-desktop gradee sub/",
         "lattice-desktop case neww",
