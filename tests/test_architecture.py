@@ -61,10 +61,10 @@ def test_only_the_app_entry_points_import_the_main_window():
     import grimp
 
     graph = grimp.build_graph("lattice_desktop")
-    importers = graph.find_modules_that_directly_import("lattice_desktop.ui.main_window")
-    assert importers == {"lattice_desktop.ui.app", "lattice_desktop.ui.screenshots"}
+    importers = graph.find_modules_that_directly_import("lattice_desktop.ui.window.main_window")
+    assert importers == {"lattice_desktop.ui.app", "lattice_desktop.ui.window.screenshots"}
     assert "lattice_desktop.ui.harness.side" in graph.find_modules_directly_imported_by(
-        "lattice_desktop.ui.main_window"
+        "lattice_desktop.ui.window.main_window"
     )
 
 

@@ -11,9 +11,9 @@ from lattice_desktop.formatting import fuel, grouped, moment
 from lattice_desktop.outcomes import Verdict
 from lattice_desktop.store.field import BoardEntry, Leaderboard
 from lattice_desktop.store.pages import HarnessBoardRow as HarnessRow
-from lattice_desktop.ui import theme
-from lattice_desktop.ui.delegates import BAR_ROLE, COPY_ROLE, ID_ROLE, Bar
-from lattice_desktop.ui.rows_model import RIGHT, Index, RowsModel
+from lattice_desktop.ui.common import theme
+from lattice_desktop.ui.common.delegates import BAR_ROLE, COPY_ROLE, ID_ROLE, Bar
+from lattice_desktop.ui.common.rows_model import RIGHT, Index, RowsModel
 
 FUEL_COLUMNS = ("Rank", "Model", "Best fuel", "× leader", "Runs", "Date")
 HARNESS_COLUMNS = (

@@ -20,8 +20,8 @@ from lattice_desktop.formatting import fuel, grouped, moment
 from lattice_desktop.outcomes import Verdict
 from lattice_desktop.store.harness_runs import StoredHarnessRun
 from lattice_desktop.store.queries import RunSummary
-from lattice_desktop.ui import theme
-from lattice_desktop.ui.delegates import CHIP_ROLE, ID_ROLE, SORT_ROLE, Chip
+from lattice_desktop.ui.common import theme
+from lattice_desktop.ui.common.delegates import CHIP_ROLE, ID_ROLE, SORT_ROLE, Chip
 
 Index = QModelIndex | QPersistentModelIndex
 ROOT = QModelIndex()  # the invisible root, as a default argument

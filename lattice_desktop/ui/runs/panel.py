@@ -24,8 +24,8 @@ from PySide6.QtWidgets import (
 from lattice_desktop.outcomes import Verdict
 from lattice_desktop.store.harness_runs import StoredHarnessRun
 from lattice_desktop.store.queries import RunSummary
-from lattice_desktop.ui.delegates import ChipDelegate
-from lattice_desktop.ui.runs_model import HARNESS_KIND, KEEP_ROLE, VERDICT_COLUMN, RunsFilter, RunsModel
+from lattice_desktop.ui.common.delegates import ChipDelegate
+from lattice_desktop.ui.runs.model import HARNESS_KIND, KEEP_ROLE, VERDICT_COLUMN, RunsFilter, RunsModel
 
 ANY = "Any"
 

@@ -10,8 +10,8 @@ from lattice_desktop.grading.report import CaseResult
 from lattice_desktop.outcomes import Outcome
 from lattice_desktop.services.run_failure import NOT_RUN, RunFailure
 from lattice_desktop.services.run_report import detail_text
-from lattice_desktop.ui import theme
-from lattice_desktop.ui.delegates import BAR_ROLE, CHIP_ROLE, COPY_ROLE, SORT_ROLE, Bar, Chip
+from lattice_desktop.ui.common import theme
+from lattice_desktop.ui.common.delegates import BAR_ROLE, CHIP_ROLE, COPY_ROLE, SORT_ROLE, Bar, Chip
 
 Index = QModelIndex | QPersistentModelIndex
 ROOT = QModelIndex()  # the invisible root, as a default argument

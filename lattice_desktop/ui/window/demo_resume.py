@@ -11,7 +11,7 @@ from PySide6.QtCore import QObject, Slot
 
 from lattice_desktop.services.grade_jobs import GradeJob, unfinished_demo_jobs
 from lattice_desktop.store.pages import RunsListing
-from lattice_desktop.ui.latest_query import LatestQuery
+from lattice_desktop.ui.common.latest_query import LatestQuery
 
 KEY = "demo/unfinished"  # the database targets whose first-start demo is not finished yet
 

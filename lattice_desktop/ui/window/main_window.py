@@ -1,6 +1,6 @@
 """The main window: runs list on the left, the run header and the tabs on the right,
 grading progress in the status bar. Its one job is the layout and handing each opened
-page to the tabs: the grading commands live in `GradingActions` (ui/grading_actions.py),
+page to the tabs: the grading commands live in `GradingActions` (ui/grading/actions.py),
 the menus' dialogs in `WindowMenus`, harness runs open through `HarnessSide`
 (ui/harness/side.py) in the same tabs. Every read runs off the GUI thread, every write
 goes through the one Writer; closing cancels every op (`tasks.cancel_all`)."""
@@ -27,25 +27,25 @@ from lattice_desktop.store.database import default_location, open_database
 from lattice_desktop.store.database_url import describe
 from lattice_desktop.store.pages import HarnessPage, RunPage, RunsListing, load_run_page, runs_listing
 from lattice_desktop.store.writer import Writer
-from lattice_desktop.ui import tasks
-from lattice_desktop.ui.batch_op import BatchStatus
-from lattice_desktop.ui.demo_resume import DemoResume
-from lattice_desktop.ui.dialogs import Recent
-from lattice_desktop.ui.errors_dialog import show_error
-from lattice_desktop.ui.grading_actions import GradingActions
-from lattice_desktop.ui.grading_status import GradingStatus
+from lattice_desktop.ui.common import tasks
+from lattice_desktop.ui.common.dialogs import Recent
+from lattice_desktop.ui.common.errors_dialog import show_error
+from lattice_desktop.ui.common.latest_query import LatestQuery
+from lattice_desktop.ui.common.message_bar import MessageBar
+from lattice_desktop.ui.common.tasks import Changed
+from lattice_desktop.ui.grading.actions import GradingActions
+from lattice_desktop.ui.grading.batch_op import BatchStatus
+from lattice_desktop.ui.grading.status import GradingStatus
 from lattice_desktop.ui.harness.side import HarnessSide
-from lattice_desktop.ui.latest_query import LatestQuery
-from lattice_desktop.ui.menu_bar import build_menu_bar
-from lattice_desktop.ui.message_bar import MessageBar
-from lattice_desktop.ui.opened_paths import local_paths, route_paths
-from lattice_desktop.ui.run_actions import RunActions
-from lattice_desktop.ui.run_header import RunHeader
-from lattice_desktop.ui.runs_panel import RunsPanel
-from lattice_desktop.ui.status_bar import StatusBar
-from lattice_desktop.ui.tasks import Changed
-from lattice_desktop.ui.window_menus import WindowMenus
-from lattice_desktop.ui.window_tabs import RESULTS, WindowTabs
+from lattice_desktop.ui.runs.actions import RunActions
+from lattice_desktop.ui.runs.header import RunHeader
+from lattice_desktop.ui.runs.panel import RunsPanel
+from lattice_desktop.ui.window.demo_resume import DemoResume
+from lattice_desktop.ui.window.menu_bar import build_menu_bar
+from lattice_desktop.ui.window.menus import WindowMenus
+from lattice_desktop.ui.window.opened_paths import local_paths, route_paths
+from lattice_desktop.ui.window.status_bar import StatusBar
+from lattice_desktop.ui.window.tabs import RESULTS, WindowTabs
 
 
 class MainWindow(QMainWindow):
@@ -100,7 +100,7 @@ class MainWindow(QMainWindow):
         for query in (self._runs_query, self._page_query):
             query.failed.connect(self.report_failure)
 
-        self.status_bar = StatusBar()  # one message at a time (ui/status_bar.py)
+        self.status_bar = StatusBar()  # one message at a time (ui/window/status_bar.py)
         self.setStatusBar(self.status_bar)
         self._build_widgets()
         self._build_actions()

@@ -7,7 +7,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QAbstractItemView, QApplication, QHeaderView, QTableView, QWidget
 
-from lattice_desktop.ui.delegates import COPY_ROLE
+from lattice_desktop.ui.common.delegates import COPY_ROLE
 
 
 class CopyTable(QTableView):

@@ -12,8 +12,8 @@ from lattice_desktop.outcomes import Verdict
 from lattice_desktop.services.run_failure import run_failure
 from lattice_desktop.store.harness_runs import run_name
 from lattice_desktop.store.pages import HarnessPage, RunPage
-from lattice_desktop.ui import theme
-from lattice_desktop.ui.leaderboard_model import UNRANKED_MARK
+from lattice_desktop.ui.common import theme
+from lattice_desktop.ui.leaderboard.model import UNRANKED_MARK
 
 
 class ElidedLabel(QLabel):

@@ -27,15 +27,15 @@ from lattice_desktop.store.pages import RunPage
 from lattice_desktop.store.queries import RunSummary, StoredRun, load_run
 from lattice_desktop.store.runs import delete_runs
 from lattice_desktop.store.writer import Writer
-from lattice_desktop.ui import tasks
-from lattice_desktop.ui.grade_op import GradeOp
+from lattice_desktop.ui.common import tasks
+from lattice_desktop.ui.common.latest_query import LatestQuery
+from lattice_desktop.ui.common.message_bar import MessageBar
+from lattice_desktop.ui.grading.grade_op import GradeOp
 from lattice_desktop.ui.harness.side import HarnessSide
-from lattice_desktop.ui.latest_query import LatestQuery
-from lattice_desktop.ui.leaderboard_tab import LeaderboardTab
-from lattice_desktop.ui.message_bar import MessageBar
+from lattice_desktop.ui.leaderboard.tab import LeaderboardTab
 from lattice_desktop.ui.profile.compare_view import open_compare
-from lattice_desktop.ui.run_exports import KINDS, ExportActions
-from lattice_desktop.ui.runs_panel import RunsPanel
+from lattice_desktop.ui.runs.exports import KINDS, ExportActions
+from lattice_desktop.ui.runs.panel import RunsPanel
 
 
 class RunHost(Protocol):

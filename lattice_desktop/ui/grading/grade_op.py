@@ -10,7 +10,7 @@ from PySide6.QtCore import QObject, Signal, Slot
 from lattice_desktop.services.grade_jobs import GradeJob, run_job
 from lattice_desktop.services.grading import StoredGrade
 from lattice_desktop.store.writer import Writer
-from lattice_desktop.ui import tasks
+from lattice_desktop.ui.common import tasks
 from lattice_desktop.work import Step, Work
 
 

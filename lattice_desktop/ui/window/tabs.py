@@ -20,9 +20,9 @@ from lattice_desktop.store.writer import Writer
 from lattice_desktop.ui.factory.tab import FactoryTab
 from lattice_desktop.ui.fuel.tab import FuelTab
 from lattice_desktop.ui.harness.side import HarnessSide, empty_state
-from lattice_desktop.ui.leaderboard_tab import LeaderboardTab
+from lattice_desktop.ui.leaderboard.tab import LeaderboardTab
 from lattice_desktop.ui.profile.profile_tab import ProfileTab
-from lattice_desktop.ui.results_tab import ResultsTab
+from lattice_desktop.ui.results.tab import ResultsTab
 
 RESULTS, FACTORY, FUEL, LEADERBOARD, PROFILE, TRANSCRIPT = range(6)
 NO_TRANSCRIPT = (

@@ -18,7 +18,7 @@ from lattice_desktop.batch.summary import clock as clock_text
 from lattice_desktop.batch.summary import progress_text
 from lattice_desktop.manifest import load_case
 from lattice_desktop.store.writer import Writer
-from lattice_desktop.ui import tasks
+from lattice_desktop.ui.common import tasks
 from lattice_desktop.work import Step, Work
 
 LOCAL_WORKERS = 2

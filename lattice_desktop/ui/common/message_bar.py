@@ -7,7 +7,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import QApplication, QFrame, QHBoxLayout, QLabel, QToolButton, QWidget
 
-from lattice_desktop.ui import theme
+from lattice_desktop.ui.common import theme
 
 
 class MessageBar(QFrame):

@@ -16,9 +16,9 @@ from PySide6.QtWidgets import QApplication, QSplitter
 
 from lattice_desktop.lattice.generator import generate
 from lattice_desktop.store.queries import RunSummary
-from lattice_desktop.ui.main_window import MainWindow
-from lattice_desktop.ui.qt_messages import quiet_platform
-from lattice_desktop.ui.window_tabs import FACTORY, FUEL, LEADERBOARD, RESULTS
+from lattice_desktop.ui.common.qt_messages import quiet_platform
+from lattice_desktop.ui.window.main_window import MainWindow
+from lattice_desktop.ui.window.tabs import FACTORY, FUEL, LEADERBOARD, RESULTS
 
 if TYPE_CHECKING:
     from lattice_desktop.ui.profile.profile_tab import ProfileTab
@@ -231,7 +231,7 @@ def save_profile_screenshot(
 ) -> Path:
     """The Profile tab of `runs["lines"]` (with `compare`, compared with `runs["reference"]`)
     on its Lines view, the case's hottest line chosen and the Source view on it, saved to `out`
-    (`python -m lattice_desktop.ui.profile_screenshot` grades them first if need be)."""
+    (`python -m lattice_desktop.ui.window.profile_screenshot` grades them first if need be)."""
     from PySide6.QtCore import QSettings
 
     settings = QSettings(str(Path(tempfile.mkdtemp()) / "settings.ini"), QSettings.Format.IniFormat)

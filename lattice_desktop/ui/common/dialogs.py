@@ -22,7 +22,7 @@ from PySide6.QtWidgets import (
 
 from lattice_desktop.manifest import Submission
 from lattice_desktop.resources import CASES
-from lattice_desktop.ui import theme
+from lattice_desktop.ui.common import theme
 
 RECENT_LIMIT = 8
 

@@ -1,6 +1,6 @@
 """File › Export… and the runs list's Export items: the open run (graded or harness), the
 runs list as shown and the leaderboard as shown, each written off the GUI thread. A part
-of `RunActions` (ui/run_actions.py), kept apart so each module holds one idea."""
+of `RunActions` (ui/runs/actions.py), kept apart so each module holds one idea."""
 
 from __future__ import annotations
 
@@ -14,8 +14,8 @@ from PySide6.QtWidgets import QMenu
 
 from lattice_desktop.services.exports import Export, board_export, run_export, runs_export, write_export
 from lattice_desktop.store.queries import ListedRun
-from lattice_desktop.ui import tasks
-from lattice_desktop.ui.dialogs import DialogFolder, choose_save_path
+from lattice_desktop.ui.common import tasks
+from lattice_desktop.ui.common.dialogs import DialogFolder, choose_save_path
 
 KINDS = {"csv": ("CSV", "CSV files (*.csv)"), "html": ("HTML report", "HTML reports (*.html)")}
 

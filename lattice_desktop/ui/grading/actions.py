@@ -22,9 +22,8 @@ from lattice_desktop.services.grade_jobs import GradeJob, demo_jobs, shipped_mod
 from lattice_desktop.services.grading import StoredGrade
 from lattice_desktop.services.prewarm import prewarm
 from lattice_desktop.store.writer import Writer
-from lattice_desktop.ui import tasks
-from lattice_desktop.ui.batch_op import BatchOp
-from lattice_desktop.ui.dialogs import (
+from lattice_desktop.ui.common import tasks
+from lattice_desktop.ui.common.dialogs import (
     BuildChoice,
     BuildConfirmDialog,
     DialogFolder,
@@ -34,9 +33,10 @@ from lattice_desktop.ui.dialogs import (
     choose_submission_folder,
     choose_submissions_folder,
 )
-from lattice_desktop.ui.grade_op import GradeOp
-from lattice_desktop.ui.latest_query import LatestQuery
-from lattice_desktop.ui.tasks import Changed
+from lattice_desktop.ui.common.latest_query import LatestQuery
+from lattice_desktop.ui.common.tasks import Changed
+from lattice_desktop.ui.grading.batch_op import BatchOp
+from lattice_desktop.ui.grading.grade_op import GradeOp
 
 
 class GradingActions(QObject):

@@ -3,7 +3,7 @@ and `reference` are graded first if the database has no run of them), on the Lin
 the case's hottest source line chosen and the Source view on it in its function, so the
 picture answers "which line of `lines` burns the fuel?".
 
-    python -m lattice_desktop.ui.profile_screenshot OUT.png [--db PATH] [--compare]
+    python -m lattice_desktop.ui.window.profile_screenshot OUT.png [--db PATH] [--compare]
 
 With --compare, `reference` is the compared run (its profile is made too) and the table
 gains its columns. Grading both and profiling `lines` took 15 s on a 2-core machine.
@@ -24,7 +24,7 @@ from lattice_desktop.services.grading import grade_and_store
 from lattice_desktop.store.database import open_database
 from lattice_desktop.store.queries import list_runs
 from lattice_desktop.store.writer import Writer
-from lattice_desktop.ui.qt_messages import quiet_platform
+from lattice_desktop.ui.common.qt_messages import quiet_platform
 
 SAMPLES = ("lines", "reference")
 
@@ -55,11 +55,11 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     existing = QApplication.instance()
     app = existing if isinstance(existing, QApplication) else QApplication(sys.argv[:1])
-    from lattice_desktop.ui.theme import apply_theme
+    from lattice_desktop.ui.common.theme import apply_theme
 
     apply_theme(app)
     with tempfile.TemporaryDirectory() as folder, quiet_platform():
-        from lattice_desktop.ui.screenshots import save_profile_screenshot
+        from lattice_desktop.ui.window.screenshots import save_profile_screenshot
 
         db = args.db or str(Path(folder) / "shots.db")
         print(save_profile_screenshot(args.out, db, graded_runs(db), compare=args.compare))

@@ -7,8 +7,8 @@ from PySide6.QtCore import QModelIndex, QPersistentModelIndex, Qt
 from PySide6.QtGui import QFont
 
 from lattice_desktop.harness.ranking import EPOCHS_NOTE, UNRANKED_NOTE, agent_label
-from lattice_desktop.ui import theme
-from lattice_desktop.ui.leaderboard_model import HarnessBoardModel
+from lattice_desktop.ui.common import theme
+from lattice_desktop.ui.leaderboard.model import HarnessBoardModel
 
 Index = QModelIndex | QPersistentModelIndex
 

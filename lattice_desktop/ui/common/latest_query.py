@@ -19,7 +19,7 @@ from peewee import Database
 from PySide6.QtCore import QObject, Signal, Slot
 
 from lattice_desktop.store.base import db_proxy
-from lattice_desktop.ui import tasks
+from lattice_desktop.ui.common import tasks
 from lattice_desktop.work import Step, Work
 
 

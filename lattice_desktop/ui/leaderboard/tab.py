@@ -34,11 +34,11 @@ from lattice_desktop.store.pages import (
     RunPage,
     board_choices,
 )
-from lattice_desktop.ui.copy_table import CopyTable
-from lattice_desktop.ui.delegates import ID_ROLE, BarDelegate
-from lattice_desktop.ui.harness.board import HarnessBoard
-from lattice_desktop.ui.latest_query import LatestQuery
-from lattice_desktop.ui.leaderboard_model import FuelBoardModel
+from lattice_desktop.ui.common.copy_table import CopyTable
+from lattice_desktop.ui.common.delegates import ID_ROLE, BarDelegate
+from lattice_desktop.ui.common.latest_query import LatestQuery
+from lattice_desktop.ui.leaderboard.harness_board import HarnessBoard
+from lattice_desktop.ui.leaderboard.model import FuelBoardModel
 
 PERF, HARNESS = "perf", "harness"
 

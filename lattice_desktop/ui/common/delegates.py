@@ -13,7 +13,7 @@ from PySide6.QtGui import QColor, QPainter, QPen
 from PySide6.QtWidgets import QStyle, QStyledItemDelegate, QStyleOptionViewItem
 
 from lattice_desktop.outcomes import Look
-from lattice_desktop.ui import theme
+from lattice_desktop.ui.common import theme
 
 CHIP_ROLE = Qt.ItemDataRole.UserRole + 1  # Chip
 BAR_ROLE = Qt.ItemDataRole.UserRole + 2  # Bar

@@ -13,15 +13,21 @@ from PySide6.QtCore import QObject, QSettings, Signal, Slot
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QMainWindow, QMenu, QTabWidget, QWidget
 
-from lattice_desktop.ui.dialogs import DialogFolder, Recent, choose_scenario_files
-from lattice_desktop.ui.help_dialogs import GuideDialog, ShortcutsDialog, about_box, guide_path, shortcut_rows
-from lattice_desktop.ui.preferences import (
+from lattice_desktop.ui.common.dialogs import DialogFolder, Recent, choose_scenario_files
+from lattice_desktop.ui.common.theme import use_theme
+from lattice_desktop.ui.window.help_dialogs import (
+    GuideDialog,
+    ShortcutsDialog,
+    about_box,
+    guide_path,
+    shortcut_rows,
+)
+from lattice_desktop.ui.window.preferences import (
     Preferences,
     PreferencesDialog,
     load_preferences,
     save_preferences,
 )
-from lattice_desktop.ui.theme import use_theme
 
 ShortcutLike = str | QKeySequence | QKeySequence.StandardKey
 

@@ -28,10 +28,10 @@ from lattice_desktop.outcomes import Verdict
 from lattice_desktop.services.run_failure import RunFailure, run_failure
 from lattice_desktop.services.run_report import detail_text, report_text
 from lattice_desktop.store.pages import RunPage
-from lattice_desktop.ui import theme
-from lattice_desktop.ui.copy_table import CopyTable
-from lattice_desktop.ui.delegates import BarDelegate, ChipDelegate
-from lattice_desktop.ui.results_model import ResultsModel
+from lattice_desktop.ui.common import theme
+from lattice_desktop.ui.common.copy_table import CopyTable
+from lattice_desktop.ui.common.delegates import BarDelegate, ChipDelegate
+from lattice_desktop.ui.results.model import ResultsModel
 
 NO_RESULTS = {
     Verdict.RUNNING: "This run is being graded — its results appear when it finishes.",

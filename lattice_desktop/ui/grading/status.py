@@ -8,7 +8,7 @@ from PySide6.QtWidgets import QHBoxLayout, QLabel, QProgressBar, QPushButton, QW
 
 from lattice_desktop.grading.report import GradingStep
 from lattice_desktop.services.grade_jobs import GradeJob
-from lattice_desktop.ui.grade_op import GradeOp
+from lattice_desktop.ui.grading.grade_op import GradeOp
 from lattice_desktop.work import Step
 
 
