@@ -29,15 +29,6 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 BOX = Path(__file__).resolve().parents[1] / "resources" / "harness" / "webshop.box.toml"
 
 
-def peak_mb() -> float:
-    """This process's peak resident memory (VmHWM: unlike ru_maxrss, not inherited across
-    fork and exec from the parent)."""
-    for line in Path("/proc/self/status").read_text().splitlines():
-        if line.startswith("VmHWM:"):
-            return int(line.split()[1]) / 1024
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-
-
 def store(db: Path, events: int) -> None:
     from benchmarks.harness_scoring import trace_text
     from lattice_desktop.harness import parse_box

@@ -18,7 +18,7 @@ CHILD = r"""
 import sys, time
 start = time.perf_counter()
 from lattice_desktop.ui.app import make_application
-from lattice_desktop.ui.main_window import MainWindow
+from lattice_desktop.ui.window.main_window import MainWindow
 from PySide6.QtCore import QTimer
 app = make_application()
 window = MainWindow(sys.argv[1], auto_demo=False)

@@ -41,7 +41,7 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def note_stop_signals() -> list[int]:
-    """Until the app's own handlers take over (ui/stop_signals.py), SIGINT and SIGTERM are
+    """Until the app's own handlers take over (ui/window/stop_signals.py), SIGINT and SIGTERM are
     only noted in the list returned, which the app acts on once its event loop runs; one
     inherited ignored (`nohup`, `&` in a script) stays ignored."""
     noted: list[int] = []

@@ -61,8 +61,29 @@ def test_only_the_app_entry_points_import_the_main_window():
     import grimp
 
     graph = grimp.build_graph("lattice_desktop")
-    importers = graph.find_modules_that_directly_import("lattice_desktop.ui.main_window")
-    assert importers == {"lattice_desktop.ui.app", "lattice_desktop.ui.screenshots"}
+    importers = graph.find_modules_that_directly_import("lattice_desktop.ui.window.main_window")
+    assert importers == {"lattice_desktop.ui.app", "lattice_desktop.ui.window.screenshots"}
     assert "lattice_desktop.ui.harness.side" in graph.find_modules_directly_imported_by(
-        "lattice_desktop.ui.main_window"
+        "lattice_desktop.ui.window.main_window"
     )
+
+
+MAX_LINES = 400
+# Modules other work in progress owns, to be split there; each may pass the limit until then.
+TO_BE_SPLIT = ("ui/factory/", "ui/harness/", "lattice/playback.py")
+
+
+def test_every_module_is_at_most_400_lines():
+    """A module past ~400 lines is asking to be split (docs/architecture.md)."""
+    package = ROOT / "lattice_desktop"
+    sizes = {
+        path.relative_to(package).as_posix(): len(path.read_text().splitlines())
+        for path in package.rglob("*.py")
+    }
+    assert len(sizes) > 100
+    for allowed in TO_BE_SPLIT:
+        assert any(name.startswith(allowed) for name in sizes), f"{allowed} is gone: drop it from the list"
+    too_long = {
+        name: lines for name, lines in sizes.items() if lines > MAX_LINES and not name.startswith(TO_BE_SPLIT)
+    }
+    assert too_long == {}

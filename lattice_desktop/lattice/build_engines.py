@@ -3,7 +3,11 @@
     python -m lattice_desktop.lattice.build_engines [--out DIR]
 
 Each submission folder holds `engine.c` (a copy of `resources/engines/<name>.c`), the
-shared `lattice_common.h`, `submission.toml` and the built `engine.wasm`. The build
+shared `lattice_common.h` and any other engine's source it includes, `submission.toml` and
+the built `engine.wasm`. The copies keep a folder self-contained for its build (the build
+jail sees only the folder); `resources/engines/` is their one source, and
+`stale_copies` (checked by tests/lattice/test_sample_sources.py) names a copy that drifted.
+The build
 runs inside the folder with relative paths and `-g` with `-fdebug-compilation-dir=.`: the
 DWARF line table lets a fuel profile name the source line of every unit of fuel, and it
 records `.` rather than the folder, so the module is byte-identical wherever it is built
@@ -18,7 +22,6 @@ from __future__ import annotations
 
 import argparse
 import importlib.util
-import shutil
 import subprocess
 import sys
 from dataclasses import dataclass
@@ -85,13 +88,35 @@ def manifest_text(sample: SampleEngine) -> str:
     )
 
 
+def staged_files(sample: SampleEngine) -> dict[str, bytes]:
+    """What `build` writes into the folder of `sample` before compiling, by file name."""
+    files = {"engine.c": (ENGINES_DIR / f"{sample.name}.c").read_bytes()}
+    files |= {name: (ENGINES_DIR / name).read_bytes() for name in (COMMON_HEADER, *sample.includes)}
+    files["submission.toml"] = manifest_text(sample).encode()
+    return files
+
+
+def stale_copies(root: Path = SUBMISSIONS_DIR) -> list[str]:
+    """The staged files under `root` that are missing or differ from their source, and the
+    sources a folder holds that its build does not stage (`root/<name>/<file>` each)."""
+    stale = []
+    for sample in SAMPLES:
+        folder = root / sample.name
+        staged = staged_files(sample)
+        for name, data in staged.items():
+            path = folder / name
+            if not path.is_file() or path.read_bytes() != data:
+                stale.append(f"{sample.name}/{name}")
+        extra = {p.name for p in folder.glob("*.[ch]")} - staged.keys() if folder.is_dir() else set()
+        stale += [f"{sample.name}/{name}" for name in sorted(extra)]
+    return stale
+
+
 def build(sample: SampleEngine, folder: Path) -> Path:
     """Stage the sources of `sample` into `folder`, compile there, return the module."""
     folder.mkdir(parents=True, exist_ok=True)
-    shutil.copyfile(ENGINES_DIR / f"{sample.name}.c", folder / "engine.c")
-    for name in (COMMON_HEADER, *sample.includes):
-        shutil.copyfile(ENGINES_DIR / name, folder / name)
-    (folder / "submission.toml").write_text(manifest_text(sample))
+    for name, data in staged_files(sample).items():
+        (folder / name).write_bytes(data)
     subprocess.run([sys.executable, *COMPILE_ARGS], cwd=folder, check=True)
     return folder / "engine.wasm"
 

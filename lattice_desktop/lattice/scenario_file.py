@@ -1,5 +1,6 @@
-"""A standalone scenario file (`*.lat`) opened to look at, not graded: its factory at any
-tick with the reference engine, and its snapshot checksums.
+"""A standalone scenario file (`*.lat`), looked at rather than graded: its bytes read within
+bounds and its snapshot checksums from the reference (the Factory tab opens one through
+`services/factory_opening.py`).
 
 The reference computes the checksums. When `scenario expect` left a NAME.u64 beside the
 file, those are the expected ones and the reference's are compared with them, so a case
@@ -10,30 +11,16 @@ from __future__ import annotations
 import os
 import stat
 import struct
-from dataclasses import dataclass
 from pathlib import Path
 
 from lattice_desktop.errors import UserError
-from lattice_desktop.lattice.playback import Playback, reference_engine
+from lattice_desktop.lattice.playback import Playback
 from lattice_desktop.lattice.rules import simulate
-from lattice_desktop.lattice.scenario import MAX_SCENARIO_BYTES, parse_scenario
+from lattice_desktop.lattice.scenario import MAX_SCENARIO_BYTES
 from lattice_desktop.lattice.wasm_engine import WasmEngine
 from lattice_desktop.work import Work
 
 SUFFIX, EXPECTED_SUFFIX = ".lat", ".u64"
-
-
-@dataclass(frozen=True)
-class ScenarioFile:
-    path: Path
-    playback: Playback
-    expected: bytes  # u64 checksums, little-endian: the stored answers, else the reference's
-    got: bytes | None  # the reference's, when there were stored answers to compare with
-    expected_source: str  # where `expected` came from, to tell the user
-
-    @property
-    def name(self) -> str:
-        return self.path.name
 
 
 def read_scenario_file(path: Path, *, limit: int = MAX_SCENARIO_BYTES) -> bytes:
@@ -74,23 +61,3 @@ def reference_checksums(playback: Playback, engine: WasmEngine | None, *, work: 
     else:
         sums = simulate(playback.scenario, work=work)
     return struct.pack(f"<{len(sums)}Q", *sums)
-
-
-def open_scenario_file(
-    path: str | Path, engine: WasmEngine | None = None, *, work: Work | None = None
-) -> ScenarioFile:
-    """Parse `path` (a clear error with its line if it is not a valid scenario), set up its
-    playback and compute its checksums with the reference. Runs on a worker thread;
-    cancelling `work` stops it at once (`Cancelled`), even inside the reference's run."""
-    work = work or Work()
-    path = Path(path).resolve()
-    data = read_scenario_file(path)
-    parse_scenario(data, source=str(path))
-    work.raise_if_cancelled()
-    engine = engine if engine is not None else reference_engine()
-    playback = Playback(data, engine)
-    computed = reference_checksums(playback, engine, work=work)
-    stored = path.with_suffix(EXPECTED_SUFFIX)
-    if stored.is_file():
-        return ScenarioFile(path, playback, stored.read_bytes(), computed, f"expected from {stored.name}")
-    return ScenarioFile(path, playback, computed, None, f"checksums from the {playback.engine_name}")

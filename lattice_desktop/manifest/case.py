@@ -43,12 +43,6 @@ class Contract:
     results: tuple[str, ...] = ()
     records: str | None = None
 
-    @property
-    def required_exports(self) -> tuple[str, ...]:
-        if self.abi == "bytes":
-            return (self.memory, self.alloc, self.entry)
-        return (self.entry,)
-
 
 @dataclass(frozen=True)
 class Sandbox:

@@ -22,7 +22,8 @@ from lattice_desktop.outcomes import Outcome
 from lattice_desktop.profile.bounds import Bounds, TooLarge
 from lattice_desktop.profile.counters import read_counters
 from lattice_desktop.profile.fuel_rule import START_COST
-from lattice_desktop.profile.instrument import Instrumented, Layout, instrument
+from lattice_desktop.profile.instrument import Instrumented, instrument
+from lattice_desktop.profile.layout import Layout
 from lattice_desktop.profile.model import HOST, EdgeStats, FunctionStats, LineStats, Profile
 from lattice_desktop.profile.same_run import difference
 from lattice_desktop.sandbox.compiler import CompileError, compile_module

@@ -89,16 +89,6 @@ def custom_names(wasm: bytes) -> list[bytes]:
     return [_custom_name(wasm, s)[0] for s in sections(wasm) if s.id == CUSTOM]
 
 
-def without_names(wasm: bytes) -> bytes:
-    """The module without its name section, so it prints with indices only."""
-    kept = [wasm[: len(_MAGIC)]]
-    for section in sections(wasm):
-        if section.id == CUSTOM and _custom_name(wasm, section)[0] == b"name":
-            continue
-        kept.append(wasm[section.start : section.end])
-    return b"".join(kept)
-
-
 def without_custom(wasm: bytes) -> bytes:
     """The module without any custom section (names, DWARF, producers): what runs, and
     nothing an instrumented copy could carry over stale or print as a huge line."""

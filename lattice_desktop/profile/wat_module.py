@@ -1,6 +1,6 @@
 """What the instrumenter needs to know of a module, read from `wasm-tools print` text.
 
-The module is printed without its name section (`wasm_sections.without_names`), so every
+The module is printed without its custom sections, names included (`wasm_sections.without_custom`), so every
 reference is an index and the only quoted strings are export names and data: a line reader
 suffices, no wasm decoding by hand. The printer writes one module field a line at two
 spaces of indent, and a function's operators one a line beneath it.

@@ -12,10 +12,10 @@ from PySide6.QtWidgets import QApplication, QMessageBox
 
 from lattice_desktop.errors import UserError
 from lattice_desktop.resources import ICONS
-from lattice_desktop.ui import tasks
-from lattice_desktop.ui.preferences import stored_database
-from lattice_desktop.ui.qt_messages import quiet_platform
-from lattice_desktop.ui.stop_signals import StopSignals
+from lattice_desktop.ui.common import tasks
+from lattice_desktop.ui.common.qt_messages import quiet_platform
+from lattice_desktop.ui.window.preferences import stored_database
+from lattice_desktop.ui.window.stop_signals import StopSignals
 
 APP_NAME = "Lattice Desktop"
 DESKTOP_FILE = "lattice-desktop"  # packaging/lattice-desktop.desktop: the application id
@@ -77,8 +77,8 @@ def make_application(argv: list[str] | None = None) -> QApplication:
     # Wayland takes the icon from the desktop file named here; X11 from the window icon.
     app.setDesktopFileName(DESKTOP_FILE)
     app.setWindowIcon(app_icon())
-    from lattice_desktop.ui import collector
-    from lattice_desktop.ui.theme import apply_theme
+    from lattice_desktop.ui.common import collector
+    from lattice_desktop.ui.common.theme import apply_theme
 
     collector.install()  # garbage cycles are collected on the GUI thread only
     apply_theme(app)
@@ -93,7 +93,7 @@ def main(argv: list[str] | None = None, *, noted_signals: list[int] | None = Non
     if db is None:  # neither --db nor LATTICE_DESKTOP_DB: the one chosen in Preferences, if any
         db = stored_database(QSettings())
     if args.command == "screenshots":
-        from lattice_desktop.ui.screenshots import save_screenshots
+        from lattice_desktop.ui.window.screenshots import save_screenshots
 
         if db is not None:
             print(
@@ -144,8 +144,8 @@ def run_window(
 
 
 def _run_window(app: QApplication, db: str | None, paths: list[Path], *, grade_demo: bool) -> int:
-    from lattice_desktop.ui.errors_dialog import install_excepthook
-    from lattice_desktop.ui.main_window import MainWindow
+    from lattice_desktop.ui.common.errors_dialog import install_excepthook
+    from lattice_desktop.ui.window.main_window import MainWindow
 
     install_excepthook()
     try:

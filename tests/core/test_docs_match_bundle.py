@@ -71,7 +71,7 @@ def test_listed_samples_are_the_bundled_ones(bundle):
 def test_the_guide_says_which_command_made_each_screenshot():
     guide = _text(ROOT / "docs" / "guide.md")
     shots = sorted(p.name for p in (ROOT / "docs" / "screenshots").glob("*.png"))
-    source = (ROOT / "lattice_desktop" / "ui" / "screenshots.py").read_text()  # what it saves
+    source = (ROOT / "lattice_desktop" / "ui" / "window" / "screenshots.py").read_text()  # what it saves
     saved = set(re.findall(r"""shot\([^,]+, "(\w+)"\)""", source))
     others = [s for s in shots if s.removesuffix(".png") not in saved]
     assert saved, "the screenshots command's pictures could not be read from its source"

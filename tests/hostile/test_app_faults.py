@@ -25,7 +25,7 @@ TIMEOUT = 60_000
 
 @pytest.fixture
 def window(qtbot, tmp_path):
-    from lattice_desktop.ui.main_window import MainWindow
+    from lattice_desktop.ui.window.main_window import MainWindow
 
     settings = QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat)
     win = MainWindow(str(tmp_path / "app.db"), auto_demo=False, settings=settings)

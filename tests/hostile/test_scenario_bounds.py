@@ -14,7 +14,8 @@ import pytest
 
 from lattice_desktop.errors import Cancelled, UserError
 from lattice_desktop.lattice.scenario import MAX_SCENARIO_BYTES
-from lattice_desktop.lattice.scenario_file import open_scenario_file, read_scenario_file
+from lattice_desktop.lattice.scenario_file import read_scenario_file
+from lattice_desktop.services.factory_opening import file_checksums, open_scenario_view
 from lattice_desktop.work import Work
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -96,7 +97,8 @@ def test_opening_a_billion_ticks_is_cancelled_at_once(tmp_path):
 
     def opening() -> None:
         try:
-            open_scenario_file(path, work=work)
+            opened = open_scenario_view(path, work=work)
+            file_checksums(path, opened.playback, work=work)  # the reference's whole run
         except BaseException as exc:
             outcome.append(exc)
         else:

@@ -63,7 +63,7 @@ def harness_widths(qtbot, tmp_path: Path, harness: str) -> tuple[int, int, int]:
     from lattice_desktop.store.database import open_database
     from lattice_desktop.store.harness_runs import import_run
     from lattice_desktop.store.writer import Writer
-    from lattice_desktop.ui.main_window import MainWindow
+    from lattice_desktop.ui.window.main_window import MainWindow
 
     tmp_path.mkdir(parents=True)
     examples = ROOT / "resources" / "harness"

@@ -84,8 +84,8 @@ def test_runs_show_and_leaderboard_print_a_damaged_row_as_unknown(tmp_path, caps
 
 
 def test_the_app_lists_and_opens_a_damaged_run(qtbot, tmp_path, settings):
-    from lattice_desktop.ui.delegates import CHIP_ROLE
-    from lattice_desktop.ui.main_window import MainWindow
+    from lattice_desktop.ui.common.delegates import CHIP_ROLE
+    from lattice_desktop.ui.window.main_window import MainWindow
     from tests.ui.conftest import import_harness_into
 
     path = two_runs(tmp_path)

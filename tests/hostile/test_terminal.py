@@ -158,7 +158,7 @@ def test_an_escaped_json_string_is_still_valid_json_with_the_same_text():
 def test_the_app_header_shows_a_markup_model_name_as_text(qtbot, tmp_path):
     from PySide6.QtCore import QSettings, Qt
 
-    from lattice_desktop.ui.main_window import MainWindow
+    from lattice_desktop.ui.window.main_window import MainWindow
 
     case = write_case(tmp_path / "case", echo_cases(3))
     sub = write_submission(tmp_path / "sub", ECHO, model="<h1 style='color:red'>HACKED</h1>")

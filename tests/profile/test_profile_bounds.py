@@ -18,7 +18,7 @@ from lattice_desktop.profile import wat_tools
 from lattice_desktop.profile.bounds import Bounds, TooLarge, instrumented_size
 from lattice_desktop.profile.instrument import instrument
 from lattice_desktop.profile.run import ProfileRefused, profile_case
-from lattice_desktop.profile.wasm_sections import shape, without_names
+from lattice_desktop.profile.wasm_sections import shape, without_custom
 from lattice_desktop.profile.wat_module import parse
 from lattice_desktop.store.database import open_database
 from lattice_desktop.store.profiles import ProfileRecord
@@ -44,7 +44,7 @@ def _no_work(monkeypatch):
         raise AssertionError("work was spent on a module that should have been refused first")
 
     monkeypatch.setattr(wat_tools, "_run", never)
-    monkeypatch.setattr(instrument_module._Writer, "function", never)
+    monkeypatch.setattr(instrument_module.FunctionWriter, "function", never)
 
 
 def test_too_many_functions_for_the_cases_compile_time_is_refused_before_printing(tmp_path, monkeypatch):
@@ -61,7 +61,7 @@ def test_an_instrumented_module_past_the_cases_module_size_is_refused_before_wri
     case = _case(tmp_path, "max_module_mib = 1")
     wasm = bytes(wasmtime.wat2wasm(many_functions_wat(3000)))
     assert len(wasm) < case.sandbox.max_module_bytes  # the module itself is allowed
-    monkeypatch.setattr(instrument_module._Writer, "function", _fail)
+    monkeypatch.setattr(instrument_module.FunctionWriter, "function", _fail)
     with pytest.raises(ProfileRefused, match="the case allows 1,048,576"):
         profile_case(wasm, case, case.entry("only"))
 
@@ -88,9 +88,9 @@ def _indirect_everywhere(count: int) -> str:
 def test_indirect_calls_whose_checks_grow_with_the_square_are_refused_before_writing(tmp_path, monkeypatch):
     case = _case(tmp_path, "max_module_mib = 1")
     wasm = bytes(wasmtime.wat2wasm(_indirect_everywhere(300)))
-    lines = instrumented_size(parse(wat_tools.print_module(without_names(wasm))))
+    lines = instrumented_size(parse(wat_tools.print_module(without_custom(wasm))))
     assert lines * 5 > case.sandbox.max_module_bytes > 100 * len(wasm)
-    monkeypatch.setattr(instrument_module._Writer, "function", _fail)
+    monkeypatch.setattr(instrument_module.FunctionWriter, "function", _fail)
     with pytest.raises(ProfileRefused, match=f"{lines:,} lines"):
         profile_case(wasm, case, case.entry("only"))
 
@@ -113,7 +113,7 @@ def test_the_line_estimate_is_an_upper_bound_of_what_is_written(name):
         wasm = bytes(wasmtime.wat2wasm(wats[name]))
     else:
         wasm = (SUBMISSIONS_DIR / name / "engine.wasm").read_bytes()
-    estimate = instrumented_size(parse(wat_tools.print_module(without_names(wasm))))
+    estimate = instrumented_size(parse(wat_tools.print_module(without_custom(wasm))))
     written = instrument(wasm).text.count("\n")
     assert written <= estimate <= 3 * written
 
@@ -179,7 +179,7 @@ def _with_names(wasm: bytes, names: dict[int, bytes]) -> bytes:
     entries = b"".join(leb(i) + leb(len(raw)) + raw for i, raw in sorted(names.items()))
     subsection = leb(len(names)) + entries
     payload = leb(4) + b"name" + b"\x01" + leb(len(subsection)) + subsection
-    return without_names(wasm) + b"\x00" + leb(len(payload)) + payload
+    return without_custom(wasm) + b"\x00" + leb(len(payload)) + payload
 
 
 def test_a_name_that_is_not_utf8_is_shown_with_replacement_characters(tmp_path):

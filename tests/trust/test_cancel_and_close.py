@@ -117,8 +117,8 @@ writer.close()
 
 from PySide6.QtCore import QTimer
 from lattice_desktop.ui.app import make_application
-from lattice_desktop.ui.main_window import MainWindow
-from lattice_desktop.ui.window_tabs import FACTORY
+from lattice_desktop.ui.window.main_window import MainWindow
+from lattice_desktop.ui.window.tabs import FACTORY
 
 app = make_application()
 window = MainWindow(db, auto_demo=False)

@@ -3,7 +3,7 @@ SQLite database there, and the main window on it (offscreen).
 
 Every test ends settled: its windows' work cancelled, the pool idle, the signals its
 workers sent delivered, the Qt objects it let go deleted and its garbage collected on the
-GUI thread — so nothing of one test is freed during another (see ui/collector.py)."""
+GUI thread — so nothing of one test is freed during another (see ui/common/collector.py)."""
 
 from __future__ import annotations
 
@@ -123,7 +123,7 @@ def drain(timeout_ms: int = 60_000) -> None:
     worker sent has been delivered (and so has whatever those slots started)."""
     from PySide6.QtCore import QCoreApplication
 
-    from lattice_desktop.ui import tasks
+    from lattice_desktop.ui.common import tasks
 
     for _ in range(20):
         assert tasks.pool().waitForDone(timeout_ms), "background work did not finish"
@@ -140,7 +140,7 @@ def _settled(qapp):
     the test's garbage is collected here, not in a later test."""
     from PySide6.QtCore import QCoreApplication, QEvent
 
-    from lattice_desktop.ui import collector, tasks
+    from lattice_desktop.ui.common import collector, tasks
 
     collector.install()
     yield
@@ -206,7 +206,7 @@ def graded(db_path: Path, toy_case: ToyCase) -> dict[str, int]:
 
 @pytest.fixture
 def make_window(qtbot, db_path: Path, toy_case: ToyCase, settings):
-    from lattice_desktop.ui.main_window import MainWindow
+    from lattice_desktop.ui.window.main_window import MainWindow
 
     made: list[MainWindow] = []
 

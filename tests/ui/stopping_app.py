@@ -28,7 +28,7 @@ SCRIPT = r"""
 import sys, time
 from PySide6.QtCore import QTimer
 from lattice_desktop import launcher
-from lattice_desktop.ui import main_window
+from lattice_desktop.ui.window import main_window
 
 STATE, CLOSE_AFTER = sys.argv[1], float(sys.argv[2])
 graded = []

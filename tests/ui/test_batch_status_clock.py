@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from lattice_desktop.batch.driver import BatchProgress
-from lattice_desktop.ui.batch_op import BatchOp, BatchStatus
+from lattice_desktop.ui.grading.batch_op import BatchOp, BatchStatus
 
 
 class Clock:

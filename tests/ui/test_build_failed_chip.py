@@ -10,7 +10,7 @@ from lattice_desktop.outcomes import Verdict
 from lattice_desktop.services.grading import grade_and_store
 from lattice_desktop.store.database import open_database
 from lattice_desktop.store.writer import Writer
-from lattice_desktop.ui.delegates import CHIP_ROLE
+from lattice_desktop.ui.common.delegates import CHIP_ROLE
 from tests.core.test_build_failed_verdict import failing_submission
 from tests.ui.test_main_window import visible_runs
 

@@ -10,7 +10,7 @@ from lattice_desktop.manifest import load_case, load_submission
 from lattice_desktop.services.grading import grade_and_store
 from lattice_desktop.store.database import open_database
 from lattice_desktop.store.writer import Writer
-from lattice_desktop.ui.delegates import CHIP_ROLE
+from lattice_desktop.ui.common.delegates import CHIP_ROLE
 
 from .conftest import write_submission
 

@@ -9,7 +9,7 @@ from PySide6.QtWidgets import QApplication
 
 from lattice_desktop.outcomes import Outcome, Verdict
 from lattice_desktop.services.run_failure import NOT_RUN
-from lattice_desktop.ui import theme
+from lattice_desktop.ui.common import theme
 
 
 def test_every_chip_symbol_is_in_the_font(qapp):

@@ -4,7 +4,7 @@ used to freeze the window for 30 s and leave the process running for minutes).""
 
 from __future__ import annotations
 
-from lattice_desktop.ui import tasks
+from lattice_desktop.ui.common import tasks
 
 # 89 bytes, a billion ticks: its reference run would take far longer than any test.
 BILLION_TICKS = (

@@ -9,7 +9,7 @@ from PySide6.QtWidgets import QFileDialog
 
 from lattice_desktop.resources import CASES
 from lattice_desktop.store.schema import Run
-from lattice_desktop.ui.dialogs import BuildConfirmDialog, DialogFolder
+from lattice_desktop.ui.common.dialogs import BuildConfirmDialog, DialogFolder
 
 BROKEN = '[meta]\nname = "x"\nversion = "three"\n\n[sandbox]\nfuel_limit = -5\n'
 

@@ -9,8 +9,8 @@ import pytest
 from lattice_desktop.outcomes import Verdict
 from lattice_desktop.store.queries import load_run
 from lattice_desktop.store.schema import CaseResultRow, Run
-from lattice_desktop.ui.dialogs import BuildChoice, BuildConfirmDialog
-from lattice_desktop.ui.window_tabs import RESULTS
+from lattice_desktop.ui.common.dialogs import BuildChoice, BuildConfirmDialog
+from lattice_desktop.ui.window.tabs import RESULTS
 
 from .conftest import make_toy_case, write_submission
 
@@ -101,7 +101,7 @@ def test_confirmed_build_runs_the_commands(qtbot, window, toy_case, monkeypatch)
 
     monkeypatch.setattr(BuildConfirmDialog, "exec", confirm)
     # Only where no build jail can be set up: the second confirmation, accepted too.
-    from lattice_desktop.ui.dialogs import UnisolatedBuildDialog
+    from lattice_desktop.ui.common.dialogs import UnisolatedBuildDialog
 
     monkeypatch.setattr(UnisolatedBuildDialog, "exec", lambda d: d.run_button.click() or 1)
     window.open_case(toy_case.case_path)
@@ -200,7 +200,7 @@ def test_the_bundled_demo_grades_from_the_window(qtbot, make_window):
 
 def test_without_a_jail_a_second_confirmation_names_the_reason(qtbot, window, toy_case, monkeypatch):
     from lattice_desktop.sandbox.isolation import SWITCH
-    from lattice_desktop.ui.dialogs import UnisolatedBuildDialog
+    from lattice_desktop.ui.common.dialogs import UnisolatedBuildDialog
 
     monkeypatch.setenv(SWITCH, "off")
     monkeypatch.setattr(BuildConfirmDialog, "exec", lambda d: setattr(d, "choice", BuildChoice.BUILD) or 1)

@@ -8,8 +8,8 @@ from PySide6.QtGui import QTextDocument
 
 from lattice_desktop.outcomes import Verdict
 from lattice_desktop.store.queries import list_runs
-from lattice_desktop.ui.demo_resume import KEY
-from lattice_desktop.ui.help_dialogs import guide_path
+from lattice_desktop.ui.window.demo_resume import KEY
+from lattice_desktop.ui.window.help_dialogs import guide_path
 from tests.ui.conftest import import_harness_into
 
 

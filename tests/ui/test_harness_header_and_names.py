@@ -12,7 +12,7 @@ from PySide6.QtWidgets import QStyleOptionViewItem
 from lattice_desktop.store.database import open_database
 from lattice_desktop.store.harness_tables import HarnessRun
 from lattice_desktop.store.pages import load_harness_page
-from lattice_desktop.ui.run_header import RunHeader
+from lattice_desktop.ui.runs.header import RunHeader
 
 from .conftest import HARNESS_EXAMPLES
 from .test_leaderboard_tab import store_harness_runs, with_an_unreported_cost

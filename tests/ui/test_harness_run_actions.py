@@ -13,7 +13,7 @@ from PySide6.QtWidgets import QMessageBox
 
 from lattice_desktop.store.harness_runs import list_harness_runs
 from lattice_desktop.ui.harness.side import NO_PROFILE
-from lattice_desktop.ui.window_tabs import PROFILE
+from lattice_desktop.ui.window.tabs import PROFILE
 
 from .conftest import HARNESS_EXAMPLES, import_harness_into
 from .test_harness_views import open_harness

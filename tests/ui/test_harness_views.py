@@ -15,9 +15,9 @@ from PySide6.QtCore import QModelIndex, Qt
 from lattice_desktop.store.database import open_database
 from lattice_desktop.store.harness_runs import load_harness_run
 from lattice_desktop.store.harness_tables import HarnessRun
-from lattice_desktop.ui.delegates import ID_ROLE
-from lattice_desktop.ui.runs_model import HARNESS_KIND
-from lattice_desktop.ui.window_tabs import LEADERBOARD, RESULTS
+from lattice_desktop.ui.common.delegates import ID_ROLE
+from lattice_desktop.ui.runs.model import HARNESS_KIND
+from lattice_desktop.ui.window.tabs import LEADERBOARD, RESULTS
 
 from .conftest import HARNESS_EXAMPLES
 

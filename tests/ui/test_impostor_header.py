@@ -8,7 +8,7 @@ from lattice_desktop.manifest import load_case
 from lattice_desktop.resources import CASES
 from lattice_desktop.store.database import open_database
 from lattice_desktop.store.pages import load_run_page
-from lattice_desktop.ui.run_header import RunHeader
+from lattice_desktop.ui.runs.header import RunHeader
 from tests.hostile.test_impostor_case import LINES, impostor
 
 

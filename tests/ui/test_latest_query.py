@@ -9,7 +9,7 @@ import weakref
 
 from PySide6.QtCore import QEventLoop, QObject, QThreadPool, QTimer
 
-from lattice_desktop.ui.latest_query import LatestQuery
+from lattice_desktop.ui.common.latest_query import LatestQuery
 from lattice_desktop.work import Step, Work
 
 
@@ -55,7 +55,7 @@ def _blocked(release: threading.Event) -> int:
 
 def test_a_query_goes_with_its_last_reference_even_with_a_request_in_flight(qtbot):
     """No reference cycle keeps a query for the cyclic collector, which in a Qt app may run
-    on any thread and delete the query's Qt objects there (ui/collector.py)."""
+    on any thread and delete the query's Qt objects there (ui/common/collector.py)."""
     was_enabled = gc.isenabled()
     gc.disable()
     try:
@@ -99,7 +99,7 @@ def test_a_query_goes_with_its_last_reference_right_after_its_answer(qtbot):
 
 
 def test_garbage_made_on_a_worker_thread_is_collected_on_the_gui_thread(qtbot):
-    from lattice_desktop.ui import collector
+    from lattice_desktop.ui.common import collector
 
     gatherer = collector.install()
     assert not gc.isenabled()

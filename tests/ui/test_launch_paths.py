@@ -17,7 +17,9 @@ from tests.ui.app_process import run_app_script
 REPORT_AND_QUIT = """
 import json, sys
 from PySide6.QtCore import QTimer
-from lattice_desktop.ui import app, main_window, tasks
+from lattice_desktop.ui import app
+from lattice_desktop.ui.common import tasks
+from lattice_desktop.ui.window import main_window
 
 def watch(window):
     def check():

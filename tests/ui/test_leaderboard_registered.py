@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from lattice_desktop.ui.window_tabs import LEADERBOARD
+from lattice_desktop.ui.window.tabs import LEADERBOARD
 from tests.core.case_probe import BUNDLED, NEVER, SAME, UNPUBLISHED, Probe, build_probe
 from tests.core.test_case_identity import notes
 from tests.ui.test_leaderboard_tab import board_ready

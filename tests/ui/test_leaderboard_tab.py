@@ -12,9 +12,9 @@ from PySide6.QtCore import Qt
 from lattice_desktop.harness import load_box, load_trace, score
 from lattice_desktop.harness.ranking import UNRANKED_NOTE
 from lattice_desktop.store.harness_tables import HarnessRun
-from lattice_desktop.ui.delegates import ID_ROLE
-from lattice_desktop.ui.leaderboard_model import OVER_SECTION
-from lattice_desktop.ui.window_tabs import LEADERBOARD, RESULTS
+from lattice_desktop.ui.common.delegates import ID_ROLE
+from lattice_desktop.ui.leaderboard.model import OVER_SECTION
+from lattice_desktop.ui.window.tabs import LEADERBOARD, RESULTS
 
 HARNESS = Path(__file__).resolve().parents[2] / "resources" / "harness"
 

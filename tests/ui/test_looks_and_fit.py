@@ -22,13 +22,13 @@ from lattice_desktop.services.grading import grade_and_store
 from lattice_desktop.store.database import open_database
 from lattice_desktop.store.field import BoardEntry, Leaderboard
 from lattice_desktop.store.writer import Writer
-from lattice_desktop.ui.delegates import CHIP_ROLE
+from lattice_desktop.ui.common.delegates import CHIP_ROLE
 from lattice_desktop.ui.fuel.plots import outcome_style
-from lattice_desktop.ui.leaderboard_model import FuelBoardModel
-from lattice_desktop.ui.main_window import MainWindow
-from lattice_desktop.ui.results_model import ResultsModel
-from lattice_desktop.ui.runs_model import verdict_chip
-from lattice_desktop.ui.window_tabs import FACTORY, FUEL
+from lattice_desktop.ui.leaderboard.model import FuelBoardModel
+from lattice_desktop.ui.results.model import ResultsModel
+from lattice_desktop.ui.runs.model import verdict_chip
+from lattice_desktop.ui.window.main_window import MainWindow
+from lattice_desktop.ui.window.tabs import FACTORY, FUEL
 
 LATTICE = CASES / "lattice"
 SCREEN = (1366, 768)
@@ -200,9 +200,9 @@ def test_screenshots_take_a_window_size():
 ON_A_LAPTOP = """
 import sys
 from PySide6.QtWidgets import QApplication
-from lattice_desktop.ui.main_window import MainWindow
-from lattice_desktop.ui.window_tabs import FACTORY
-from lattice_desktop.ui.screenshots import open_and_wait, open_largest_scenario, wait_until
+from lattice_desktop.ui.window.main_window import MainWindow
+from lattice_desktop.ui.window.tabs import FACTORY
+from lattice_desktop.ui.window.screenshots import open_and_wait, open_largest_scenario, wait_until
 app = QApplication([])
 window = MainWindow(sys.argv[1], auto_demo=False)
 window.show()

@@ -8,8 +8,8 @@ from PySide6.QtGui import QDropEvent
 
 from lattice_desktop.outcomes import Verdict
 from lattice_desktop.sandbox.engine import WASMTIME_VERSION
-from lattice_desktop.ui.delegates import CHIP_ROLE
-from lattice_desktop.ui.window_tabs import FACTORY, FUEL, LEADERBOARD, RESULTS
+from lattice_desktop.ui.common.delegates import CHIP_ROLE
+from lattice_desktop.ui.window.tabs import FACTORY, FUEL, LEADERBOARD, RESULTS
 
 
 def visible_runs(panel) -> list[str]:

@@ -12,7 +12,7 @@ from PySide6.QtWidgets import QApplication
 
 from lattice_desktop.lattice.generator import generate
 from lattice_desktop.lattice.playback import reference_engine
-from lattice_desktop.ui.window_tabs import FACTORY, RESULTS
+from lattice_desktop.ui.window.tabs import FACTORY, RESULTS
 
 from .conftest import drain
 

@@ -9,7 +9,7 @@ from PySide6.QtGui import QColor, QPalette
 from PySide6.QtWidgets import QApplication
 
 from lattice_desktop.outcomes import Outcome
-from lattice_desktop.ui import theme
+from lattice_desktop.ui.common import theme
 from lattice_desktop.ui.fuel.tab import FuelTab
 
 AA = 4.5

@@ -11,9 +11,9 @@ from PySide6.QtCore import QSettings, qVersion
 
 from lattice_desktop import __version__
 from lattice_desktop.sandbox.engine import WASMTIME_VERSION
-from lattice_desktop.ui import theme
-from lattice_desktop.ui.help_dialogs import FUEL_NOTE, ShortcutsDialog, about_text, shortcut_rows
-from lattice_desktop.ui.preferences import (
+from lattice_desktop.ui.common import theme
+from lattice_desktop.ui.window.help_dialogs import FUEL_NOTE, ShortcutsDialog, about_text, shortcut_rows
+from lattice_desktop.ui.window.preferences import (
     Preferences,
     PreferencesDialog,
     load_preferences,

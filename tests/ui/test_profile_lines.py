@@ -13,7 +13,7 @@ from PySide6.QtCore import QItemSelectionModel, Qt
 from PySide6.QtTest import QTest
 
 from lattice_desktop.profile.model import FunctionStats, LineStats, Profile
-from lattice_desktop.ui.delegates import SORT_ROLE
+from lattice_desktop.ui.common.delegates import SORT_ROLE
 from lattice_desktop.ui.profile.lines_view import NO_LINES, LinesView
 from lattice_desktop.ui.profile.models import INDEX_ROLE
 from lattice_desktop.ui.profile.source_view import SourceView

@@ -9,7 +9,7 @@ from PySide6.QtCore import Qt
 from lattice_desktop.store.database import open_database
 from lattice_desktop.store.profiles import ProfileRecord
 from lattice_desktop.store.queries import load_run
-from lattice_desktop.ui.delegates import SORT_ROLE
+from lattice_desktop.ui.common.delegates import SORT_ROLE
 from lattice_desktop.ui.profile.models import INDEX_ROLE
 
 

@@ -9,7 +9,8 @@ from tests.ui.app_process import run_app_script
 QUIT_DURING_GRADING = """
 import sys
 from PySide6.QtCore import QTimer
-from lattice_desktop.ui import app, main_window
+from lattice_desktop.ui import app
+from lattice_desktop.ui.window import main_window
 
 def close_soon(window):
     window.grading.job_started.connect(lambda job: QTimer.singleShot(1500, window.close))
@@ -24,5 +25,5 @@ def test_quitting_while_the_demo_grades_prints_nothing(tmp_path):
     done = run_app_script(QUIT_DURING_GRADING, str(tmp_path / "lattice.db"), home=tmp_path)
     assert done.returncode == 0, done.stderr
     # Not even the offscreen platform's "does not support propagateSizeHints()": the app
-    # keeps that line of Qt's off stderr (ui/qt_messages.py).
+    # keeps that line of Qt's off stderr (ui/common/qt_messages.py).
     assert done.stderr == ""

@@ -9,10 +9,10 @@ from lattice_desktop.grading.report import CaseResult
 from lattice_desktop.outcomes import Outcome
 from lattice_desktop.services.run_report import detail_text
 from lattice_desktop.store.pages import load_run_page
-from lattice_desktop.ui import theme
-from lattice_desktop.ui.delegates import BAR_ROLE, CHIP_ROLE
-from lattice_desktop.ui.results_model import ResultsModel
-from lattice_desktop.ui.results_tab import ResultsTab
+from lattice_desktop.ui.common import theme
+from lattice_desktop.ui.common.delegates import BAR_ROLE, CHIP_ROLE
+from lattice_desktop.ui.results.model import ResultsModel
+from lattice_desktop.ui.results.tab import ResultsTab
 
 
 def open_page(qtbot, window, run_id: int):

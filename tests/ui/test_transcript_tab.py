@@ -9,7 +9,7 @@ from PySide6.QtCore import Qt
 from lattice_desktop.harness.transcript import KINDS
 from lattice_desktop.store.harness_runs import load_harness_run
 from lattice_desktop.ui.harness.transcript_model import LOADING
-from lattice_desktop.ui.window_tabs import NO_TRANSCRIPT, TRANSCRIPT
+from lattice_desktop.ui.window.tabs import NO_TRANSCRIPT, TRANSCRIPT
 
 from .conftest import import_harness_into
 from .test_harness_views import open_harness

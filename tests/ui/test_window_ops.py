@@ -4,8 +4,8 @@
 from __future__ import annotations
 
 from lattice_desktop.outcomes import Verdict
-from lattice_desktop.ui import tasks
-from lattice_desktop.ui.window_tabs import FACTORY
+from lattice_desktop.ui.common import tasks
+from lattice_desktop.ui.window.tabs import FACTORY
 
 from .conftest import drain, make_toy_case, write_submission
 
@@ -60,7 +60,7 @@ def test_closing_cancels_every_op_the_window_started(qtbot, window, graded, tmp_
 def test_a_window_reads_its_own_database_not_the_one_opened_last(
     qtbot, make_window, graded, tmp_path, settings
 ):
-    from lattice_desktop.ui.main_window import MainWindow
+    from lattice_desktop.ui.window.main_window import MainWindow
 
     window = make_window()
     qtbot.waitUntil(lambda: len(window.runs_panel.model.summaries) == 3, timeout=10_000)

@@ -22,8 +22,6 @@ from lattice_desktop.store.harness_runs import load_harness_run
 from lattice_desktop.store.pages import load_run_page
 from lattice_desktop.store.queries import ListedRun
 
-FORMATS = ("csv", "html")
-
 
 @dataclass(frozen=True)
 class Export:

@@ -20,14 +20,14 @@ from lattice_desktop.lattice.snapshots import Snapshots
 from lattice_desktop.lattice.submission_records import SubmissionRecords
 from lattice_desktop.lattice.view import FactoryState
 from lattice_desktop.services.submission_diff import SubmissionDiff, search_divergence, submission_diff
-from lattice_desktop.ui import tasks
+from lattice_desktop.ui.common import tasks
+from lattice_desktop.ui.common.latest_query import LatestQuery
+from lattice_desktop.ui.common.tasks import Task
 from lattice_desktop.ui.factory.canvas import FactoryCanvas
 from lattice_desktop.ui.factory.diff_panel import DiffList, ModeSwitch
 from lattice_desktop.ui.factory.divergence_bar import DivergenceBar
 from lattice_desktop.ui.factory.minimap import Minimap
 from lattice_desktop.ui.factory.timeline import Timeline
-from lattice_desktop.ui.latest_query import LatestQuery
-from lattice_desktop.ui.tasks import Task
 from lattice_desktop.work import Step
 
 BIG = 64  # factories this wide or tall get the minimap

@@ -13,9 +13,9 @@ from PySide6.QtCore import QObject, Signal, Slot
 
 from lattice_desktop.lattice.playback import Playback
 from lattice_desktop.lattice.view import FactoryState
-from lattice_desktop.ui import tasks
-from lattice_desktop.ui.latest_query import LatestQuery
-from lattice_desktop.ui.tasks import Task
+from lattice_desktop.ui.common import tasks
+from lattice_desktop.ui.common.latest_query import LatestQuery
+from lattice_desktop.ui.common.tasks import Task
 from lattice_desktop.work import Step
 
 

@@ -25,10 +25,10 @@ from lattice_desktop.services.factory_opening import (
     open_scenario_view,
 )
 from lattice_desktop.store.queries import StoredRun
+from lattice_desktop.ui.common.latest_query import LatestQuery
 from lattice_desktop.ui.factory.canvas import ARGB
 from lattice_desktop.ui.factory.census_panel import CensusPanel
 from lattice_desktop.ui.factory.raster import Rasterizer, Static
-from lattice_desktop.ui.latest_query import LatestQuery
 from lattice_desktop.work import Work
 
 

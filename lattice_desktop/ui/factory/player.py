@@ -16,8 +16,8 @@ from PySide6.QtCore import QElapsedTimer, QObject, QTimer, Slot
 from lattice_desktop.lattice.divergence import Divergence
 from lattice_desktop.lattice.playback import Playback
 from lattice_desktop.services.divergence_hunt import hunt_divergence
-from lattice_desktop.ui import tasks
-from lattice_desktop.ui.tasks import Task
+from lattice_desktop.ui.common import tasks
+from lattice_desktop.ui.common.tasks import Task
 from lattice_desktop.work import Step
 
 if TYPE_CHECKING:

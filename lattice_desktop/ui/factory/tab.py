@@ -17,6 +17,7 @@ from lattice_desktop.lattice.view import FactoryState
 from lattice_desktop.manifest.case import CaseManifest
 from lattice_desktop.services.factory_opening import FileChecksums
 from lattice_desktop.store.queries import StoredRun
+from lattice_desktop.ui.common.latest_query import LatestQuery
 from lattice_desktop.ui.factory.bookmarks import bookmark_key
 from lattice_desktop.ui.factory.divergence_view import DivergenceNavigator
 from lattice_desktop.ui.factory.empty_state import MapMessage, no_factory_text
@@ -31,7 +32,6 @@ from lattice_desktop.ui.factory.opening import (
 )
 from lattice_desktop.ui.factory.player import Player
 from lattice_desktop.ui.factory.tab_layout import FactoryTabWidgets
-from lattice_desktop.ui.latest_query import LatestQuery
 
 
 class FactoryTab(QWidget):

@@ -14,8 +14,8 @@ from lattice_desktop.grading.report import CaseResult
 from lattice_desktop.manifest.case import CaseManifest
 from lattice_desktop.store.fuel_queries import CaseBest, Comparable, comparable_runs, field_best_per_case
 from lattice_desktop.store.queries import StoredRun, load_run
+from lattice_desktop.ui.common.latest_query import LatestQuery
 from lattice_desktop.ui.fuel.plots import FuelBars, FuelScaling
-from lattice_desktop.ui.latest_query import LatestQuery
 
 
 @dataclass(frozen=True)

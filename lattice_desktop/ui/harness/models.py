@@ -14,8 +14,8 @@ from lattice_desktop.formatting import rounded
 from lattice_desktop.harness import HarnessResult, Loop, Metric, ToolFinding
 from lattice_desktop.harness.metric import DIGITS, NONE, PARTIAL, PRICED, PROVIDER_REPORTED, RECORDED
 from lattice_desktop.harness.result import METRIC_ORDER
-from lattice_desktop.ui import theme
-from lattice_desktop.ui.delegates import BAR_ROLE, CHIP_ROLE, COPY_ROLE, SORT_ROLE, Bar, Chip
+from lattice_desktop.ui.common import theme
+from lattice_desktop.ui.common.delegates import BAR_ROLE, CHIP_ROLE, COPY_ROLE, SORT_ROLE, Bar, Chip
 
 Index = QModelIndex | QPersistentModelIndex
 ROOT = QModelIndex()  # the invisible root, as a default argument

@@ -10,7 +10,7 @@ from PySide6.QtCore import QObject, Signal, Slot
 from lattice_desktop.services.harness_import import ImportOutcome, import_traces
 from lattice_desktop.store.pages import HarnessCheck, check_harness_runs
 from lattice_desktop.store.writer import Writer
-from lattice_desktop.ui import tasks
+from lattice_desktop.ui.common import tasks
 from lattice_desktop.work import Step, Work
 
 

@@ -28,11 +28,11 @@ from lattice_desktop.harness.provenance import provenance_lines
 from lattice_desktop.harness.run_text import format_result
 from lattice_desktop.store.harness_runs import run_name
 from lattice_desktop.store.pages import HarnessPage
-from lattice_desktop.ui.copy_table import CopyTable
-from lattice_desktop.ui.delegates import BarDelegate, ChipDelegate
+from lattice_desktop.ui.common.copy_table import CopyTable
+from lattice_desktop.ui.common.delegates import BarDelegate, ChipDelegate
 from lattice_desktop.ui.harness.models import FindingsModel, LoopsModel, MetricsModel, metric_rows
-from lattice_desktop.ui.leaderboard_model import UNRANKED_MARK
-from lattice_desktop.ui.results_tab import section_title
+from lattice_desktop.ui.leaderboard.model import UNRANKED_MARK
+from lattice_desktop.ui.results.tab import section_title
 
 LEGEND = (
     "Score ranks first; Execution is the weighted mean of the measured Cost, Focus, "

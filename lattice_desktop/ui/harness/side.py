@@ -16,11 +16,11 @@ from PySide6.QtWidgets import QLabel, QWidget
 from lattice_desktop.services.harness_import import ImportOutcome, bundled_examples
 from lattice_desktop.store.pages import HarnessCheck, HarnessPage, load_harness_page
 from lattice_desktop.store.writer import Writer
-from lattice_desktop.ui.dialogs import DialogFolder, Recent, choose_harness_box, choose_harness_traces
+from lattice_desktop.ui.common.dialogs import DialogFolder, Recent, choose_harness_box, choose_harness_traces
+from lattice_desktop.ui.common.latest_query import LatestQuery
 from lattice_desktop.ui.harness.ops import HarnessOps, check_message
 from lattice_desktop.ui.harness.results import HarnessResultsTab
 from lattice_desktop.ui.harness.transcript_tab import TranscriptTab
-from lattice_desktop.ui.latest_query import LatestQuery
 from lattice_desktop.work import Step
 
 NO_FACTORY = (

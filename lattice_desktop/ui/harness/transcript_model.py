@@ -12,8 +12,8 @@ from PySide6.QtCore import QAbstractTableModel, QModelIndex, QObject, QPersisten
 
 from lattice_desktop.harness.transcript import KINDS, Row
 from lattice_desktop.store.transcripts import PAGE_ROWS, TranscriptHead, load_pages
-from lattice_desktop.ui import theme
-from lattice_desktop.ui.latest_query import LatestQuery
+from lattice_desktop.ui.common import theme
+from lattice_desktop.ui.common.latest_query import LatestQuery
 
 Index = QModelIndex | QPersistentModelIndex
 ROOT = QModelIndex()

@@ -25,9 +25,9 @@ from PySide6.QtWidgets import (
 
 from lattice_desktop.harness.transcript import EVIDENCE, KINDS
 from lattice_desktop.store.transcripts import TranscriptHead, load_transcript_head, search_pages
-from lattice_desktop.ui import theme
+from lattice_desktop.ui.common import theme
+from lattice_desktop.ui.common.latest_query import LatestQuery
 from lattice_desktop.ui.harness.transcript_model import COLUMNS, TranscriptModel, detail_text
-from lattice_desktop.ui.latest_query import LatestQuery
 
 EVIDENCE_WORDS = {
     "score": "Score: the first capture of each objective",

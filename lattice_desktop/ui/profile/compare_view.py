@@ -27,10 +27,10 @@ from lattice_desktop.outcomes import Outcome
 from lattice_desktop.services.compare_lines import LineChange
 from lattice_desktop.services.compare_runs import CaseChange, Comparison, FunctionChange, compare_runs
 from lattice_desktop.store.writer import Writer
-from lattice_desktop.ui import theme
-from lattice_desktop.ui.latest_query import LatestQuery
+from lattice_desktop.ui.common import theme
+from lattice_desktop.ui.common.latest_query import LatestQuery
+from lattice_desktop.ui.common.rows_model import RIGHT, Index, RowsModel
 from lattice_desktop.ui.profile.table_view import rows_table
-from lattice_desktop.ui.rows_model import RIGHT, Index, RowsModel
 from lattice_desktop.work import Step
 
 

@@ -16,11 +16,11 @@ from lattice_desktop.formatting import fuel
 from lattice_desktop.profile.case_lines import CaseLine, LineShare, case_lines, compared_lines
 from lattice_desktop.profile.model import Profile
 from lattice_desktop.services.profiling import run_sources
-from lattice_desktop.ui import theme
-from lattice_desktop.ui.delegates import SORT_ROLE
-from lattice_desktop.ui.latest_query import LatestQuery
+from lattice_desktop.ui.common import theme
+from lattice_desktop.ui.common.delegates import SORT_ROLE
+from lattice_desktop.ui.common.latest_query import LatestQuery
+from lattice_desktop.ui.common.rows_model import RIGHT, Index, RowsModel
 from lattice_desktop.ui.profile.table_view import rows_table
-from lattice_desktop.ui.rows_model import RIGHT, Index, RowsModel
 
 FILE_ROLE = Qt.ItemDataRole.UserRole + 41  # the row's file, for the file filter
 NO_LINES = (

@@ -9,9 +9,9 @@ from PySide6.QtCore import Qt
 
 from lattice_desktop.formatting import fuel, grouped
 from lattice_desktop.profile.model import EdgeStats, Profile
-from lattice_desktop.ui import theme
-from lattice_desktop.ui.delegates import SORT_ROLE
-from lattice_desktop.ui.rows_model import RIGHT, Index, RowsModel
+from lattice_desktop.ui.common import theme
+from lattice_desktop.ui.common.delegates import SORT_ROLE
+from lattice_desktop.ui.common.rows_model import RIGHT, Index, RowsModel
 
 INDEX_ROLE = Qt.ItemDataRole.UserRole + 40  # the function's index in the module
 

@@ -36,8 +36,8 @@ from lattice_desktop.profile.model import Profile
 from lattice_desktop.services.profiling import run_profile
 from lattice_desktop.store.queries import StoredRun
 from lattice_desktop.store.writer import Writer
-from lattice_desktop.ui.delegates import SORT_ROLE
-from lattice_desktop.ui.latest_query import LatestQuery
+from lattice_desktop.ui.common.delegates import SORT_ROLE
+from lattice_desktop.ui.common.latest_query import LatestQuery
 from lattice_desktop.ui.profile.flame_panel import FlamePanel
 from lattice_desktop.ui.profile.lines_view import LinesView
 from lattice_desktop.ui.profile.models import INDEX_ROLE, EdgesModel, FunctionsModel, function_rows

@@ -36,7 +36,7 @@ from lattice_desktop.formatting import fuel
 from lattice_desktop.profile.line_match import matched_lines
 from lattice_desktop.profile.model import Profile
 from lattice_desktop.services.profiling import run_sources
-from lattice_desktop.ui.latest_query import LatestQuery
+from lattice_desktop.ui.common.latest_query import LatestQuery
 
 HOT = 3  # lines marked hot: the function's three costliest in the file shown
 CONTEXT = 3  # lines shown around the function's first and last counted line
