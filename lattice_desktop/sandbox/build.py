@@ -41,6 +41,7 @@ from lattice_desktop.sandbox.isolation import (
     python_toolchain,
     toolchain_environment,
 )
+from lattice_desktop.sandbox.leftovers import sweep_leftovers
 from lattice_desktop.sandbox.scratch import capped_scratch, disk_use, scratch_prefix
 from lattice_desktop.sandbox.tools import check_after_failure, check_before_build
 from lattice_desktop.work import Work
@@ -111,6 +112,7 @@ def build_submission(
             "(--build on the command line, or confirm in the app). Commands:\n  "
             + "\n  ".join(submission.commands)
         )
+    sweep_leftovers()
     work = work or Work()
     started = time.monotonic()
     jail = isolation()

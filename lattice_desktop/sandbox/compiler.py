@@ -20,6 +20,7 @@ import wasmtime
 from lattice_desktop.errors import Cancelled
 from lattice_desktop.sandbox.disk_cache import BoundedFolder
 from lattice_desktop.sandbox.engine import WASMTIME_VERSION, shared_engine
+from lattice_desktop.sandbox.leftovers import sweep_leftovers
 from lattice_desktop.sandbox.scratch import scratch_prefix
 from lattice_desktop.work import Work
 
@@ -71,6 +72,7 @@ def compile_module(
     Compiling is bounded by `max_bytes`, by `timeout` seconds of wall clock (and CPU) in a
     child process, and by `compile_memory_limit`; `work` stops the child at once.
     """
+    sweep_leftovers()  # every command that runs wasm compiles first: clean up after dead graders
     if len(wasm) > max_bytes:
         raise CompileError(f"module is {len(wasm):,} bytes; the case allows {max_bytes:,}")
     if not wasm.startswith(_WASM_MAGIC):
