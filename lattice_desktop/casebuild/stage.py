@@ -29,7 +29,8 @@ def on_stage(
     folder = folder.resolve()
     with tempfile.TemporaryDirectory(prefix="case-build-") as tmp:
         stage = Path(tmp) / folder.name
-        shutil.copytree(folder, stage, ignore=shutil.ignore_patterns(*NOT_COPIED))
+        # Links stay links (never read through): a case's code refuses one leading out of it.
+        shutil.copytree(folder, stage, symlinks=True, ignore=shutil.ignore_patterns(*NOT_COPIED))
         for rel in fresh:
             made = stage / rel
             if made.is_dir():
@@ -61,9 +62,9 @@ def _differences(stage: Path, folder: Path) -> list[str]:
     out = []
     for path in sorted(stage.rglob("*")):
         rel = path.relative_to(stage)
-        if path.is_file() and _copied(rel):
+        if path.is_file() and not path.is_symlink() and _copied(rel):
             target = folder / rel
-            if not target.is_file() or target.read_bytes() != path.read_bytes():
+            if target.is_symlink() or not target.is_file() or target.read_bytes() != path.read_bytes():
                 out.append(str(rel))
     return out
 

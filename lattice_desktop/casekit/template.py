@@ -179,9 +179,13 @@ is docs/case-authoring.md; this is the map of the folder.
 
 The loop:
 
-    lattice-desktop case build .          # generate, compile, answer, calibrate
-    lattice-desktop case check .          # samples get their verdicts, slips fail their smoke tests
-    lattice-desktop case build . --check  # for CI: exit 1 when a build would change anything
+    lattice-desktop case build . --allow-case-code          # generate, compile, answer, calibrate
+    lattice-desktop case check .                            # samples get their verdicts, slips
+                                                            # fail their smoke tests
+    lattice-desktop case build . --allow-case-code --check  # for CI: exit 1 if a build changes anything
+
+`--allow-case-code` runs this folder's generator and build commands, jailed like a
+submission's build: give it only to a case whose code you are willing to run.
 """
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from lattice_desktop.casekit.build import build_case
+from lattice_desktop.casekit.build import CaseCode, build_case
 from lattice_desktop.casekit.check import check_sample, check_slips, sample_folders, weaknesses
 from lattice_desktop.casekit.kit_file import load_kit
 from lattice_desktop.casekit.scaffold import scaffold
@@ -36,6 +36,17 @@ def register(commands: argparse._SubParsersAction) -> None:
         "--check",
         action="store_true",
         help="write nothing: list the files a build would change (exit 1 if any)",
+    )
+    build.add_argument(
+        "--allow-case-code",
+        action="store_true",
+        help="run the case's generator and build commands (jailed, like a submission's build); "
+        "a case from someone else is untrusted code",
+    )
+    build.add_argument(
+        "--allow-unisolated-build",
+        action="store_true",
+        help="where the build jail cannot be set up, run the case's code anyway with your rights",
     )
     build.set_defaults(func=_build)
     check = sub.add_parser(
@@ -77,12 +88,16 @@ def register(commands: argparse._SubParsersAction) -> None:
 def _new(args: argparse.Namespace) -> int:
     folder = scaffold(args.name, args.dir)
     print(f"made {folder}")
-    print(f"next: lattice-desktop case build {folder}, then lattice-desktop case check {folder}")
+    print(
+        f"next: lattice-desktop case build {folder} --allow-case-code, "
+        f"then lattice-desktop case check {folder}"
+    )
     return 0
 
 
 def _build(args: argparse.Namespace) -> int:
-    report = build_case(args.folder, check=args.check, say=print)
+    code = CaseCode(allowed=args.allow_case_code, unisolated=args.allow_unisolated_build)
+    report = build_case(args.folder, check=args.check, code=code, say=print)
     runways = ", ".join(str(r) for r in report.figures.runways)
     print(f"ceiling {report.figures.ceiling:,} fuel; runways {runways} (stress cases in manifest order)")
     if args.check:

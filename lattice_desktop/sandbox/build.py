@@ -151,7 +151,7 @@ def build_submission(
             for command in submission.commands:
                 remaining = timeout - (time.monotonic() - started)
                 log.append(f"$ {command}\n")
-                code, output, reason = _run(
+                code, output, reason = run_build_command(
                     command,
                     scratch,
                     env,
@@ -260,7 +260,7 @@ def load_shipped_module(submission: Submission, max_module_bytes: int) -> BuildR
     return BuildResult(True, "(shipped module, not built)\n", data, "", 0.0)
 
 
-def _run(
+def run_build_command(
     command: str,
     cwd: Path,
     env: dict[str, str],
