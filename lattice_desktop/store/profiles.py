@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from peewee import CharField, DateTimeField, TextField
+from peewee import AutoField, CharField, DateTimeField, TextField
 
 from lattice_desktop.profile.model import Profile
 from lattice_desktop.profile.stored_form import profile_from_json
@@ -16,6 +16,7 @@ from lattice_desktop.store.base import BaseModel
 
 
 class ProfileRecord(BaseModel):
+    id = AutoField()  # peewee's implicit key, named so that queries can order by it
     module_sha256 = CharField()
     case_hash = CharField()
     case_name = CharField()
