@@ -6,6 +6,8 @@ named where they are."""
 from __future__ import annotations
 
 import struct
+import subprocess
+import sys
 from pathlib import Path
 
 from lattice_desktop.casebuild.calibrate import calibrate
@@ -142,3 +144,15 @@ def test_paths_resolve_from_the_case_folder(template):
     assert [s.folder.parent.name for s in kit.slips] == ["slips"] * len(kit.slips)
     assert kit.generator == (template / "generate.py").resolve()
     assert isinstance(kit.generator, Path)
+
+
+def test_a_build_logged_into_the_case_folder_leaves_the_log_alone(template):
+    """Issue 46 D7: `case build . > log.txt` inside the case folder printed "wrote log.txt"
+    and left NUL bytes at the start of the log."""
+    (template / "stress" / "n-1000.txt").unlink()  # something for the build to write
+    command = f"{sys.executable} -m lattice_desktop case build . --allow-case-code > log.txt"
+    done = subprocess.run(["sh", "-c", command], cwd=template, capture_output=True, text=True, check=False)
+    assert done.returncode == 0, done.stderr
+    log = (template / "log.txt").read_bytes()
+    assert b"\0" not in log and b"wrote log.txt" not in log
+    assert b"wrote stress/n-1000.txt" in log and log.endswith(b"\n")
