@@ -24,6 +24,7 @@ from lattice_desktop.casebuild.manifest_figures import Runway, with_figures
 from lattice_desktop.casebuild.stage import on_stage
 from lattice_desktop.casekit.compile import compile_submission
 from lattice_desktop.casekit.kit_file import Kit, read_kit
+from lattice_desktop.casekit.reading import reading_fuel
 from lattice_desktop.errors import Location, UserError
 from lattice_desktop.grading.grader import compile_for_case
 from lattice_desktop.manifest import CaseEntry, CaseManifest, load_case, load_submission
@@ -127,14 +128,22 @@ def _build_stage(
     if not stress:
         raise UserError("the case declares no stress case, so there is no fuel to calibrate", _at(case))
     fuel = [m.fuel for m in stress]
-    figures = calibrate([m.size for m in stress], fuel, fuel, kit.rule)
+    reading = fuel
+    if kit.reading_sample is not None:
+        sample = _inside(stage, kit.reading_sample, kit)
+        entries = [case.entry(m.name) for m in stress]
+        reading = reading_fuel(
+            sample, load_case(case.path), entries, budget=REFERENCE_BUDGET, work=work, say=say
+        )
+    figures = calibrate([m.size for m in stress], fuel, reading, kit.rule)
     note = f"case build: {kit.rule.headroom:g} × the reference's most fuel on a stress case, rounded up"
+    sample_name = kit.reading_sample.name if kit.reading_sample is not None else None
     text = with_figures(
         case.path.read_text(),
         figures.ceiling,
         {
-            m.name: Runway(r, f"the reference: {m.fuel:,} fuel")
-            for m, r in zip(stress, figures.runways, strict=True)
+            m.name: Runway(r, _runway_note(m.fuel, sample_name, slow))
+            for m, r, slow in zip(stress, figures.runways, reading, strict=True)
         },
         note=note,
     )
@@ -198,6 +207,13 @@ def _answer(
     fuel = run.fuel or 0
     say(f"{entry.kind:<6} {entry.name:<32} size {entry.size:>9,}  reference {fuel:>15,} fuel")
     return Measured(entry.name, entry.kind, entry.size, fuel)
+
+
+def _runway_note(fuel: int, sample: str | None, slow: int) -> str:
+    """The comment beside a runway: the fuel it was sized from."""
+    if sample is None:
+        return f"the reference: {fuel:,} fuel"
+    return f"the reference: {fuel:,} fuel; the reading sample {sample}: {slow:,}"
 
 
 def _at(case: CaseManifest) -> Location:

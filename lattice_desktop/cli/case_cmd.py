@@ -17,7 +17,10 @@ from lattice_desktop.cli.terminal import shown
 from lattice_desktop.errors import UserError
 from lattice_desktop.formatting import fuel
 from lattice_desktop.manifest import load_case
+from lattice_desktop.outcomes import Outcome
 from lattice_desktop.resources import resolve_case_path
+
+RUNWAY_WORDS = "exhausted the runway "  # how sandbox/runner.py begins an exhausted runway's detail
 
 
 def register(commands: argparse._SubParsersAction) -> None:
@@ -146,8 +149,7 @@ def _check(args: argparse.Namespace) -> int:
             missed.append(shown(folder.name))
             for r in report.results:
                 if r.outcome.value != "pass":
-                    first = r.detail.splitlines()[0] if r.detail else ""
-                    print(f"         {shown(r.name)}: {r.outcome.look.text} {shown(first)}")
+                    print(f"         {shown(r.name)}: {_why(r.outcome, r.detail)}")
     failures = len(missed)
     print(
         "all samples got their expected verdict"
@@ -167,6 +169,16 @@ def _check(args: argparse.Namespace) -> int:
         else f"{len(weak)} weakness{'es' if len(weak) != 1 else ''} in the case"
     )
     return 0 if not weak else 1
+
+
+def _why(outcome: Outcome, detail: str) -> str:
+    """An outcome's label and the first line of its detail, the label's words said once
+    ("runway exhausted at 4× the ceiling", not "runway exhausted exhausted the runway…")."""
+    first = shown(detail.splitlines()[0]) if detail else ""
+    said = outcome.look.text
+    if first.startswith(RUNWAY_WORDS) and outcome is Outcome.OUT_OF_FUEL:
+        return f"{said} {first.removeprefix(RUNWAY_WORDS)}"
+    return f"{said}: {first}" if first else said
 
 
 def _print_slip(result: SlipResult) -> None:
