@@ -73,7 +73,8 @@ def run_jailed(
         _copy(folder, scratch, log)
         (scratch / SCRATCH_TMP).mkdir(exist_ok=True)
         env = scrubbed_environment(scratch)
-        env["HOME"] = env["TMPDIR"] = str(scratch / SCRATCH_TMP)  # caches a tool keeps stay out of the copy back
+        # A tool's caches (zig's, under HOME) stay out of what is copied back.
+        env["HOME"] = env["TMPDIR"] = str(scratch / SCRATCH_TMP)
         env[MARKER] = secrets.token_hex(16)
         for command in commands:
             log.append(f"$ {command}\n")
