@@ -11,7 +11,8 @@ change: it is copied back, or with `check` only listed.
 
 from __future__ import annotations
 
-import subprocess
+import os
+import shlex
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -23,10 +24,12 @@ from lattice_desktop.casebuild.manifest_figures import Runway, with_figures
 from lattice_desktop.casebuild.stage import on_stage
 from lattice_desktop.casekit.compile import compile_submission
 from lattice_desktop.casekit.kit_file import Kit, read_kit
+from lattice_desktop.casekit.reading import reading_fuel
 from lattice_desktop.errors import Location, UserError
 from lattice_desktop.grading.grader import compile_for_case
 from lattice_desktop.manifest import CaseEntry, CaseManifest, load_case, load_submission
 from lattice_desktop.sandbox.compiler import CompiledModule
+from lattice_desktop.sandbox.folder_run import run_jailed
 from lattice_desktop.sandbox.runner import execute
 from lattice_desktop.work import Work
 
@@ -51,44 +54,96 @@ class BuildReport:
     changed: tuple[str, ...]  # paths relative to the case folder that differ (written unless checking)
 
 
+@dataclass(frozen=True)
+class CaseCode:
+    """Consent to run a case's own code (always jailed), and to run it unjailed where the
+    jail cannot be set up."""
+
+    allowed: bool = False
+    unisolated: bool = False
+
+
 def build_case(
-    folder: Path, *, check: bool = False, work: Work | None = None, say: Callable[[str], None] = print
+    folder: Path,
+    *,
+    check: bool = False,
+    code: CaseCode = CaseCode(),
+    work: Work | None = None,
+    say: Callable[[str], None] = print,
 ) -> BuildReport:
     """Build the case in `folder` (which holds case.toml and kit.toml); with `check`, only
-    list what a build would change."""
+    list what a build would change. The case's generator and build commands run only with
+    `code.allowed`, jailed."""
     if not (folder / "kit.toml").is_file():
         raise UserError(
             f"{folder.resolve()}: no kit.toml, so there is nothing to build from "
             "(`lattice-desktop case new` makes a case that has one; docs/case-authoring.md)"
         )
+    if not code.allowed:
+        _refuse_to_run(folder)
     (figures, measured), changed = on_stage(
-        folder, lambda stage: _build_stage(stage, work or Work(), say), check=check
+        folder, lambda stage: _build_stage(stage, code, work or Work(), say), check=check
     )
     return BuildReport(figures, measured, changed)
 
 
-def _build_stage(stage: Path, work: Work, say: Callable[[str], None]) -> tuple[Figures, tuple[Measured, ...]]:
+def case_code(folder: Path) -> list[str]:
+    """What of the case in `folder` is code `case build` runs: the generator, and each own
+    submission's build commands."""
+    kit = read_kit(folder / "kit.toml")
+    found = [f"python {kit.generator.name}"] if kit.generator is not None else []
+    try:
+        samples = load_case(folder / "case.toml").samples_dir
+    except UserError:  # its inputs are not made yet: the samples are where a case keeps them
+        samples = folder.resolve() / "submissions"
+    for path in _own_submissions(kit, samples):
+        shown = os.path.relpath(path, folder.resolve())
+        found += [f"{shown}: {command}" for command in load_submission(path).commands]
+    return found
+
+
+def _refuse_to_run(folder: Path) -> None:
+    code = case_code(folder)
+    if code:
+        raise UserError(
+            f"{folder.resolve()}: building this case runs its own code; it runs only when you allow "
+            "it (--allow-case-code), and then jailed like a submission's build. It would run:\n  "
+            + "\n  ".join(code)
+        )
+
+
+def _build_stage(
+    stage: Path, code: CaseCode, work: Work, say: Callable[[str], None]
+) -> tuple[Figures, tuple[Measured, ...]]:
     kit = read_kit(stage / "kit.toml")
     if kit.generator is not None:
-        _generate(kit.generator, stage)
+        _generate(_inside(stage, kit.generator, kit), stage, code, work)
     write_placeholders(stage / "case.toml")
     case = load_case(stage / "case.toml")
-    for submission in _own_submissions(kit, case):
-        compile_submission(submission)
+    for submission in _own_submissions(kit, case.samples_dir):
+        compile_submission(_inside(stage, submission, kit), allow_unisolated=code.unisolated, work=work)
     module = _compiled_reference(kit, case, work)
     measured = tuple(_answer(case, entry, module, work, say) for entry in case.cases)
     stress = [m for m in measured if m.kind == "stress"]
     if not stress:
         raise UserError("the case declares no stress case, so there is no fuel to calibrate", _at(case))
     fuel = [m.fuel for m in stress]
-    figures = calibrate([m.size for m in stress], fuel, fuel, kit.rule)
+    reading = fuel
+    if kit.reading_sample is not None:
+        sample = _inside(stage, kit.reading_sample, kit)
+        entries = [case.entry(m.name) for m in stress]
+        reading = reading_fuel(
+            sample, load_case(case.path), entries, budget=REFERENCE_BUDGET, work=work, say=say
+        )
+    figures = calibrate([m.size for m in stress], fuel, reading, kit.rule)
     note = f"case build: {kit.rule.headroom:g} × the reference's most fuel on a stress case, rounded up"
+    sample_name = kit.reading_sample.name if kit.reading_sample is not None else None
     text = with_figures(
         case.path.read_text(),
         figures.ceiling,
         {
-            m.name: Runway(r, f"the reference: {m.fuel:,} fuel")
-            for m, r in zip(stress, figures.runways, strict=True)
+            m.name: Runway(r, _runway_note(m.fuel, sample_name, slow))
+            for m, r, slow in zip(stress, figures.runways, reading, strict=True)
         },
         note=note,
     )
@@ -97,31 +152,38 @@ def _build_stage(stage: Path, work: Work, say: Callable[[str], None]) -> tuple[F
     return figures, measured
 
 
-def _generate(generator: Path, stage: Path) -> None:
-    """Run the case's input generator in the stage (it writes the stress inputs)."""
+def _inside(stage: Path, path: Path, kit: Kit) -> Path:
+    """`path` when it is inside the case folder (its stage); a link out of it is refused, so
+    the case's code never runs on, nor writes back to, a folder outside the case."""
+    if not path.resolve().is_relative_to(stage.resolve()):
+        message = f"{path.name} leads outside the case folder (through a link); not run"
+        raise UserError(message, Location(str(kit.path)))
+    return path
+
+
+def _generate(generator: Path, stage: Path, code: CaseCode, work: Work) -> None:
+    """Run the case's input generator, jailed, on the stage (it writes the stress inputs)."""
+    workdir = str(generator.resolve().parent.relative_to(stage.resolve()))
+    command = f"{shlex.quote(sys.executable)} -I {shlex.quote(generator.name)}"
     try:
-        done = subprocess.run(
-            [sys.executable, generator.name],
-            check=False,
-            cwd=generator.parent,
-            capture_output=True,
-            text=True,
+        run_jailed(
+            stage,
+            [command],
+            where=str(generator),
             timeout=GENERATOR_TIMEOUT_S,
+            workdir="" if workdir == "." else workdir,
+            allow_unisolated=code.unisolated,
+            work=work,
         )
-    except subprocess.TimeoutExpired:
-        raise UserError(f"ran past {GENERATOR_TIMEOUT_S} s", Location(str(generator))) from None
-    if done.returncode != 0:
-        log = (done.stdout + done.stderr).strip()[-2000:]
-        raise UserError(
-            f"the input generator failed (exit {done.returncode}):\n{log}", Location(str(generator))
-        )
+    except UserError as exc:
+        raise UserError(f"the input generator failed: {exc.message}", exc.location) from None
 
 
-def _own_submissions(kit: Kit, case: CaseManifest) -> list[Path]:
+def _own_submissions(kit: Kit, samples: Path | None) -> list[Path]:
     """The reference, the samples and the slips: every submission the case ships."""
     found = [kit.reference, *(slip.folder for slip in kit.slips)]
-    if case.samples_dir is not None and case.samples_dir.is_dir():
-        found += sorted(p for p in case.samples_dir.iterdir() if (p / "submission.toml").is_file())
+    if samples is not None and samples.is_dir():
+        found += sorted(p for p in samples.iterdir() if (p / "submission.toml").is_file())
     return sorted(set(found))
 
 
@@ -145,6 +207,13 @@ def _answer(
     fuel = run.fuel or 0
     say(f"{entry.kind:<6} {entry.name:<32} size {entry.size:>9,}  reference {fuel:>15,} fuel")
     return Measured(entry.name, entry.kind, entry.size, fuel)
+
+
+def _runway_note(fuel: int, sample: str | None, slow: int) -> str:
+    """The comment beside a runway: the fuel it was sized from."""
+    if sample is None:
+        return f"the reference: {fuel:,} fuel"
+    return f"the reference: {fuel:,} fuel; the reading sample {sample}: {slow:,}"
 
 
 def _at(case: CaseManifest) -> Location:

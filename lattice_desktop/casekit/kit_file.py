@@ -3,6 +3,7 @@
     [reference]    submission = "submissions/merge_sort"   # its answers are the expected ones
     [inputs]       generator = "generate.py"               # optional; run before each build
     [calibration]  headroom, reading, step, slack           # the rule of casebuild/calibrate.py
+                   reading_sample = "submissions/quadratic" # optional: the reading engine
     [[slip]]       submission = "slips/counts_ties", breaks = "ties"
 
 It sits beside case.toml and is optional: a case without one grades and checks as before.
@@ -37,6 +38,7 @@ class Kit:
     generator: Path | None
     rule: Rule
     slips: tuple[Slip, ...]
+    reading_sample: Path | None = None  # the reading engine, when not the reference
 
     @property
     def folder(self) -> Path:
@@ -62,12 +64,16 @@ def read_kit(path: Path) -> Kit:
     inputs = doc.table("inputs", required=False)
     inputs.check_keys(("generator",))
     generator = inputs.file("generator", None)
+    calibration = doc.table("calibration", required=False)
     return Kit(
         path=path.resolve(),
         reference=_folder(reference, "submission"),
         generator=Path(generator) if generator else None,
-        rule=_rule(doc.table("calibration", required=False)),
+        rule=_rule(calibration),
         slips=tuple(_slip(t) for t in doc.tables("slip")),
+        reading_sample=_folder(calibration, "reading_sample")
+        if "reading_sample" in calibration.data
+        else None,
     )
 
 
@@ -81,7 +87,7 @@ def _folder(table: Table, key: str) -> Path:
 
 
 def _rule(table: Table) -> Rule:
-    table.check_keys(("headroom", "reading", "step", "slack"))
+    table.check_keys(("headroom", "reading", "step", "slack", "reading_sample"))
     default = Rule()
     return Rule(
         headroom=table.number("headroom", default.headroom, minimum=1.0, maximum=1000.0),

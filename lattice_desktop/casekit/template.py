@@ -8,18 +8,22 @@ slip per behaviour, stress inputs of a few sizes, and kit.toml tying them togeth
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 COMPILE = (
     "python -m ziglang cc --target=wasm32-freestanding -O2 -g -fdebug-compilation-dir=. -nostdlib "
     "-Wl,--no-entry -o solution.wasm solution.c"
 )
 
-REFERENCE_C = r"""/* The reference: its answers are the case's expected answers, and its fuel sets the
+REFERENCE_HEADER = r"""/* The reference: its answers are the case's expected answers, and its fuel sets the
  * ceiling and the runways (`lattice-desktop case build`). Replace `solve`'s loop with your
  * problem; keep the contract: the grader calls alloc(len), writes the input there, calls
  * solve(ptr, len) and reads the answer at (result >> 32), (result & 0xffffffff) bytes long.
  *
  * This one answers the sum of the decimal numbers in the input, as one u64. */
-#define EXPORT(name) __attribute__((export_name(name)))
+"""
+
+SOLUTION_C = r"""#define EXPORT(name) __attribute__((export_name(name)))
 typedef unsigned int u32;
 typedef unsigned long long u64;
 
@@ -55,15 +59,45 @@ EXPORT("solve") u64 solve(u32 ptr, u32 len) {
 }
 """
 
-# Each slip is the reference with one mistake: (folder, the smoke test it must fail, old, new).
+REFERENCE_C = REFERENCE_HEADER + SOLUTION_C
+
+
+@dataclass(frozen=True)
+class SlipText:
+    """A slip: the reference's code with one mistake (`old` made `new`), and its own header."""
+
+    folder: str
+    breaks: str  # the smoke test (so the behaviour) it must fail
+    mistake: str  # what it gets wrong, for its header
+    old: str
+    new: str
+
+    def source(self) -> str:
+        if self.old not in SOLUTION_C:
+            raise AssertionError(f"the slip {self.folder} no longer applies to the reference")
+        header = (
+            f"/* A slip: the reference with one mistake, which the smoke tests of `{self.breaks}`\n"
+            f" * (and no other) must catch; `lattice-desktop case check` proves they do.\n"
+            f" *\n * The mistake: {self.mistake}. */\n"
+        )
+        return header + SOLUTION_C.replace(self.old, self.new, 1)
+
+
 SLIPS = (
-    (
+    SlipText(
         "newline_ends_input",
         "separators",
+        "it stops at the first newline, as if the input ended there",
         "if (s[i] < '0' || s[i] > '9') { i++; continue; }",
         "if (s[i] == '\\n') break;\n        if (s[i] < '0' || s[i] > '9') { i++; continue; }",
     ),
-    ("sum_in_32_bits", "wide_sum", "u64 sum = 0;", "u32 sum = 0;"),
+    SlipText(
+        "sum_in_32_bits",
+        "wide_sum",
+        "it adds in 32 bits, so a sum past 4,294,967,295 wraps around",
+        "u64 sum = 0;",
+        "u32 sum = 0;",
+    ),
 )
 
 GENERATOR = '''"""Write the stress inputs: `python generate.py` (`lattice-desktop case build` runs it).
@@ -135,7 +169,7 @@ expected = [4294967296]
 
 def kit_toml() -> str:
     slips = "".join(
-        f'\n[[slip]]\nsubmission = "slips/{folder}"\nbreaks = "{smoke}"\n' for folder, smoke, _, _ in SLIPS
+        f'\n[[slip]]\nsubmission = "slips/{slip.folder}"\nbreaks = "{slip.breaks}"\n' for slip in SLIPS
     )
     return f"""# How `lattice-desktop case build` builds this case, and what `case check` proves.
 [reference]
@@ -148,6 +182,9 @@ generator = "generate.py"              # run before every build
 headroom = 1.5                         # ceiling = 1.5 × the reference's most fuel on a stress case
 reading = 4                            # an engine 4× slower than the reference still gets a reading
 step = 0.05                            # each smaller size gets 5% more runway
+slack = 1.0                            # fuel the reading engine's meter leaves out (1.0: none)
+# reading_sample = "submissions/slow"  # size the runway on this correct sample's measured
+                                       # fuel instead of the reference's ("Choosing reading")
 
 # Slips: small wrong submissions, each failing exactly the smoke tests of its behaviour.
 {slips}"""
@@ -179,9 +216,13 @@ is docs/case-authoring.md; this is the map of the folder.
 
 The loop:
 
-    lattice-desktop case build .          # generate, compile, answer, calibrate
-    lattice-desktop case check .          # samples get their verdicts, slips fail their smoke tests
-    lattice-desktop case build . --check  # for CI: exit 1 when a build would change anything
+    lattice-desktop case build . --allow-case-code          # generate, compile, answer, calibrate
+    lattice-desktop case check .                            # samples get their verdicts, slips
+                                                            # fail their smoke tests
+    lattice-desktop case build . --allow-case-code --check  # for CI: exit 1 if a build changes anything
+
+`--allow-case-code` runs this folder's generator and build commands, jailed like a
+submission's build: give it only to a case whose code you are willing to run.
 """
 
 
@@ -195,9 +236,7 @@ def files(name: str) -> dict[str, str]:
         "submissions/reference/solution.c": REFERENCE_C,
         "submissions/reference/submission.toml": submission_toml("sample-reference", "correct"),
     }
-    for folder, _, old, new in SLIPS:
-        if old not in REFERENCE_C:
-            raise AssertionError(f"the slip {folder} no longer applies to the reference")
-        out[f"slips/{folder}/solution.c"] = REFERENCE_C.replace(old, new, 1)
-        out[f"slips/{folder}/submission.toml"] = submission_toml(f"slip-{folder}", None)
+    for slip in SLIPS:
+        out[f"slips/{slip.folder}/solution.c"] = slip.source()
+        out[f"slips/{slip.folder}/submission.toml"] = submission_toml(f"slip-{slip.folder}", None)
     return out

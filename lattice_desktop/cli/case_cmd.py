@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from lattice_desktop.casekit.build import build_case
+from lattice_desktop.casekit.build import CaseCode, build_case
 from lattice_desktop.casekit.check import check_sample, check_slips, sample_folders, weaknesses
 from lattice_desktop.casekit.kit_file import load_kit
 from lattice_desktop.casekit.scaffold import scaffold
@@ -17,7 +17,10 @@ from lattice_desktop.cli.terminal import shown
 from lattice_desktop.errors import UserError
 from lattice_desktop.formatting import fuel
 from lattice_desktop.manifest import load_case
+from lattice_desktop.outcomes import Outcome
 from lattice_desktop.resources import resolve_case_path
+
+RUNWAY_WORDS = "exhausted the runway "  # how sandbox/runner.py begins an exhausted runway's detail
 
 
 def register(commands: argparse._SubParsersAction) -> None:
@@ -36,6 +39,17 @@ def register(commands: argparse._SubParsersAction) -> None:
         "--check",
         action="store_true",
         help="write nothing: list the files a build would change (exit 1 if any)",
+    )
+    build.add_argument(
+        "--allow-case-code",
+        action="store_true",
+        help="run the case's generator and build commands (jailed, like a submission's build); "
+        "a case from someone else is untrusted code",
+    )
+    build.add_argument(
+        "--allow-unisolated-build",
+        action="store_true",
+        help="where the build jail cannot be set up, run the case's code anyway with your rights",
     )
     build.set_defaults(func=_build)
     check = sub.add_parser(
@@ -77,12 +91,16 @@ def register(commands: argparse._SubParsersAction) -> None:
 def _new(args: argparse.Namespace) -> int:
     folder = scaffold(args.name, args.dir)
     print(f"made {folder}")
-    print(f"next: lattice-desktop case build {folder}, then lattice-desktop case check {folder}")
+    print(
+        f"next: lattice-desktop case build {folder} --allow-case-code, "
+        f"then lattice-desktop case check {folder}"
+    )
     return 0
 
 
 def _build(args: argparse.Namespace) -> int:
-    report = build_case(args.folder, check=args.check, say=print)
+    code = CaseCode(allowed=args.allow_case_code, unisolated=args.allow_unisolated_build)
+    report = build_case(args.folder, check=args.check, code=code, say=print)
     runways = ", ".join(str(r) for r in report.figures.runways)
     print(f"ceiling {report.figures.ceiling:,} fuel; runways {runways} (stress cases in manifest order)")
     if args.check:
@@ -131,8 +149,7 @@ def _check(args: argparse.Namespace) -> int:
             missed.append(shown(folder.name))
             for r in report.results:
                 if r.outcome.value != "pass":
-                    first = r.detail.splitlines()[0] if r.detail else ""
-                    print(f"         {shown(r.name)}: {r.outcome.look.text} {shown(first)}")
+                    print(f"         {shown(r.name)}: {_why(r.outcome, r.detail)}")
     failures = len(missed)
     print(
         "all samples got their expected verdict"
@@ -152,6 +169,16 @@ def _check(args: argparse.Namespace) -> int:
         else f"{len(weak)} weakness{'es' if len(weak) != 1 else ''} in the case"
     )
     return 0 if not weak else 1
+
+
+def _why(outcome: Outcome, detail: str) -> str:
+    """An outcome's label and the first line of its detail, the label's words said once
+    ("runway exhausted at 4× the ceiling", not "runway exhausted exhausted the runway…")."""
+    first = shown(detail.splitlines()[0]) if detail else ""
+    said = outcome.look.text
+    if first.startswith(RUNWAY_WORDS) and outcome is Outcome.OUT_OF_FUEL:
+        return f"{said} {first.removeprefix(RUNWAY_WORDS)}"
+    return f"{said}: {first}" if first else said
 
 
 def _print_slip(result: SlipResult) -> None:

@@ -2,22 +2,26 @@
 at a tick and the per-tick checksums of the divergence search cost a full run of the
 submission each (seconds on a big factory), and a module's answer to the same call
 never changes. Keyed by the module's bytes, the call (export names and limits), its
-arguments, the scenario and the wasmtime version (only successful answers are kept);
-an answer is still decoded and checked strictly when it is read.
+arguments, the scenario and the wasmtime version.
+
+Only an answer that passed its checks is kept (a caller saves after decoding it: a
+rejected answer, junk or a trap, is never written), the folder is bounded (`ANSWERS`,
+least recently used evicted) and an answer is still decoded and checked strictly when it
+is read back.
 """
 
 from __future__ import annotations
 
 import hashlib
-import os
 import zlib
-from pathlib import Path
 
-from lattice_desktop.lattice import keyframe_cache
+from lattice_desktop.sandbox.disk_cache import BoundedFolder
 from lattice_desktop.sandbox.engine import WASMTIME_VERSION
 
+ANSWERS = BoundedFolder("answers", max_bytes=256 * 1024 * 1024, max_files=4096)
 
-def answer_path(module_digest: str, call: str, scenario: bytes, args: tuple[int, ...]) -> Path:
+
+def answer_key(module_digest: str, call: str, scenario: bytes, args: tuple[int, ...]) -> str:
     digest = hashlib.sha256()
     for part in (
         module_digest.encode(),
@@ -27,21 +31,24 @@ def answer_path(module_digest: str, call: str, scenario: bytes, args: tuple[int,
         WASMTIME_VERSION.encode(),
     ):
         digest.update(part + b"\0")
-    return keyframe_cache.cache_dir().parent / "answers" / f"{digest.hexdigest()}.z"
+    return f"{digest.hexdigest()}.z"
 
 
-def load(path: Path) -> bytes | None:
+def load(key: str) -> bytes | None:
+    packed = ANSWERS.load(key)
+    if packed is None:
+        return None
     try:
-        return zlib.decompress(path.read_bytes())
-    except (OSError, zlib.error):
+        return zlib.decompress(packed)
+    except zlib.error:
+        ANSWERS.forget(key)
         return None
 
 
-def save(path: Path, data: bytes) -> None:
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        partial = path.with_suffix(f".part{os.getpid()}")
-        partial.write_bytes(zlib.compress(data, 1))
-        partial.replace(path)
-    except OSError:
-        pass  # a cache is an optimisation: a full or read-only disk only costs speed
+def save(key: str, data: bytes) -> None:
+    """Keep a checked answer (compressed); one past the folder's bound is not kept."""
+    ANSWERS.save(key, zlib.compress(data, 1))
+
+
+def forget(key: str) -> None:
+    ANSWERS.forget(key)

@@ -20,17 +20,15 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, fields
 from pathlib import Path
-
-import platformdirs
 
 from lattice_desktop.lattice.decisive import DECISIVE, DecisiveFactory
 from lattice_desktop.lattice.rules import _ASSEMBLER, _BELT, _SINK
 from lattice_desktop.lattice.scenario import parse_scenario
 from lattice_desktop.lattice.world import BELT_DIRS, Entity, Scenario
+from lattice_desktop.sandbox.disk_cache import BoundedFolder
 from lattice_desktop.work import Work
 
 
@@ -295,15 +293,21 @@ def scenario_digest(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
-def _cache_dir() -> Path:
-    root = os.environ.get("LATTICE_DESKTOP_CACHE") or platformdirs.user_cache_dir("lattice-desktop")
-    return Path(root) / "census"
+# Counted censuses (small JSON files), the least recently used evicted past the bound.
+CENSUSES = BoundedFolder("census", max_bytes=64 * 1024 * 1024, max_files=8192)
 
 
 def _read(path: Path) -> dict:
     try:
-        stored = json.loads(path.read_text())
-    except (OSError, ValueError):
+        return _parsed(path.read_bytes())
+    except OSError:
+        return {}
+
+
+def _parsed(raw: bytes) -> dict:
+    try:
+        stored = json.loads(raw)
+    except ValueError:
         return {}
     return stored if isinstance(stored, dict) and stored.get("format") == _FORMAT else {}
 
@@ -324,7 +328,8 @@ def stored_census(data: bytes, *, case_dir: Path | None = None) -> Census | None
         found = _from_dict(_read(case_dir / CENSUS_FILE).get("scenarios", {}).get(digest))
         if found is not None:
             return found
-    return _from_dict(_read(_cache_dir() / f"{digest}.json").get("census"))
+    stored = CENSUSES.load(f"{digest}.json")
+    return _from_dict(_parsed(stored).get("census")) if stored is not None else None
 
 
 def census_of(
@@ -335,14 +340,9 @@ def census_of(
     if found is not None:
         return found
     result = census(scenario, work=work)
-    path = _cache_dir() / f"{scenario_digest(data)}.json"
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        partial = path.with_suffix(f".part{os.getpid()}")
-        partial.write_text(json.dumps({"format": _FORMAT, "census": asdict(result)}))
-        partial.replace(path)
-    except OSError:
-        pass  # a read-only cache only costs the next open a recount
+    # A full or read-only cache only costs the next open a recount.
+    stored = json.dumps({"format": _FORMAT, "census": asdict(result)}).encode()
+    CENSUSES.save(f"{scenario_digest(data)}.json", stored)
     return result
 
 

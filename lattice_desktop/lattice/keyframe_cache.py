@@ -3,27 +3,27 @@ first time it was walked: every later open seeks from a nearby keyframe at once.
 
 A file per (engine module, scenario, wasmtime version), in the user cache folder:
 a magic line, a JSON line listing (tick, memory size, packed length), then the packed
-memories back to back. A damaged or foreign file is ignored and rewritten.
+memories back to back. A damaged or foreign file is ignored and rewritten. The folder is
+bounded (`KEYFRAMES`): the scenarios walked least recently are evicted past it, and a
+walk whose keyframes alone pass it is not kept.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
-import os
 import zlib
 from pathlib import Path
 
-import platformdirs
-
+from lattice_desktop.sandbox.disk_cache import BoundedFolder
 from lattice_desktop.sandbox.engine import WASMTIME_VERSION
 
 MAGIC = b"lattice-keyframes 1\n"
+KEYFRAMES = BoundedFolder("keyframes", max_bytes=2 * 1024**3, max_files=256)
 
 
 def cache_dir() -> Path:
-    root = os.environ.get("LATTICE_DESKTOP_CACHE") or platformdirs.user_cache_dir("lattice-desktop")
-    return Path(root) / "keyframes"
+    return KEYFRAMES.path
 
 
 def cache_path(engine_path: str | Path, scenario: bytes) -> Path:
@@ -34,22 +34,16 @@ def cache_path(engine_path: str | Path, scenario: bytes) -> Path:
 
 
 def save(path: Path, keyframes: list[tuple[int, int, bytes]]) -> None:
-    """Write (tick, memory size, zlib-packed memory) keyframes atomically."""
-    path.parent.mkdir(parents=True, exist_ok=True)
+    """Write (tick, memory size, zlib-packed memory) keyframes atomically, within the
+    folder's bound (not at all when they alone pass it)."""
     header = json.dumps([[tick, size, len(data)] for tick, size, data in keyframes]).encode()
-    partial = path.with_suffix(f".part{os.getpid()}")
-    with partial.open("wb") as out:
-        out.write(MAGIC + header + b"\n")
-        for _tick, _size, data in keyframes:
-            out.write(data)
-    partial.replace(path)
+    KEYFRAMES.save_parts(path.name, [MAGIC + header + b"\n", *(data for _tick, _size, data in keyframes)])
 
 
 def load(path: Path) -> list[tuple[int, int, bytes]] | None:
     """The keyframes in `path`, or None when there is no usable file."""
-    try:
-        blob = path.read_bytes()
-    except OSError:
+    blob = KEYFRAMES.load(path.name)
+    if blob is None:
         return None
     try:
         if not blob.startswith(MAGIC):

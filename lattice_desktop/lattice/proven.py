@@ -20,13 +20,14 @@ from pathlib import Path
 import wasmtime
 
 from lattice_desktop.errors import UserError
-from lattice_desktop.lattice import keyframe_cache
 from lattice_desktop.lattice.simulators import stepping_module
 from lattice_desktop.lattice.wasm_engine import REFERENCE_WASM, EngineError, WasmEngine
 from lattice_desktop.manifest.case import CaseManifest
 from lattice_desktop.manifest.submission import load_submission
 from lattice_desktop.resources import CASES
+from lattice_desktop.sandbox.disk_cache import BoundedFolder
 
+PROOFS = BoundedFolder("proofs", max_bytes=16 * 1024 * 1024, max_files=8192)  # small JSON verdicts
 FASTER_VERDICTS = ("correct",)  # samples expected to be right and within the ceiling
 
 
@@ -78,7 +79,7 @@ def _proof_path(module: Path, scenario: bytes, expected: bytes) -> Path:
     digest = hashlib.sha256()
     for part in (module.read_bytes(), scenario, expected):
         digest.update(hashlib.sha256(part).digest())
-    return keyframe_cache.cache_dir().parent / "proofs" / f"{digest.hexdigest()}.json"
+    return PROOFS.file(f"{digest.hexdigest()}.json")
 
 
 def _proven(module: Path, scenario: bytes, expected: bytes) -> bool:
@@ -86,17 +87,13 @@ def _proven(module: Path, scenario: bytes, expected: bytes) -> bool:
         return False
     path = _proof_path(module, scenario, expected)
     try:
-        return bool(json.loads(path.read_text())["proven"])
-    except (OSError, ValueError, KeyError, TypeError):
+        return bool(json.loads(PROOFS.load(path.name) or b"")["proven"])
+    except (ValueError, KeyError, TypeError):
         pass
     try:
         got = WasmEngine(module).run(scenario)
     except (EngineError, wasmtime.WasmtimeError, wasmtime.Trap):  # a trap or junk is no proof
         got = None
     proven = got is not None and b"".join(v.to_bytes(8, "little") for v in got) == expected
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(json.dumps({"module": str(module), "proven": proven}))
-    except OSError:
-        pass  # remembering the proof is an optimisation
+    PROOFS.save(path.name, json.dumps({"module": str(module), "proven": proven}).encode())  # an optimisation
     return proven

@@ -6,15 +6,18 @@ limits, the wall-clock backstop and the import policy — and what it returns is
 strictly. Problems come back as `UserError`s to show inline.
 
 Each answer costs a run of the submission from tick 0 (seconds on a big factory) and never
-changes for the same module and call, so answers are kept on disk (`answer_cache`) and
-still decoded and checked strictly when read back.
+changes for the same module and call, so answers are kept on disk (`answer_cache`, a
+bounded folder): only once decoded and checked, and checked again when read back.
 """
 
 from __future__ import annotations
 
 import hashlib
+import re
 import struct
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TypeVar
 
 import numpy as np
 import wasmtime
@@ -33,6 +36,9 @@ from lattice_desktop.sandbox.runner import call_bytes
 from lattice_desktop.work import Work
 
 RECORDS_EXPORT = "lattice_records"
+Checked = TypeVar("Checked")
+_TICKS = re.compile(rb"^[ \t]*ticks[ \t]+([0-9]{1,20})[ \t]*\r?$", re.MULTILINE)
+_SNAPSHOT = re.compile(rb"^[ \t]*snapshot[ \t]+([0-9]{1,20})[ \t]*\r?$", re.MULTILINE)
 
 
 @dataclass(frozen=True)
@@ -84,8 +90,15 @@ def submission_records(
 ) -> dict[int, int]:
     """The submission's records after `tick`; `UserError` when it traps or returns junk."""
     where = Location(f"{sub.name}: {sub.exports.entry}", key=f"tick {tick}")
-    data = _answer(sub, sub.exports, scenario, (tick,), where, work)
-    return decode_records(data, source=where.file or "")
+    return _answer(
+        sub,
+        sub.exports,
+        scenario,
+        (tick,),
+        where,
+        work,
+        lambda out: decode_records(out, source=where.file or ""),
+    )
 
 
 def submission_pairs(
@@ -94,18 +107,40 @@ def submission_pairs(
     """The submission's records after `tick` as sorted (n, 2) uint64 pairs, checked like
     `decode_records` and placed on cells of the right kind (`RecordsError` otherwise)."""
     where = Location(f"{sub.name}: {sub.exports.entry}", key=f"tick {tick}")
-    pairs = decode_pairs(_answer(sub, sub.exports, data, (tick,), where, work), source=where.file or "")
-    check_placement(scenario, pairs, source=where.file or "")
-    return pairs
+
+    def checked(output: bytes) -> np.ndarray:
+        pairs = decode_pairs(output, source=where.file or "")
+        check_placement(scenario, pairs, source=where.file or "")
+        return pairs
+
+    return _answer(sub, sub.exports, data, (tick,), where, work, checked)
 
 
 def submission_checksums(sub: SubmissionRecords, data: bytes, work: Work | None = None) -> list[int]:
     """The submission's snapshot checksums (the contract's entry) on `data`."""
     where = Location(f"{sub.name}: {sub.run_exports.entry}")
-    output = _answer(sub, sub.run_exports, data, (), where, work)
-    if len(output) % 8:
-        raise UserError("the checksums' length is not a multiple of 8 bytes", where)
-    return list(struct.unpack(f"<{len(output) // 8}Q", output))
+
+    wanted = snapshot_count(data)
+
+    def checked(output: bytes) -> list[int]:
+        if len(output) % 8:
+            raise UserError("the checksums' length is not a multiple of 8 bytes", where)
+        if wanted is not None and len(output) != 8 * wanted:
+            got = f"the submission returned {len(output) // 8:,} checksums"
+            raise UserError(f"{got}; the scenario has {wanted:,} snapshots", where)
+        return list(struct.unpack(f"<{len(output) // 8}Q", output))
+
+    return _answer(sub, sub.run_exports, data, (), where, work, checked)
+
+
+def snapshot_count(data: bytes) -> int | None:
+    """floor(ticks / snapshot) of a scenario's header (spec §3), None where it names them not
+    exactly once: the number of checksums a run of it returns."""
+    header = data.split(b"\ngrid", 1)[0]
+    ticks, snapshot = _TICKS.findall(header), _SNAPSHOT.findall(header)
+    if len(ticks) != 1 or len(snapshot) != 1 or not int(snapshot[0]):
+        return None
+    return int(ticks[0]) // int(snapshot[0])
 
 
 def _answer(
@@ -115,14 +150,23 @@ def _answer(
     extra: tuple[int, ...],
     where: Location,
     work: Work | None,
-) -> bytes:
-    """One sandboxed call's output, or the same call's from an earlier session."""
-    cached = answer_cache.answer_path(sub.digest, f"{names} {sub.limits}", data, extra)
-    output = answer_cache.load(cached)
-    if output is None:
-        run = call_bytes(sub.module, names, data, extra=extra, limits=sub.limits, work=work)
-        if run.outcome is not None:
-            raise UserError(f"the submission failed ({run.outcome.value}): {run.detail}", where)
-        output = run.output or b""
-        answer_cache.save(cached, output)
-    return output
+    check: Callable[[bytes], Checked],
+) -> Checked:
+    """One sandboxed call's output as `check` reads it (raising when it is junk), or the
+    same call's from an earlier session, checked again. Only an output `check` accepted
+    is kept, and a kept one that no longer checks out is forgotten."""
+    key = answer_cache.answer_key(sub.digest, f"{names} {sub.limits}", data, extra)
+    output = answer_cache.load(key)
+    if output is not None:
+        try:
+            return check(output)
+        except UserError:
+            answer_cache.forget(key)
+            raise
+    run = call_bytes(sub.module, names, data, extra=extra, limits=sub.limits, work=work)
+    if run.outcome is not None:
+        raise UserError(f"the submission failed ({run.outcome.value}): {run.detail}", where)
+    output = run.output or b""
+    answer = check(output)
+    answer_cache.save(key, output)
+    return answer

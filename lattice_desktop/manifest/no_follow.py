@@ -204,3 +204,28 @@ def _why(component: str, exc: OSError) -> NotBeneath:
     if exc.errno == errno.ENOENT:
         return NotBeneath(f"{component} does not exist", missing=True)
     return NotBeneath(f"{component} cannot be opened: {exc.strerror}")
+
+
+def open_resolved_folder(path: Path) -> int:
+    """A descriptor of the folder at the absolute, link-free path `path` (as `opened_path`
+    gave it when the folder was first read), walked from / without following any link: a
+    folder on the way swapped for a link since is refused, not followed."""
+    if not path.is_absolute():
+        raise NotBeneath(f"the folder {path} is not an absolute path")
+    fd = os.open("/", _FOLDER)
+    try:
+        for part in path.parts[1:]:
+            try:
+                inner = os.open(part, _FOLDER, dir_fd=fd)
+            except OSError as exc:
+                if exc.errno in (errno.ELOOP, errno.ENOTDIR) and _link_target(part, fd) is not None:
+                    raise NotBeneath(f"the folder {path} changed: {part} on its path is a link now") from None
+                raise NotBeneath(
+                    f"the folder {path} cannot be opened: {exc.strerror}", missing=exc.errno == errno.ENOENT
+                ) from None
+            os.close(fd)
+            fd = inner
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd

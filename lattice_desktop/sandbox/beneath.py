@@ -53,12 +53,21 @@ def open_beneath(root_fd: int, relative: str, *, as_uid: int | None = None) -> i
     return _open_no_follow(root_fd, relative, check=as_the_builds_user)
 
 
-def copy_folder(source_fd: int, target: Path, *, limit: int, log: list[str]) -> None:
+def copy_folder(
+    source_fd: int,
+    target: Path,
+    *,
+    limit: int,
+    log: list[str],
+    links: bool = True,
+    skip: frozenset[str] = frozenset(),
+) -> None:
     """Copy the folder `source_fd` holds into the new folder `target`: links stay links
-    (their text copied, never followed), special files are left out (noted in `log`), modes
-    and times are kept. Raises OSError when a file cannot be copied (or changed kind while
-    being copied) and `NotBeneath` past `limit` bytes in all or `MAX_COPY_DEPTH` folders."""
-    _copy_into(source_fd, target, "", _Budget(limit, limit), log)
+    (their text copied, never followed; without `links` they are left out, noted in `log`),
+    special files are left out (noted), modes and times are kept; top-level names in `skip`
+    are not copied. Raises OSError when a file cannot be copied (or changed kind while being
+    copied) and `NotBeneath` past `limit` bytes in all or `MAX_COPY_DEPTH` folders."""
+    _copy_into(source_fd, target, "", _Copy(_Budget(limit, limit), log, links, skip))
 
 
 @dataclass
@@ -74,27 +83,39 @@ class _Budget:
             raise NotBeneath(f"the submission folder holds more than {self.limit:,} bytes; not copied")
 
 
-def _copy_into(folder_fd: int, target: Path, shown: str, budget: _Budget, log: list[str]) -> None:
+@dataclass
+class _Copy:
+    """One copy's budget, log and choices."""
+
+    budget: _Budget
+    log: list[str]
+    links: bool
+    skip: frozenset[str]
+
+
+def _copy_into(folder_fd: int, target: Path, shown: str, copy: _Copy) -> None:
     if shown.count("/") > MAX_COPY_DEPTH:
         raise NotBeneath(f"{shown[:200]}… is more than {MAX_COPY_DEPTH} folders deep; not copied")
     target.mkdir()
     with os.scandir(folder_fd) as entries:
-        names = sorted(entry.name for entry in entries)
+        names = sorted(entry.name for entry in entries if shown or entry.name not in copy.skip)
     for name in names:
         info = os.stat(name, dir_fd=folder_fd, follow_symlinks=False)
-        if stat.S_ISLNK(info.st_mode):
+        if stat.S_ISLNK(info.st_mode) and copy.links:
             os.symlink(os.readlink(name, dir_fd=folder_fd), target / name)
+        elif stat.S_ISLNK(info.st_mode):
+            copy.log.append(f"[not copied, a symbolic link: {shown}{name}]\n")
         elif stat.S_ISDIR(info.st_mode):
             child = os.open(name, _FOLDER, dir_fd=folder_fd)
             try:
-                _copy_into(child, target / name, f"{shown}{name}/", budget, log)
+                _copy_into(child, target / name, f"{shown}{name}/", copy)
                 _keep_mode_and_times(target / name, os.fstat(child))
             finally:
                 os.close(child)
         elif stat.S_ISREG(info.st_mode):
-            _copy_file(folder_fd, name, target / name, budget)
+            _copy_file(folder_fd, name, target / name, copy.budget)
         else:
-            log.append(f"[not copied, not a regular file: {shown}{name}]\n")
+            copy.log.append(f"[not copied, not a regular file: {shown}{name}]\n")
 
 
 def _copy_file(folder_fd: int, name: str, target: Path, budget: _Budget) -> None:

@@ -41,6 +41,7 @@ from lattice_desktop.sandbox.isolation import (
     python_toolchain,
     toolchain_environment,
 )
+from lattice_desktop.sandbox.leftovers import sweep_leftovers
 from lattice_desktop.sandbox.scratch import capped_scratch, disk_use, scratch_prefix
 from lattice_desktop.sandbox.tools import check_after_failure, check_before_build
 from lattice_desktop.work import Work
@@ -111,6 +112,7 @@ def build_submission(
             "(--build on the command line, or confirm in the app). Commands:\n  "
             + "\n  ".join(submission.commands)
         )
+    sweep_leftovers()
     work = work or Work()
     started = time.monotonic()
     jail = isolation()
@@ -149,7 +151,7 @@ def build_submission(
             for command in submission.commands:
                 remaining = timeout - (time.monotonic() - started)
                 log.append(f"$ {command}\n")
-                code, output, reason = _run(
+                code, output, reason = run_build_command(
                     command,
                     scratch,
                     env,
@@ -258,7 +260,7 @@ def load_shipped_module(submission: Submission, max_module_bytes: int) -> BuildR
     return BuildResult(True, "(shipped module, not built)\n", data, "", 0.0)
 
 
-def _run(
+def run_build_command(
     command: str,
     cwd: Path,
     env: dict[str, str],

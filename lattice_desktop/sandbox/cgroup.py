@@ -4,7 +4,8 @@ on how many processes it runs at once.
 
 cgroup v2 is used where it offers the memory controller, else the v1 `memory` and `pids`
 hierarchies. The cgroup is made next to (or under) the grader's own, named for the
-grader's process so that those of a grader killed mid-build are swept by the next one.
+grader's process so that those of a grader killed mid-build are swept by the next process
+that uses the sandbox at all (`sandbox/leftovers.py`), not only by the next build.
 The build's first process joins it before it runs anything (`joining`), so nothing of the
 build ever runs outside it; a build that hits a limit is read from the cgroup's own
 counters, never guessed from an exit status. Where no cgroup can be made, `build_cgroup`
@@ -222,6 +223,28 @@ def _sweep_stale(parent: Path) -> None:
             if match and match.group(2) == namespace and not Path(f"/proc/{match.group(1)}").exists():
                 with contextlib.suppress(OSError):
                     entry.rmdir()
+
+
+def _parents() -> list[Path]:
+    """Every folder `_create` may make a build's cgroup in: beside and under the grader's
+    own cgroup in v2, under it and at the top of the v1 memory and pids hierarchies."""
+    mounts, own = _mounts(), _own_paths()
+    found: list[Path] = []
+    if "" in mounts:
+        folder = _own_folder(mounts[""], own.get(""))
+        found += [folder, folder.parent]
+    for controller in ("memory", "pids"):
+        if controller in mounts:
+            found += [_own_folder(mounts[controller], own.get(controller)), mounts[controller][0]]
+    return list(dict.fromkeys(found))
+
+
+def sweep_stale_cgroups() -> None:
+    """Remove every cgroup a grader of our PID namespace left when it was killed mid-build,
+    wherever a build's cgroup is made (called when any command first uses the sandbox)."""
+    if os.path.exists(MOUNTINFO):
+        for parent in _parents():
+            _sweep_stale(parent)
 
 
 def _make(parents: list[Path], name: str, version: int, limits: dict[str, str]) -> Path:

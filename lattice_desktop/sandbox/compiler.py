@@ -11,14 +11,16 @@ import sys
 import tempfile
 import threading
 import time
+from collections import OrderedDict
 from dataclasses import dataclass
 from pathlib import Path
 
-import platformdirs
 import wasmtime
 
 from lattice_desktop.errors import Cancelled
+from lattice_desktop.sandbox.disk_cache import BoundedFolder
 from lattice_desktop.sandbox.engine import WASMTIME_VERSION, shared_engine
+from lattice_desktop.sandbox.leftovers import sweep_leftovers
 from lattice_desktop.sandbox.scratch import scratch_prefix
 from lattice_desktop.work import Work
 
@@ -44,12 +46,16 @@ class CompiledModule:
     from_cache: bool
 
 
+# Compiled modules on disk (the least recently used evicted past the bound) and in memory.
+MODULES = BoundedFolder(f"modules-wasmtime-{WASMTIME_VERSION}", max_bytes=2 * 1024**3, max_files=2048)
+MEMORY_MODULES = 64
+
+
 def cache_dir() -> Path:
-    root = os.environ.get("LATTICE_DESKTOP_CACHE") or platformdirs.user_cache_dir("lattice-desktop")
-    return Path(root) / f"modules-wasmtime-{WASMTIME_VERSION}"
+    return MODULES.path
 
 
-_memory_cache: dict[str, wasmtime.Module] = {}
+_memory_cache: OrderedDict[str, wasmtime.Module] = OrderedDict()
 _lock = threading.Lock()
 
 
@@ -66,6 +72,7 @@ def compile_module(
     Compiling is bounded by `max_bytes`, by `timeout` seconds of wall clock (and CPU) in a
     child process, and by `compile_memory_limit`; `work` stops the child at once.
     """
+    sweep_leftovers()  # every command that runs wasm compiles first: clean up after dead graders
     if len(wasm) > max_bytes:
         raise CompileError(f"module is {len(wasm):,} bytes; the case allows {max_bytes:,}")
     if not wasm.startswith(_WASM_MAGIC):
@@ -73,20 +80,27 @@ def compile_module(
     digest = hashlib.sha256(wasm).hexdigest()
     with _lock:
         if digest in _memory_cache:
+            _memory_cache.move_to_end(digest)
             return CompiledModule(_memory_cache[digest], digest, len(wasm), True)
     path = cache_dir() / f"{digest}.cwasm"
     from_cache = path.is_file()
     if from_cache:
         try:
             module = wasmtime.Module.deserialize_file(shared_engine(), str(path))
+            with contextlib.suppress(OSError):
+                os.utime(path)  # used: the last to be evicted
         except wasmtime.WasmtimeError:
             path.unlink(missing_ok=True)  # stale or damaged: compile again
             from_cache = False
     if not from_cache:
         _compile_in_child(wasm, path, timeout, work or Work())
         module = wasmtime.Module.deserialize_file(shared_engine(), str(path))
+        MODULES.trim(keep=path.name)
     with _lock:
         _memory_cache[digest] = module
+        _memory_cache.move_to_end(digest)
+        while len(_memory_cache) > MEMORY_MODULES:
+            _memory_cache.popitem(last=False)
     return CompiledModule(module, digest, len(wasm), from_cache)
 
 

@@ -18,6 +18,7 @@ from lattice_desktop.manifest.case import CaseEntry, CaseManifest, load_case
 from lattice_desktop.manifest.submission import load_submission
 from lattice_desktop.profile.model import Profile
 from lattice_desktop.profile.run import ProfileRefused, largest_stress, profile_case
+from lattice_desktop.profile.source_files import source_path, source_text
 from lattice_desktop.profile.stored_form import BadProfile
 from lattice_desktop.resources import resolve_case_path
 from lattice_desktop.sandbox.build import load_shipped_module
@@ -26,8 +27,6 @@ from lattice_desktop.store.profiles import load_profile, save_profile
 from lattice_desktop.store.queries import StoredRun, load_run
 from lattice_desktop.store.writer import Writer
 from lattice_desktop.work import Work
-
-MAX_SOURCE = 4 * 1024 * 1024  # bytes of one source file the Source view reads
 
 
 @dataclass(frozen=True)
@@ -44,9 +43,8 @@ class ProfileTarget:
 
     def source_path(self, name: str) -> str:
         """Where a line table's file is, for a profiler to open: under the submission's
-        folder when it is there, else the name as the table gives it."""
-        found = source_file(self.source_root, name)
-        return str(found) if found is not None else name
+        folder when it is there (read as the module is), else the name as the table gives it."""
+        return source_path(self.source_root, name)
 
     @property
     def module_sha256(self) -> str:
@@ -82,8 +80,8 @@ def submission_target(submission_path: str, case_path: str, case_name: str | Non
     case = load_case(resolve_case_path(case_path))
     entry = _entry(case, case_name)
     wasm = _module(submission_path, case)
-    name = load_submission(submission_path).name
-    return ProfileTarget(wasm, case, entry, None, name, source_root=_folder(submission_path))
+    folder = load_submission(submission_path).folder  # resolved: the sources are read from it
+    return ProfileTarget(wasm, case, entry, None, folder.name, source_root=str(folder))
 
 
 def stored_profile(target: ProfileTarget, *, bad: Callable[[str], None] | None = None) -> Profile | None:
@@ -138,39 +136,10 @@ def run_profile(
     return profile_target(target, writer=writer, work=work) if make else stored_profile(target)
 
 
-def source_file(root: str | None, name: str) -> Path | None:
-    """A line table's file inside the submission's folder, or None: a name is the module's
-    (untrusted) text, so one that leads outside the folder, through a link or `..`, or to
-    anything but a regular file is not followed."""
-    if root is None or not name or "\0" in name:
-        return None
-    folder = Path(root).resolve()
-    try:
-        found = (folder / name).resolve()
-    except (OSError, RuntimeError, ValueError):
-        return None
-    if not found.is_relative_to(folder) or not found.is_file():
-        return None
-    return found
-
-
-def source_text(root: str | None, name: str) -> str | None:
-    """A source file's text for the Source view, or None where it is not in the folder,
-    is larger than MAX_SOURCE bytes or is not text."""
-    found = source_file(root, name)
-    if found is None:
-        return None
-    try:
-        if found.stat().st_size > MAX_SOURCE:
-            return None
-        return found.read_bytes().decode("utf-8", "replace")
-    except OSError:
-        return None
-
-
 def run_sources(run_id: int | None, names: list[str]) -> dict[str, str | None]:
-    """For the Source view (a read, any thread): each named source file of a run's
-    submission, None where it is not in the submission's folder."""
+    """For the Source and Lines views (a read, any thread): each named source file of a
+    run's submission, None where the submission's folder does not hold it readably (read
+    through `profile/source_files.py`, never following a link out of the folder)."""
     stored = load_run(run_id) if run_id is not None else None
     root = _folder(stored.submission_path) if stored is not None else None
     return {name: source_text(root, name) for name in names}

@@ -1,12 +1,14 @@
 """Stored fuel profiles, keyed by module hash, case content hash, case name and wasmtime
 version (fuel is comparable only within one version), so a profile is made once. A row is
-checked when it is read (`stored_form`): one that does not check out is never returned."""
+checked when it is read (`stored_form`): one that does not check out is never returned.
+At most `MAX_PROFILES` rows are kept (each is bounded by the profiler's function limit):
+saving one more removes the oldest."""
 
 from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from peewee import CharField, DateTimeField, TextField
+from peewee import AutoField, CharField, DateTimeField, TextField
 
 from lattice_desktop.profile.model import Profile
 from lattice_desktop.profile.stored_form import profile_from_json
@@ -14,6 +16,7 @@ from lattice_desktop.store.base import BaseModel
 
 
 class ProfileRecord(BaseModel):
+    id = AutoField()  # peewee's implicit key, named so that queries can order by it
     module_sha256 = CharField()
     case_hash = CharField()
     case_name = CharField()
@@ -27,6 +30,7 @@ class ProfileRecord(BaseModel):
 
 
 PROFILE_TABLES = [ProfileRecord]
+MAX_PROFILES = 2000  # stored profiles kept; past it the oldest made go (a profile is made again on demand)
 
 
 def load_profile(module_sha256: str, case_hash: str, case_name: str, wasmtime_version: str) -> Profile | None:
@@ -60,3 +64,12 @@ def save_profile(profile: Profile) -> None:
         data=profile.to_json(),
         created=datetime.now(UTC),
     )
+    _evict_oldest(MAX_PROFILES)
+
+
+def _evict_oldest(keep: int) -> None:
+    """Keep only the `keep` most recently made profiles."""
+    newest = ProfileRecord.select(ProfileRecord.id).order_by(
+        ProfileRecord.created.desc(), ProfileRecord.id.desc()
+    )
+    ProfileRecord.delete().where(ProfileRecord.id.not_in(newest.limit(keep))).execute()

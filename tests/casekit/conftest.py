@@ -7,14 +7,14 @@ from pathlib import Path
 
 import pytest
 
-from lattice_desktop.casekit.build import build_case
+from lattice_desktop.casekit.build import CaseCode, build_case
 from lattice_desktop.casekit.scaffold import scaffold
 
 
 @pytest.fixture(scope="session")
 def built_template(tmp_path_factory) -> Path:
     folder = scaffold("sums", tmp_path_factory.mktemp("template"))
-    build_case(folder, say=lambda _: None)
+    build_case(folder, code=CaseCode(allowed=True), say=lambda _: None)
     return folder
 
 

@@ -6,6 +6,8 @@ named where they are."""
 from __future__ import annotations
 
 import struct
+import subprocess
+import sys
 from pathlib import Path
 
 from lattice_desktop.casebuild.calibrate import calibrate
@@ -24,7 +26,7 @@ def test_a_new_case_builds_and_checks_out_of_the_box(tmp_path, capsys):
     folder = tmp_path / "fresh"
     assert {"case.toml", "kit.toml", "generate.py", "README.md"} <= {p.name for p in folder.iterdir()}
     assert (folder / "submissions" / "reference" / "solution.c").is_file()
-    assert main(["case", "build", str(folder)]) == 0
+    assert main(["case", "build", str(folder), "--allow-case-code"]) == 0
     capsys.readouterr()
     assert main(["case", "check", str(folder)]) == 0
     assert capsys.readouterr().out.splitlines()[-1].startswith("the case is sound")
@@ -78,10 +80,10 @@ def test_the_figures_are_the_rule_on_the_references_graded_fuel(template):
 
 def test_an_unchanged_case_rebuilds_byte_identical(template, capsys):
     before = snapshot(template)
-    assert main(["case", "build", str(template)]) == 0
+    assert main(["case", "build", str(template), "--allow-case-code"]) == 0
     assert capsys.readouterr().out.splitlines()[-1] == "nothing changed"
     assert snapshot(template) == before
-    assert main(["case", "build", str(template), "--check"]) == 0
+    assert main(["case", "build", str(template), "--allow-case-code", "--check"]) == 0
 
 
 def test_check_lists_what_a_build_would_change_and_writes_nothing(template, capsys):
@@ -89,7 +91,7 @@ def test_check_lists_what_a_build_would_change_and_writes_nothing(template, caps
     generator.write_text(generator.read_text().replace("random.Random(n)", "random.Random(n + 1)"))
     before = snapshot(template)
     capsys.readouterr()
-    assert main(["case", "build", str(template), "--check"]) == 1
+    assert main(["case", "build", str(template), "--allow-case-code", "--check"]) == 1
     listed = {
         line.removeprefix("differs: ") for line in capsys.readouterr().out.splitlines() if "differs" in line
     }
@@ -98,15 +100,15 @@ def test_check_lists_what_a_build_would_change_and_writes_nothing(template, caps
     answers = {str(e.expected_path.relative_to(template)) for e in case.stress if e.expected_path}
     assert inputs | answers <= listed
     assert snapshot(template) == before
-    assert main(["case", "build", str(template)]) == 0
-    assert main(["case", "build", str(template), "--check"]) == 0
+    assert main(["case", "build", str(template), "--allow-case-code"]) == 0
+    assert main(["case", "build", str(template), "--allow-case-code", "--check"]) == 0
 
 
 def test_a_reference_that_disagrees_with_an_inline_answer_is_named(template, capsys):
     manifest = template / "case.toml"
     manifest.write_text(manifest.read_text().replace("expected = [10]", "expected = [11]"))
     before = snapshot(template)
-    assert main(["case", "build", str(template)]) == 2
+    assert main(["case", "build", str(template), "--allow-case-code"]) == 2
     message = capsys.readouterr().err
     assert "separators" in message and "[10]" in message and "[11]" in message
     assert str(manifest) in message and "case-build-" not in message  # the case's path, not the stage's
@@ -116,7 +118,7 @@ def test_a_reference_that_disagrees_with_an_inline_answer_is_named(template, cap
 def test_a_broken_reference_fails_the_build_with_the_compilers_words(template, capsys):
     source = template / "submissions" / "reference" / "solution.c"
     source.write_text(source.read_text().replace("u64 sum = 0;", "u64 sum = 0"))
-    assert main(["case", "build", str(template)]) == 2
+    assert main(["case", "build", str(template), "--allow-case-code"]) == 2
     message = capsys.readouterr().err
     assert "submission.toml" in message and "expected ';'" in message
 
@@ -125,14 +127,14 @@ def test_kit_mistakes_are_located(template, capsys):
     kit = template / "kit.toml"
     kit.write_text(kit.read_text().replace("breaks = ", "brakes = ", 1))
     line = next(i for i, text in enumerate(kit.read_text().splitlines(), 1) if "brakes" in text)
-    assert main(["case", "build", str(template)]) == 2
+    assert main(["case", "build", str(template), "--allow-case-code"]) == 2
     message = capsys.readouterr().err
     assert f"kit.toml:{line}" in message and "did you mean 'breaks'" in message
 
 
 def test_a_case_without_a_kit_has_nothing_to_build(tmp_path, capsys):
     (tmp_path / "case.toml").write_text("")
-    assert main(["case", "build", str(tmp_path)]) == 2
+    assert main(["case", "build", str(tmp_path), "--allow-case-code"]) == 2
     assert "no kit.toml" in capsys.readouterr().err
 
 
@@ -142,3 +144,15 @@ def test_paths_resolve_from_the_case_folder(template):
     assert [s.folder.parent.name for s in kit.slips] == ["slips"] * len(kit.slips)
     assert kit.generator == (template / "generate.py").resolve()
     assert isinstance(kit.generator, Path)
+
+
+def test_a_build_logged_into_the_case_folder_leaves_the_log_alone(template):
+    """Issue 46 D7: `case build . > log.txt` inside the case folder printed "wrote log.txt"
+    and left NUL bytes at the start of the log."""
+    (template / "stress" / "n-1000.txt").unlink()  # something for the build to write
+    command = f"{sys.executable} -m lattice_desktop case build . --allow-case-code > log.txt"
+    done = subprocess.run(["sh", "-c", command], cwd=template, capture_output=True, text=True, check=False)
+    assert done.returncode == 0, done.stderr
+    log = (template / "log.txt").read_bytes()
+    assert b"\0" not in log and b"wrote log.txt" not in log
+    assert b"wrote stress/n-1000.txt" in log and log.endswith(b"\n")

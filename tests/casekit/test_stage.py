@@ -63,3 +63,32 @@ def test_a_failed_build_changes_nothing_and_names_the_cases_paths(case):
         on_stage(case, fails, check=False)
     assert str(raised.value) == f"{case / 'source.txt'}:1: cannot read {case / 'made'}"
     assert snapshot(case) == before
+
+
+def test_a_file_the_build_did_not_make_is_never_written(case):
+    """Issue 46 D7: `case build . > log.txt` in the case folder: the shell's file is copied
+    onto the stage, grows in the folder while the build runs, and was then "changed" — copied
+    back over the growing file (NUL bytes where the shell went on writing)."""
+    log = case / "log.txt"
+    log.write_text("")
+
+    def build_while_logging(stage: Path) -> int:
+        with log.open("a") as out:
+            out.write("the build's output, written to the folder meanwhile\n")
+        return make(stage)
+
+    (case / "source.txt").write_text("4")
+    _, changed = on_stage(case, build_while_logging, check=False)
+    assert changed == ("made/three.txt",)
+    assert log.read_bytes() == b"the build's output, written to the folder meanwhile\n"
+
+
+def test_a_build_never_writes_through_a_link_in_the_case_folder(case, tmp_path):
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (case / "made" / "three.txt").unlink()
+    (case / "made").rename(tmp_path / "made-aside")
+    (case / "made").symlink_to(outside)
+    with pytest.raises(UserError, match="is a symbolic link: the build writes only inside the case folder"):
+        on_stage(case, make, check=False)
+    assert list(outside.iterdir()) == []

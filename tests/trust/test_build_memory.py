@@ -22,6 +22,7 @@ from lattice_desktop.manifest import load_submission
 from lattice_desktop.sandbox import cgroup
 from lattice_desktop.sandbox.build import build_submission
 from lattice_desktop.sandbox.isolation import isolation
+from tests.core.wat_cases import ECHO, ECHO_CASES, write_case, write_submission
 from tests.hostile.conftest import private_tmp  # noqa: F401  (a fixture)
 from tests.hostile.test_builds import MAKE_MODULE, build_folder
 
@@ -201,3 +202,23 @@ def test_the_cgroups_of_a_grader_killed_mid_build_are_swept_by_the_next_build(tm
     with cgroup.build_cgroup(cgroup.build_bounds()) as made:
         assert not isinstance(made, str)
     assert not any(folder.exists() for folder in left)
+
+
+@needs_cgroup
+@pytest.mark.parametrize("command", ["grade", "profile"])
+def test_the_cgroups_of_a_killed_grader_are_swept_by_any_command_that_uses_the_sandbox(tmp_path, command):
+    """Issue 45 item 4: a grade or profile of a shipped module (no build, so no cgroup of
+    its own) removes what a grader killed mid-build left, as its first use of the sandbox."""
+    killed = subprocess.run(
+        [sys.executable, "-c", KILLED_MID_BUILD], capture_output=True, text=True, check=False, timeout=60
+    )
+    left = [Path(folder) for folder in killed.stdout.split()]
+    assert killed.returncode == -9 and left and all(folder.is_dir() for folder in left), killed
+    case = write_case(tmp_path / "case", ECHO_CASES)
+    sub = write_submission(tmp_path / "sub", ECHO)
+    argv = [sys.executable, "-m", "lattice_desktop", command, str(sub), "--case", str(case)]
+    done = subprocess.run(
+        [*argv, "--db", str(tmp_path / "runs.db")], capture_output=True, text=True, check=False, timeout=120
+    )
+    assert done.returncode == 0, done.stderr
+    assert [folder for folder in left if folder.exists()] == []
