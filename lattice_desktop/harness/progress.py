@@ -14,6 +14,7 @@ from lattice_desktop.harness.metric import (
     PROVIDER_REPORTED,
     RECORDED,
     Metric,
+    divisor,
     exact,
     missing,
     num,
@@ -114,7 +115,7 @@ def cost_metric(box: Box, trace: Trace, got: Progress) -> Metric:
         "last_capture_line": got.last.line,
         **detail,
     }
-    formula = f"Cost = 1 - min(1, ({num(spend)} / {num(exact(budget))}) / {num(captured)}) = {res(value)}"
+    formula = f"Cost = 1 - min(1, ({num(spend)} / {num(exact(budget))}) / {divisor(captured)}) = {res(value)}"
     if unknown:
         lines = ", ".join(map(str, unknown))
         note = (
@@ -163,7 +164,7 @@ def time_metric(box: Box, trace: Trace, got: Progress) -> Metric:
     formula = (
         f"elapsed = ({num(exact(got.last.t))} - {num(exact(trace.start_t))}) - "
         f"{num(paused)} paused = {num(elapsed)} s; "
-        f"Time = 1 - min(1, ({num(elapsed)} / {num(deadline)}) / {num(captured)}) = {res(value)}"
+        f"Time = 1 - min(1, ({num(elapsed)} / {num(deadline)}) / {divisor(captured)}) = {res(value)}"
     )
     inputs = {
         "last_capture_t": got.last.t,

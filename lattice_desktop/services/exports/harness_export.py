@@ -7,7 +7,7 @@ from __future__ import annotations
 from html import escape
 
 from lattice_desktop.formatting import rounded
-from lattice_desktop.harness.metric import Metric, shown_formula
+from lattice_desktop.harness.metric import Metric
 from lattice_desktop.harness.provenance import provenance_lines
 from lattice_desktop.harness.result import METRIC_ORDER, HarnessResult
 from lattice_desktop.services.exports.html_report import document, table_html
@@ -16,7 +16,7 @@ from lattice_desktop.store.harness_runs import StoredHarnessRun
 
 HARNESS_NOTE = (
     'Score ranks first, then Execution; "-" is a metric that could not be measured, never 0. '
-    "The CSV export carries each formula exactly."
+    "Each formula is printed exactly: its operands are the values the result was computed from."
 )
 
 METRIC_HEADERS = (
@@ -66,7 +66,7 @@ def harness_html(stored: StoredHarnessRun) -> str:
     shown = Table(
         "Metrics",
         ("metric", "value", "evidence", "formula"),
-        [(row[6], row[8], row[10], shown_formula(str(row[11]))) for row in table.rows],
+        [(row[6], row[8], row[10], row[11]) for row in table.rows],
     )
     loops = Table(
         "Loops",
@@ -94,11 +94,6 @@ def harness_html(stored: StoredHarnessRun) -> str:
         + "</p>",
         table_html(shown),
     ]
-    if any(row[3] != row_[11] for row, row_ in zip(shown.rows, table.rows, strict=True)):
-        parts.append(
-            '<p class="meta">≈ marks a number in a formula rounded as the page rounds every '
-            "number; the CSV export carries each formula exactly</p>"
-        )
     if r.loops:
         parts += ["<h2>Loops (only the worst counts)</h2>", table_html(loops)]
     if r.tool_findings:
