@@ -146,6 +146,11 @@ def excluded_seconds(trace: Trace, start: Fraction, end: Fraction) -> Fraction:
     return total
 
 
+def pauses_within(trace: Trace, start: Fraction, end: Fraction) -> list[Paused]:
+    """The pauses that cover part of [start, end]: those Time leaves out (its evidence)."""
+    return [p for p in trace.of(Paused) if min(exact(p.until), end) > max(exact(p.t), start)]
+
+
 def elapsed_to_last_capture(trace: Trace, got: Progress) -> tuple[Fraction, Fraction]:
     """Harness running time to the last capture, and the paused seconds left out (exact)."""
     assert got.last is not None

@@ -117,6 +117,7 @@ class HarnessSide(QObject):
             return
         self.page = page
         self.results.show_page(page)
+        self.transcript.set_result(page.id, page.result)
         show_results, self._show_results_next = self._show_results_next, False
         self.page_shown.emit(page, show_results)
 
