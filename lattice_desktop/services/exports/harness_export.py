@@ -4,13 +4,12 @@ findings, so a published row can be checked by someone without the app."""
 
 from __future__ import annotations
 
-from html import escape
-
-from lattice_desktop.formatting import rounded
+from lattice_desktop.formatting import printable, rounded
 from lattice_desktop.harness.metric import Metric
 from lattice_desktop.harness.provenance import provenance_lines
 from lattice_desktop.harness.result import METRIC_ORDER, HarnessResult
 from lattice_desktop.services.exports.html_report import document, table_html
+from lattice_desktop.services.exports.html_text import escape
 from lattice_desktop.services.exports.tables import Cell, Table, metric_value
 from lattice_desktop.store.harness_runs import StoredHarnessRun
 
@@ -103,7 +102,10 @@ def harness_html(stored: StoredHarnessRun) -> str:
         parts += ["<h2>Notes</h2>", "<ul>" + "".join(f"<li>{escape(n)}</li>" for n in notes) + "</ul>"]
     provenance = provenance_lines(r)
     if provenance:
-        parts += ["<h2>Inputs shown for recomputation</h2>", f"<pre>{escape(chr(10).join(provenance))}</pre>"]
+        parts += [
+            "<h2>Inputs shown for recomputation</h2>",
+            f"<pre>{escape(chr(10).join(printable(line) for line in provenance), keep=chr(10))}</pre>",
+        ]
     parts.append(
         f'<p class="meta">box {escape(stored.box_source)} · trace {escape(stored.trace_source)} · '
         f"scorer version {r.scorer_version}</p>"
