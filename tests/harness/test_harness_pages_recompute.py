@@ -150,3 +150,18 @@ def test_show_prints_pages_that_recompute(tmp_path, capsys):
         ]
         for name, value, formula in rows:
             check_page_row(f"show {run_id}: {name}", value, formula)
+
+
+def test_the_issue_figure_a_cost_divided_by_five_elevenths_recomputes():
+    """Once "(≈0.66 / 10.00) / 5/11": a rounded spend, and a divisor that reads as "/ 5 / 11"."""
+    from generated_runs import box_text
+    from harness_builders import capture, jsonl, usage
+
+    box = parse_box(
+        box_text(user="5", root="6", budget="10.0", deadline="3600", weights=("0.3", "0.3", "0.2", "0.2")),
+        source="b.toml",
+    )
+    result = score(box, parse_trace(jsonl([usage(1, 0.6594527639999797), capture(3, "user")])))
+    cost = result.metrics["cost"]
+    assert "(0.6594527639999797 / 10.00) / (5/11)" in cost.formula
+    check_result(result)
