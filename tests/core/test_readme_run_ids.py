@@ -80,3 +80,7 @@ def test_every_readme_command_naming_a_run_id_works_on_the_demos_database(
         out = capsys.readouterr()
         assert status == 0, (words, status, out.err)
         assert "error" not in out.err, (words, out.err)
+        if words[:2] == ["show", "9"]:  # as its comment says: the `lines` sample
+            assert "lines" in out.out, out.out
+        if words[:2] == ["show", "6"]:  # the bundled schema_violation trace
+            assert "schema-001" in out.out, out.out
