@@ -3,8 +3,10 @@ harness metrics rounded exactly (half up) from their fractions."""
 
 from __future__ import annotations
 
+import re
 from datetime import datetime
 from fractions import Fraction
+from functools import lru_cache
 
 _PREFIXES = ((1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k"))
 
@@ -78,3 +80,26 @@ def _fixed(value: Fraction, places: int) -> str:
     digits = str(int(abs(value) * 10**places)).rjust(places + 1, "0")
     sign = "-" if value < 0 else ""
     return f"{sign}{digits[:-places]}.{digits[-places:]}" if places else f"{sign}{digits}"
+
+
+# Control characters (C0, DEL, C1), line and paragraph separators, and the format characters
+# that reorder or hide text (bidirectional marks, embeddings, overrides and isolates).
+UNSAFE = "\x00-\x1f\x7f-\x9f\u2028\u2029\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069"
+
+
+@lru_cache(maxsize=8)
+def _unsafe(keep: str) -> re.Pattern[str]:
+    unsafe = f"[{UNSAFE}]"
+    return re.compile(unsafe if not keep else f"(?![{re.escape(keep)}]){unsafe}")
+
+
+def _escaped(match: re.Match[str]) -> str:
+    """`\\u001b`: readable, and still valid where it lands inside a JSON string."""
+    return f"\\u{ord(match.group()):04x}"
+
+
+def printable(value: object, *, keep: str = "") -> str:
+    """`value` as text with every control character written as a visible escape (`\\u001b`
+    for ESC, `\\u0000` for NUL): how the terminal, the exports and a harness page show
+    someone else's text. `keep` names control characters that stay (newlines, tabs)."""
+    return _unsafe(keep).sub(_escaped, str(value))

@@ -25,7 +25,7 @@ from lattice_desktop.store.harness_runs import StoredHarnessRun, load_harness_ru
 from lattice_desktop.store.hidden_runs import hide_runs, unhide_runs
 from lattice_desktop.store.pages import HarnessPage, load_harness_page
 from lattice_desktop.store.queries import ListedRun, list_every_run, load_run
-from lattice_desktop.store.run_numbers import GRADED, HARNESS, run_kind
+from lattice_desktop.store.run_numbers import GRADED, HARNESS, no_such_run
 from lattice_desktop.store.runs import delete_runs
 
 HARNESS_WORD = "◇ harness"  # where a graded run's verdict is: a harness run has none
@@ -225,8 +225,7 @@ def _show(args: argparse.Namespace) -> int:
         harness = load_harness_run(args.run)
         if harness is not None:
             return _show_harness(harness, as_json=args.json)
-        gone = " (it was deleted)" if run_kind(args.run) is not None else ""
-        raise UserError(f"there is no run {args.run}{gone} (see `lattice-desktop runs --all`)")
+        raise UserError(no_such_run(args.run, command="show"))
     place = standing(run.id)
     s = run.summary
     if args.json:

@@ -12,34 +12,20 @@ reader of a pipe go away (`grade … 2>&1 | head -1`), or the stream's device fi
 from __future__ import annotations
 
 import os
-import re
 import sys
 import threading
-from functools import lru_cache
 from typing import TextIO
 
-# Control characters (C0, DEL, C1), line and paragraph separators, and the format characters
-# that reorder or hide text (bidirectional marks, embeddings, overrides and isolates).
-_UNSAFE = "\x00-\x1f\x7f-\x9f\u2028\u2029\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069"
-
-
-@lru_cache(maxsize=8)
-def _pattern(keep: str) -> re.Pattern[str]:
-    unsafe = f"[{_UNSAFE}]"
-    return re.compile(unsafe if not keep else f"(?![{re.escape(keep)}]){unsafe}")
-
-
-def _escaped(match: re.Match[str]) -> str:
-    """`\\u001b`: readable, and still valid where it lands inside a JSON string."""
-    return f"\\u{ord(match.group()):04x}"
+from lattice_desktop.formatting import printable
 
 
 def shown(value: object, *, keep: str = "") -> str:
-    """`value` as text with every control character written as a visible escape (`\\u001b`).
+    """`value` as text with every control character written as a visible escape (`\\u001b`):
+    `formatting.printable`, the one escaping the exports and harness pages use too.
 
     `keep` names control characters that stay as they are (the stream keeps newlines and tabs).
     """
-    return _pattern(keep).sub(_escaped, str(value))
+    return printable(value, keep=keep)
 
 
 class ReaderSafeStream:

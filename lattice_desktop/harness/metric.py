@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
@@ -77,8 +76,9 @@ class Metric:
 
     @property
     def shown_formula(self) -> str:
-        """`formula` as a page prints it (`shown_formula`): every number by the one rule."""
-        return shown_formula(self.formula)
+        """The formula as every page prints it: as stored, each operand the exact value the
+        result was computed from, only results rounded (docs/harness.md, "Rounding")."""
+        return self.formula
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -137,46 +137,30 @@ def _decimal(x: Fraction) -> str | None:
 
 
 def num(x: float | int | Fraction) -> str:
-    """A number as written in a formula: two decimals when that is exact, else full
-    precision (a float's shortest repr; a fraction as its exact decimal, or as p/q when its
-    denominator is small), so a formula recomputes from its text. A fraction with a large
-    denominator and no finite decimal is shown to 9 significant digits, marked "≈"; its
-    exact value is in the result's JSON."""
+    """A number as written in a formula, exactly, so a formula recomputes from its text:
+    two decimals when that is exact, else full precision (a float's shortest repr; a
+    fraction as its exact decimal, or as p/q when it has none). Never rounded: the one
+    rule (docs/harness.md, "Rounding") rounds results, not operands."""
     if isinstance(x, int) and not isinstance(x, bool):
         return str(x)
     if isinstance(x, Fraction):
         decimal = _decimal(x)
-        if decimal is not None:
-            return decimal
-        if x.denominator <= 10_000:
-            return f"{x.numerator}/{x.denominator}"
-        return f"≈{float(x):.9g}"
+        return decimal if decimal is not None else f"{x.numerator}/{x.denominator}"
     short = f"{x:.2f}"
     return short if float(short) == x else repr(float(x))
+
+
+def divisor(x: float | int | Fraction) -> str:
+    """`num(x)` where it divides: a fraction in brackets, "/ (5/11)", since "/ 5/11" reads
+    as "/ 5 / 11" to anyone recomputing it left to right."""
+    text = num(x)
+    return f"({text})" if "/" in text else text
 
 
 def res(x: float | Fraction) -> str:
     """A result as shown: two decimals, rounded half up from the exact value (the same
     digits as `Metric.shown`)."""
     return rounded(x)
-
-
-_LONG_NUMBER = re.compile(r"(?<![\w.])≈?(\d+\.\d{3,})(?![\w.])")
-"""A number in a formula with more decimals than a page shows (not inside a name)."""
-
-
-def shown_formula(formula: str) -> str:
-    """A formula as a page prints it: each number with more than two decimals rounded by the
-    one rule (`formatting.rounded`, half up from its exact decimal) and marked "≈", so
-    "(0.6594527639999797 - 0.00)" reads "(≈0.66 - 0.00)" like every other number on the
-    page. The stored `formula` keeps every operand exact, for recomputation (`verify`, the
-    JSON, the CLI and the CSV export print it as stored)."""
-
-    def shorten(match: re.Match[str]) -> str:
-        value = Fraction(match.group(1))
-        return rounded(value) if half_up(value, 2) == value else f"≈{rounded(value)}"
-
-    return _LONG_NUMBER.sub(shorten, formula)
 
 
 def mean_of_parts(name: str, parts: dict[str, Fraction | None]) -> tuple[Fraction | None, str]:

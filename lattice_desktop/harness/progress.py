@@ -14,6 +14,7 @@ from lattice_desktop.harness.metric import (
     PROVIDER_REPORTED,
     RECORDED,
     Metric,
+    divisor,
     exact,
     missing,
     num,
@@ -114,7 +115,7 @@ def cost_metric(box: Box, trace: Trace, got: Progress) -> Metric:
         "last_capture_line": got.last.line,
         **detail,
     }
-    formula = f"Cost = 1 - min(1, ({num(spend)} / {num(exact(budget))}) / {num(captured)}) = {res(value)}"
+    formula = f"Cost = 1 - min(1, ({num(spend)} / {num(exact(budget))}) / {divisor(captured)}) = {res(value)}"
     if unknown:
         lines = ", ".join(map(str, unknown))
         note = (
@@ -145,6 +146,11 @@ def excluded_seconds(trace: Trace, start: Fraction, end: Fraction) -> Fraction:
     return total
 
 
+def pauses_within(trace: Trace, start: Fraction, end: Fraction) -> list[Paused]:
+    """The pauses that cover part of [start, end]: those Time leaves out (its evidence)."""
+    return [p for p in trace.of(Paused) if min(exact(p.until), end) > max(exact(p.t), start)]
+
+
 def elapsed_to_last_capture(trace: Trace, got: Progress) -> tuple[Fraction, Fraction]:
     """Harness running time to the last capture, and the paused seconds left out (exact)."""
     assert got.last is not None
@@ -163,7 +169,7 @@ def time_metric(box: Box, trace: Trace, got: Progress) -> Metric:
     formula = (
         f"elapsed = ({num(exact(got.last.t))} - {num(exact(trace.start_t))}) - "
         f"{num(paused)} paused = {num(elapsed)} s; "
-        f"Time = 1 - min(1, ({num(elapsed)} / {num(deadline)}) / {num(captured)}) = {res(value)}"
+        f"Time = 1 - min(1, ({num(elapsed)} / {num(deadline)}) / {divisor(captured)}) = {res(value)}"
     )
     inputs = {
         "last_capture_t": got.last.t,

@@ -27,10 +27,11 @@ from lattice_desktop.harness.progress import (
 from lattice_desktop.harness.tools_check import ToolFinding, tools_metric
 from lattice_desktop.harness.trace import MalformedRequest, ToolCall, Trace
 
-SCORER_VERSION = 4
+SCORER_VERSION = 5
 """Bumped whenever a formula changes, so old stored results are not silently compared
 with a different definition. 4: display rounding exact and half up; an Execution resting
-on an upper-bound Cost is a bound (`at_most`)."""
+on an upper-bound Cost is a bound (`at_most`). 5: no operand is approximated ("≈"): a
+fraction without a finite decimal is written p/q, bracketed where it divides."""
 METRIC_ORDER = ("score", "cost", "focus", "time", "compliance", "tools")
 
 

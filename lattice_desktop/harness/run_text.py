@@ -4,18 +4,15 @@ inputs shown for recomputation."""
 
 from __future__ import annotations
 
-import re
-
+from lattice_desktop.formatting import printable
 from lattice_desktop.harness.provenance import provenance_lines
 from lattice_desktop.harness.result import METRIC_ORDER, HarnessResult
-
-_UNSAFE = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
 
 
 def one_line(value: object) -> str:
     """Someone else's text (a model name, a tool message) on one line: each control or
     reordering character written as a visible `\\uXXXX`, so it cannot forge a table row."""
-    return _UNSAFE.sub(lambda m: f"\\u{ord(m.group()):04x}", str(value))
+    return printable(value)
 
 
 def status_line(result: HarnessResult) -> str | None:

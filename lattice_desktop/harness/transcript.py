@@ -14,7 +14,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
-from lattice_desktop.harness.box import Box
+from lattice_desktop.harness.box import EXECUTION_METRICS, Box
 from lattice_desktop.harness.events import (
     BoundaryProbe,
     Capture,
@@ -27,8 +27,11 @@ from lattice_desktop.harness.events import (
 )
 from lattice_desktop.harness.focus import MAX_PERIOD, exemption
 from lattice_desktop.harness.history import CallIndex
+from lattice_desktop.harness.metric import Metric, exact
+from lattice_desktop.harness.progress import pauses_within
 from lattice_desktop.harness.result import HarnessResult
 from lattice_desktop.harness.seconds import seconds
+from lattice_desktop.harness.tools_check import REJECTED as REJECTION_STATUSES
 from lattice_desktop.harness.trace import Trace
 
 KINDS = (
@@ -57,6 +60,35 @@ EVIDENCE = {
     "execution": COST | LOOP | EXEMPT | TIME | EXCLUDED | COMPLIANCE,
 }
 """Per metric (as on the Results view, lower case): the marks of the events behind it."""
+
+
+def _metric(result: HarnessResult, name: str) -> Metric:
+    return result.execution if name == "execution" else result.metrics[name]
+
+
+def evidence_mask(result: HarnessResult, metric: str) -> int:
+    """The marks to show for `metric` (lower case) of this run: none for a metric that was
+    not measured, and for Execution only the parts it weighed (measured, weight not 0)."""
+    if not _metric(result, metric).measured:
+        return 0
+    if metric != "execution":
+        return EVIDENCE[metric]
+    weights = result.execution.inputs.get("weights", {})
+    mask = 0
+    for part in EXECUTION_METRICS:
+        if result.metrics[part].measured and exact(weights.get(part, 0)) != 0:
+            mask |= EVIDENCE[part]
+    return mask
+
+
+def not_measured(result: HarnessResult, metric: str) -> str | None:
+    """Why `metric` has no evidence rows (it was not measured), or None when it was."""
+    m = _metric(result, metric)
+    if m.measured:
+        return None
+    why = m.notes[0] if m.notes else "nothing to compute it from"
+    return f"{metric.capitalize()} is not measured: {why}"
+
 
 MAX_TITLE = 240
 MAX_DETAIL = 16_000
@@ -132,6 +164,17 @@ class _Evidence:
                 self.loop[call.line] = f"worst loop ×{worst.repetitions}: repetition {rep}"
         self.exempt = _exempted(box, trace)
         self.findings = {f.line: f"{f.kind}: {f.message}" for f in result.tool_findings}
+        # Time's span and pauses, only when Time was measured (something was captured).
+        self.excluded: set[int] = set()
+        if self.last_capture is not None:
+            last = next(c for c in trace.of(Capture) if c.line == self.last_capture)
+            self.excluded = {p.line for p in pauses_within(trace, exact(trace.start_t), exact(last.t))}
+        # Tools' rejections: 403 and 404 to a tool Tools measures (retries after 408, 429
+        # and 5xx are not rejections; a tool whose schema was too large is left out).
+        left_out = {t.name for t in box.tools if not t.recorded}
+        self.rejections = {
+            c.line for c in trace.of(ToolCall) if c.status in REJECTION_STATUSES and c.tool not in left_out
+        }
 
     def row(self, line: int, t: float, event: Any, trace: Trace, text: str, outcome: dict | None) -> Row:
         kind = _kind(event, trace, line)
@@ -149,10 +192,10 @@ class _Evidence:
         if line == self.last_capture:
             marks |= COST | TIME
             notes.append(f"last capture: spend and running time are counted to here (${self.spend})")
-        if line == trace.start_line:
+        if line == trace.start_line and self.last_capture is not None:
             marks |= TIME
             notes.append("running time starts here")
-        if kind == "paused" and self.last_capture is not None and line < self.last_capture:
+        if line in self.excluded:
             marks |= EXCLUDED
             notes.append("paused: excluded from the running time")
         if kind in ("probe", "refusal", "check"):
@@ -166,7 +209,7 @@ class _Evidence:
         if line in self.findings:
             marks |= REJECTED
             notes.append(self.findings[line])
-        elif kind == "tool_call" and event.status is not None and 400 <= event.status < 500:
+        elif line in self.rejections:
             marks |= REJECTED
             notes.append(f"rejected with status {event.status}")
         result = ""

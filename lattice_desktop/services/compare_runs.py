@@ -19,6 +19,7 @@ from lattice_desktop.profile.model import Profile
 from lattice_desktop.services.compare_lines import LineChange, line_changes, no_lines_note
 from lattice_desktop.services.profiling import profile_target, run_target, source_text, stored_profile
 from lattice_desktop.store.queries import StoredRun, load_run
+from lattice_desktop.store.run_numbers import GRADED, no_such_run
 from lattice_desktop.store.writer import Writer
 from lattice_desktop.work import Work
 
@@ -194,7 +195,7 @@ def compare_runs(
 def _load(run_id: int) -> StoredRun:
     run = load_run(run_id)
     if run is None:
-        raise UserError(f"there is no run {run_id} (see `lattice-desktop runs`)")
+        raise UserError(no_such_run(run_id, command="compare", takes=GRADED))
     if not run.results:
         raise UserError(f"run {run_id} has no results to compare ({run.summary.verdict.value})")
     return run

@@ -25,6 +25,7 @@ from lattice_desktop.sandbox.build import load_shipped_module
 from lattice_desktop.sandbox.engine import WASMTIME_VERSION
 from lattice_desktop.store.profiles import load_profile, save_profile
 from lattice_desktop.store.queries import StoredRun, load_run
+from lattice_desktop.store.run_numbers import GRADED, no_such_run
 from lattice_desktop.store.writer import Writer
 from lattice_desktop.work import Work
 
@@ -55,7 +56,8 @@ def run_target(run: StoredRun | int, case_name: str | None = None) -> ProfileTar
     """A stored run's module on `case_name` (default: its case's largest stress case)."""
     stored = load_run(run) if isinstance(run, int) else run
     if stored is None:
-        raise UserError(f"there is no run {run} (see `lattice-desktop runs`)")
+        assert isinstance(run, int)  # a StoredRun is its own run
+        raise UserError(no_such_run(run, command="profile", takes=GRADED))
     case = load_case(stored.manifest_path)
     entry = _entry(case, case_name)
     wasm = _module(stored.submission_path, case)

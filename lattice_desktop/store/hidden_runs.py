@@ -17,6 +17,7 @@ from peewee import SQL, DateTimeField, ForeignKeyField, ModelAlias, Node
 from lattice_desktop.errors import UserError
 from lattice_desktop.store.base import BaseModel, tuples
 from lattice_desktop.store.harness_tables import HarnessRun
+from lattice_desktop.store.run_numbers import no_such_run
 from lattice_desktop.store.schema import Run
 
 
@@ -70,8 +71,7 @@ def stored_ids(run_ids: Iterable[int]) -> tuple[set[int], set[int]]:
     harness = {row.id for row in HarnessRun.select(HarnessRun.id).where(HarnessRun.id.in_(wanted))}
     missing = set(wanted) - graded - harness
     if missing:
-        listed = ", ".join(map(str, sorted(missing)))
-        raise UserError(f"there is no run {listed} (see `lattice-desktop runs --all`)")
+        raise UserError("; ".join(no_such_run(run_id, command="") for run_id in sorted(missing)))
     return graded, harness
 
 

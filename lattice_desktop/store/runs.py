@@ -16,7 +16,7 @@ from lattice_desktop.sandbox.engine import FUEL_SETTINGS, WASMTIME_VERSION
 from lattice_desktop.store.base import tuples, write_transaction
 from lattice_desktop.store.harness_tables import HarnessRun
 from lattice_desktop.store.hidden_runs import HiddenRun, stored_ids
-from lattice_desktop.store.run_numbers import GRADED, allocate_run_id
+from lattice_desktop.store.run_numbers import GRADED, allocate_run_id, free_run_id
 from lattice_desktop.store.schema import BuildLog, CaseRecord, CaseResultRow, Run, SubmissionRecord
 from lattice_desktop.store.transcripts import delete_transcripts
 
@@ -167,8 +167,10 @@ def _alive(pid: int) -> bool:
 
 
 def delete_run(run_id: int) -> None:
-    """Remove a run that never started grading (the user declined or the input was bad)."""
+    """Remove a run that never started grading (the user declined or the input was bad),
+    and give its id back: no run was stored under it."""
     Run.delete().where(Run.id == run_id).execute()
+    free_run_id(run_id)
 
 
 def delete_runs(run_ids: list[int]) -> int:

@@ -146,8 +146,21 @@ def run_window(
 def _run_window(app: QApplication, db: str | None, paths: list[Path], *, grade_demo: bool) -> int:
     from lattice_desktop.ui.common.errors_dialog import install_excepthook
     from lattice_desktop.ui.window.main_window import MainWindow
+    from lattice_desktop.ui.window import one_instance
 
     install_excepthook()
+    instance = one_instance.OneInstance(db, app)
+    if instance.first_is_running() or not instance.listen():
+        # Another instance has this database open: say so, and switch to it when asked.
+        choice = one_instance.ask_what_to_do(instance.target)
+        if choice == one_instance.CANCEL:
+            return 0
+        if choice == one_instance.SWITCH:
+            if instance.ask_first(paths):
+                return 0
+            QMessageBox.warning(
+                None, APP_NAME, "The other Lattice Desktop did not answer; opening a window here instead."
+            )
     try:
         # Opening the user's own files, the first-start demo does not start beside them
         # (File › Grade the demo samples still does).
@@ -155,6 +168,7 @@ def _run_window(app: QApplication, db: str | None, paths: list[Path], *, grade_d
     except UserError as exc:  # the database cannot be opened: say so, with where
         QMessageBox.critical(None, APP_NAME, f"Cannot open the database.\n\n{exc}")
         return 2
+    instance.attach(window, open_paths=window.open_paths)
     window.show()
     if grade_demo:
         window.grade_demo()

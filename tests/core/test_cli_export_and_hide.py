@@ -75,7 +75,7 @@ def test_delete_asks_for_yes_and_then_deletes_for_good(db, capsys, monkeypatch):
     assert "deleted 1 run" in capsys.readouterr().out
     assert [r["run_id"] for r in _runs(db, capsys, "--all")] == [2]
     assert main(["delete", "1", "--yes", *db]) == 2
-    assert "there is no run 1" in capsys.readouterr().err
+    assert "run 1 was deleted" in capsys.readouterr().err
     assert main(["hide", "7", *db]) == 2
     assert "there is no run 7" in capsys.readouterr().err
 

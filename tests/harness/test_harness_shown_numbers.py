@@ -1,19 +1,23 @@
-"""Every number a harness run's page prints follows the one rounding rule
-(`formatting.rounded`: two decimals, half up from the exact value): formulas included, where
-an Inspect AI log's float times once printed as "0.6594527639999797". The stored formula
-keeps its operands exact, so a run still recomputes from it."""
+"""Every number a harness run's page prints follows one rule: a formula's operands are the
+exact values its result was computed from (an Inspect AI log's float times in full,
+"0.6594527639999797"; a fraction with no finite decimal as p/q), and only results are
+rounded (`formatting.rounded`: two decimals, half up from the exact value). So the page's
+own numbers give the page's results (test_harness_pages_recompute.py checks every surface).
+Scorer version 4 rounded operands too and marked them "≈": the Execution of the bundled
+schema_violation run read "(0.30 x ≈0.93 + … + 0.20 x ≈0.98 + …) = 0.97", whose numbers
+give 0.98."""
 
 from __future__ import annotations
 
 import re
 from fractions import Fraction
+from html import escape
 
 from harness_builders import RESOURCES
 
-from lattice_desktop.formatting import rounded
 from lattice_desktop.harness import parse_box, parse_trace, score
 from lattice_desktop.harness.inspect_log import read_inspect_log
-from lattice_desktop.harness.metric import shown_formula
+from lattice_desktop.harness.metric import Metric, divisor, num
 from lattice_desktop.services.exports.harness_export import harness_html, harness_table
 from lattice_desktop.services.harness_import import import_traces
 from lattice_desktop.store.database import open_database
@@ -21,12 +25,6 @@ from lattice_desktop.store.harness_runs import load_harness_run
 from lattice_desktop.store.writer import Writer
 
 INSPECT = RESOURCES / "inspect"
-NUMBER = re.compile(r"(?<![\w.])≈?(\d+)\.(\d+)(?![\w.])")
-
-
-def decimals(text: str) -> list[int]:
-    """How many decimals each number in `text` has (names such as "v1.234" are not numbers)."""
-    return [len(match.group(2)) for match in NUMBER.finditer(text)]
 
 
 def inspect_result():
@@ -35,34 +33,27 @@ def inspect_result():
     return score(box, parse_trace(sample.text, source=sample.source))
 
 
-def test_an_inspect_runs_formulas_print_every_number_by_the_rule():
+def test_an_inspect_runs_formulas_are_printed_as_computed():
     result = inspect_result()
-    metrics = {**result.metrics, "execution": result.execution}
-    # The stored formulas carry the log's float times and exact sums in full...
-    assert "0.6594527639999797" in metrics["time"].formula
-    assert max(decimals(metrics["time"].formula)) > 2
-    assert max(decimals(metrics["execution"].formula)) > 2
-    # ...and as a page prints them, no number has more than the rule's two decimals.
-    for name, metric in metrics.items():
-        assert max(decimals(metric.shown_formula), default=0) <= 2, (name, metric.shown_formula)
-    time = metrics["time"].shown_formula
-    assert time.startswith("elapsed = (≈0.66 - 0.00) - ≈0.01 paused = ≈0.65 s;")
-    assert time.endswith(f"= {metrics['time'].shown}")
+    time = result.metrics["time"]
+    assert time.shown_formula == time.formula
+    assert time.formula.startswith("elapsed = (0.6594527639999797 - 0.00) - ")
+    assert time.formula.endswith(f"= {time.shown}")
+    for metric in [*result.metrics.values(), result.execution]:
+        assert "≈" not in metric.shown_formula
 
 
-def test_a_rounded_number_is_marked_and_rounded_half_up_from_its_exact_decimal():
-    # 0.575 is 23/40 exactly: half up gives 0.58 (a binary float once gave 0.57); 0.125 -> 0.13.
-    assert shown_formula("x = (0.575 + 0.125) / 2.00") == "x = (≈0.58 + ≈0.13) / 2.00"
-    for text in ("0.575", "0.125", "0.6594527639999797", "1440.005", "0.0049999"):
-        assert shown_formula(text) == f"≈{rounded(Fraction(text))}"
-    # Numbers already at two decimals, integers, small fractions and names stay as written.
-    kept = "Score = (user 2.00 + v1.2345) / 5.00 = 0.40; refusals = 1 / (1 + 3) = 0.25; mean(4/7)"
-    assert shown_formula(kept) == kept
-    # A 9-digit approximation is rounded like the rest, one "≈" only.
-    assert shown_formula("0.25 x ≈0.998923746") == "0.25 x ≈1.00"
+def test_an_operand_is_never_approximated():
+    assert num(Fraction(10_000_000, 10_000_001)) == "10000000/10000001"
+    assert num(Fraction(1, 3)) == "1/3" and num(Fraction(23, 40)) == "0.575"
+    assert num(0.6594527639999797) == "0.6594527639999797" and num(0.3) == "0.30"
+    # A fraction that divides is bracketed: "/ 5/11" would read as "/ 5 / 11".
+    assert divisor(Fraction(5, 11)) == "(5/11)" and divisor(Fraction(2, 5)) == "0.40"
+    # Only the result is rounded, half up from the exact value.
+    assert Metric(Fraction(23, 40), "recorded", "x").shown == "0.58"
 
 
-def test_the_html_export_prints_formulas_by_the_rule_and_the_csv_keeps_them_exact(tmp_path):
+def test_the_html_and_the_csv_print_the_same_exact_formulas(tmp_path):
     writer = Writer(open_database(tmp_path / "h.db"))
     try:
         (stored_id,) = import_traces(
@@ -73,9 +64,9 @@ def test_the_html_export_prints_formulas_by_the_rule_and_the_csv_keeps_them_exac
     stored = load_harness_run(stored_id)
     assert stored is not None
     html = harness_html(stored)
-    cells = re.findall(r"<td[^>]*>(.*?)</td>", html)
-    assert "elapsed = (≈0.66 - 0.00)" in html and "0.6594527639999797" not in html
-    assert all(max(decimals(cell), default=0) <= 2 for cell in cells), cells
-    assert "the CSV export carries each formula exactly" in html
+    assert "elapsed = (0.6594527639999797 - 0.00)" in html and "≈" not in html
     formulas = {row[6]: row[11] for row in harness_table(stored).rows}
     assert "0.6594527639999797" in str(formulas["time"])
+    cells = re.findall(r"<td[^>]*>(.*?)</td>", html)
+    for formula in formulas.values():
+        assert escape(str(formula)) in cells

@@ -98,3 +98,23 @@ def test_a_demo_closed_before_its_first_run_is_graded_by_the_next_start(
     qtbot.waitUntil(lambda: len(_settled(db_path)) == 3, timeout=60_000)
     qtbot.waitUntil(lambda: settings.value(KEY) in ([], None), timeout=30_000)
     assert "Finishing the demo the last start did not finish" in window.message_bar.message()
+
+
+def test_the_first_start_stores_the_harness_examples_then_the_demo_so_its_ids_are_fixed(
+    make_window, qtbot, settings, db_path
+):
+    """The README names runs of the demo's database by id: the first start stores the
+    bundled harness runs (ids 1-7), then grades the demo's samples in order, never
+    interleaved (once both ran at once, and which id was which depended on the machine)."""
+    from lattice_desktop.services.harness_import import bundled_examples
+    from lattice_desktop.store.harness_runs import list_harness_runs
+
+    started_with: list[int] = []
+    window = make_window(auto_demo=True)
+    window.grading.job_started.connect(lambda _job: started_with.append(len(list_harness_runs())))
+    qtbot.waitUntil(lambda: len(_settled(db_path)) == 3 and not window.grading.running, timeout=60_000)
+    traces = bundled_examples()[1]
+    assert started_with and set(started_with) == {len(traces)}  # every grade began after the import
+    harness = sorted(r.id for r in list_harness_runs())
+    assert harness == list(range(1, len(traces) + 1))
+    assert sorted(r.id for r in list_runs()) == list(range(len(traces) + 1, len(traces) + 4))

@@ -1,11 +1,9 @@
 """A harness run's header and its row in the runs list, on a real database: a run placed by
 its Score but not ranked shows its place with "*" and its reason, as the harness board does;
-tooltips print formulas by the page's rounding rule; an Inspect AI run's name keeps its
+tooltips print formulas exactly, as computed; an Inspect AI run's name keeps its
 sample and epoch readable in the list at the default window size."""
 
 from __future__ import annotations
-
-import re
 
 from PySide6.QtWidgets import QStyleOptionViewItem
 
@@ -16,8 +14,6 @@ from lattice_desktop.ui.runs.header import RunHeader
 
 from .conftest import HARNESS_EXAMPLES
 from .test_leaderboard_tab import store_harness_runs, with_an_unreported_cost
-
-LONG_DECIMAL = re.compile(r"\d\.\d{5,}")
 
 
 def import_inspect(db_path) -> int:
@@ -61,7 +57,7 @@ def test_an_unranked_run_off_the_board_names_its_agents_best_and_its_own_reason(
     )
 
 
-def test_inspect_formulas_print_rounded_and_its_name_keeps_sample_and_epoch(qtbot, db_path, make_window):
+def test_inspect_formulas_print_exactly_and_its_name_keeps_sample_and_epoch(qtbot, db_path, make_window):
     stored_id = import_inspect(db_path)
     window = make_window()
     window.resize(1500, 900)
@@ -71,9 +67,11 @@ def test_inspect_formulas_print_rounded_and_its_name_keeps_sample_and_epoch(qtbo
     source = panel.model.index_of_harness_run(stored_id)
     name = f"webshop_ctf · sample ctf-1 · epoch 1 #{stored_id}"
     assert source.data() == name
-    tip = source.data(0x0003)  # ToolTipRole: the whole name, the formulas rounded
-    assert "webshop_ctf · sample ctf-1 · epoch 1" in tip and "≈0.97" in tip
-    assert not LONG_DECIMAL.search(tip)
+    tip = source.data(0x0003)  # ToolTipRole: the whole name, the formulas as computed
+    page = load_harness_page(stored_id)
+    execution = page.result.execution.formula
+    assert "webshop_ctf · sample ctf-1 · epoch 1" in tip and execution in tip
+    assert "≈" not in tip  # no operand approximated: the tip's numbers give its results
 
     index = panel.proxy.mapFromSource(source)
     option = QStyleOptionViewItem()
@@ -87,7 +85,6 @@ def test_inspect_formulas_print_rounded_and_its_name_keeps_sample_and_epoch(qtbo
         head = shown.removesuffix(f" · sample ctf-1 · epoch 1 #{stored_id}")
         assert "…" in head and head[0] == "w"
 
-    page = load_harness_page(stored_id)
     window.header.show_harness(page)
-    assert "≈0.97" in window.header.score.toolTip()
-    assert not LONG_DECIMAL.search(window.header.score.toolTip())
+    assert execution in window.header.score.toolTip()
+    assert "≈" not in window.header.score.toolTip()

@@ -90,3 +90,23 @@ def test_a_graded_run_and_no_run(qtbot, db_path, make_window, graded):
     assert face.text() == NO_TRANSCRIPT
     assert window.harness.transcript.model.head is None
     assert len(KINDS) == len(window.harness.transcript.kind_buttons)
+
+
+def test_clicking_a_metric_that_was_not_measured_shows_no_event_and_says_why(qtbot, db_path, make_window):
+    # Once clicking Time on a run that captured nothing highlighted run_start as "running
+    # time starts here", while Time was "-".
+    stored = import_harness_into(db_path, "nothing")
+    window = make_window()
+    qtbot.waitUntil(lambda: len(window.runs_panel.model.harness) == 1, timeout=TIMEOUT)
+    open_harness(qtbot, window, stored["nothing"])
+    tab = window.harness.transcript
+    _loaded(qtbot, tab)
+    window.show()
+    _click_metric(qtbot, window, "Time")
+    assert window.tabs.currentIndex() == TRANSCRIPT
+    assert tab.model.rowCount() == 0
+    assert "Time is not measured: nothing was captured" in tab.banner.text()
+    _click_metric(qtbot, window, "Focus")  # measured: its evidence (none here) says so
+    assert "Evidence for Focus" in tab.banner.text()
+    tab.clear_evidence()
+    assert tab.model.rowCount() == tab.model.head.count

@@ -21,6 +21,7 @@ from lattice_desktop.store.fuel_queries import field_best_per_case
 from lattice_desktop.store.harness_runs import load_harness_run
 from lattice_desktop.store.pages import load_run_page
 from lattice_desktop.store.queries import ListedRun
+from lattice_desktop.store.run_numbers import no_such_run
 
 
 @dataclass(frozen=True)
@@ -38,7 +39,7 @@ def run_export(run_id: int, kind: str) -> Export:
     if page is None:
         harness = load_harness_run(run_id)
         if harness is None:
-            raise UserError(f"there is no run {run_id} (see `lattice-desktop runs --all`)")
+            raise UserError(no_such_run(run_id, command="export"))
         text = csv_text(harness_table(harness)) if kind == "csv" else harness_html(harness)
         return Export(kind, text, f"run {run_id}")
     text = csv_text(result_table(page.run)) if kind == "csv" else run_html(page, field_best_per_case(run_id))

@@ -5,11 +5,10 @@ export (`html_report`), from the same pieces."""
 
 from __future__ import annotations
 
-from html import escape
-
 from lattice_desktop.formatting import grouped
 from lattice_desktop.services.compare_runs import TOP_LINES, CaseChange, Comparison
 from lattice_desktop.services.exports.html_report import _facts, document
+from lattice_desktop.services.exports.html_text import escape
 from lattice_desktop.services.exports.svg import Bar, Series, bar_chart, loglog_chart
 
 A_COLOUR, B_COLOUR = "#56B4E9", "#E69F00"

@@ -4,19 +4,18 @@ findings, so a published row can be checked by someone without the app."""
 
 from __future__ import annotations
 
-from html import escape
-
-from lattice_desktop.formatting import rounded
-from lattice_desktop.harness.metric import Metric, shown_formula
+from lattice_desktop.formatting import printable, rounded
+from lattice_desktop.harness.metric import Metric
 from lattice_desktop.harness.provenance import provenance_lines
 from lattice_desktop.harness.result import METRIC_ORDER, HarnessResult
 from lattice_desktop.services.exports.html_report import document, table_html
+from lattice_desktop.services.exports.html_text import escape
 from lattice_desktop.services.exports.tables import Cell, Table, metric_value
 from lattice_desktop.store.harness_runs import StoredHarnessRun
 
 HARNESS_NOTE = (
     'Score ranks first, then Execution; "-" is a metric that could not be measured, never 0. '
-    "The CSV export carries each formula exactly."
+    "Each formula is printed exactly: its operands are the values the result was computed from."
 )
 
 METRIC_HEADERS = (
@@ -66,7 +65,7 @@ def harness_html(stored: StoredHarnessRun) -> str:
     shown = Table(
         "Metrics",
         ("metric", "value", "evidence", "formula"),
-        [(row[6], row[8], row[10], shown_formula(str(row[11]))) for row in table.rows],
+        [(row[6], row[8], row[10], row[11]) for row in table.rows],
     )
     loops = Table(
         "Loops",
@@ -94,11 +93,6 @@ def harness_html(stored: StoredHarnessRun) -> str:
         + "</p>",
         table_html(shown),
     ]
-    if any(row[3] != row_[11] for row, row_ in zip(shown.rows, table.rows, strict=True)):
-        parts.append(
-            '<p class="meta">≈ marks a number in a formula rounded as the page rounds every '
-            "number; the CSV export carries each formula exactly</p>"
-        )
     if r.loops:
         parts += ["<h2>Loops (only the worst counts)</h2>", table_html(loops)]
     if r.tool_findings:
@@ -108,7 +102,10 @@ def harness_html(stored: StoredHarnessRun) -> str:
         parts += ["<h2>Notes</h2>", "<ul>" + "".join(f"<li>{escape(n)}</li>" for n in notes) + "</ul>"]
     provenance = provenance_lines(r)
     if provenance:
-        parts += ["<h2>Inputs shown for recomputation</h2>", f"<pre>{escape(chr(10).join(provenance))}</pre>"]
+        parts += [
+            "<h2>Inputs shown for recomputation</h2>",
+            f"<pre>{escape(chr(10).join(printable(line) for line in provenance), keep=chr(10))}</pre>",
+        ]
     parts.append(
         f'<p class="meta">box {escape(stored.box_source)} · trace {escape(stored.trace_source)} · '
         f"scorer version {r.scorer_version}</p>"

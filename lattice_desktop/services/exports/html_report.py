@@ -7,13 +7,13 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 from datetime import UTC, datetime
-from html import escape
 
 from lattice_desktop import __version__
 from lattice_desktop.formatting import grouped, si
 from lattice_desktop.grading.fuel_growth import describe_slope, fit_slope
 from lattice_desktop.grading.report import CaseResult
 from lattice_desktop.outcomes import GREY, Look, Verdict
+from lattice_desktop.services.exports.html_text import escape
 from lattice_desktop.services.exports.svg import Bar, Series, bar_chart, loglog_chart
 from lattice_desktop.services.exports.tables import Cell, Table, board_scope, board_table
 from lattice_desktop.services.run_report import detail_text
@@ -87,7 +87,7 @@ def run_html(page: RunPage, best: dict[str, CaseBest]) -> str:
     if run.build_log or run.build_detail:
         parts += [
             "<h2>Build log</h2>",
-            f"<pre>{escape(run.build_detail + chr(10) + run.build_log).strip()}</pre>",
+            f"<pre>{escape(run.build_detail + chr(10) + run.build_log, keep=chr(10) + chr(9)).strip()}</pre>",
         ]
     return document(f"Run {s.id} · {s.labelled_case} · {s.model}", parts)
 

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from html import escape
 
 from lattice_desktop.formatting import si
+from lattice_desktop.services.exports.html_text import escape
 
 FONT = "font-family:system-ui,sans-serif;font-size:11px"
 

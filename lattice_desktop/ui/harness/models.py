@@ -120,12 +120,12 @@ class MetricsModel(_Table):
                 "Metric": name,
                 "Value": m.shown,
                 "Evidence": evidence_chip(m.evidence).text,
-                "Formula": m.shown_formula,
+                "Formula": m.formula,
             }[col]
         if role == COPY_ROLE:
             return {
                 "Metric": name,
-                "Value": MISSING if m.value is None else repr(m.value),
+                "Value": m.shown,
                 "Evidence": m.evidence,
                 "Formula": "\t".join([m.formula, inputs_text(m.inputs), *m.notes]),
             }[col]
@@ -158,8 +158,7 @@ class MetricsModel(_Table):
         if col == "Evidence":
             return f"{m.evidence}: {evidence_help(m.evidence)}"
         if col == "Formula":
-            exact = "" if m.shown_formula == m.formula else f"\n\nexactly: {m.formula}"
-            return f"{m.shown_formula}{exact}\n\ninputs (exact): {inputs_text(m.inputs)}"
+            return f"{m.formula}\n\ninputs (exact): {inputs_text(m.inputs)}"
         if col == "Metric":
             return "\n".join([name, *m.notes])
         return None

@@ -77,14 +77,15 @@ class TranscriptModel(QAbstractTableModel):
         return int(np.count_nonzero(self._marks & marks))
 
     def set_filter(
-        self, *, kinds: set[str] | None = None, marks: int = 0, hits: list[int] | None = None
+        self, *, kinds: set[str] | None = None, marks: int | None = None, hits: list[int] | None = None
     ) -> None:
-        """Show the events of these kinds (None: all), carrying any of `marks` (0: any),
-        among a search's `hits` (None: no search)."""
+        """Show the events of these kinds (None: all), carrying any of `marks` (None: any;
+        0: none, the evidence of a metric that was not measured), among a search's `hits`
+        (None: no search)."""
         mask = np.ones(len(self._kinds), dtype=bool)
         if kinds is not None:
             mask &= np.isin(self._kinds, [KINDS.index(k) for k in kinds])
-        if marks:
+        if marks is not None:
             mask &= (self._marks & marks) != 0
         if hits is not None:
             chosen = np.zeros(len(self._kinds), dtype=bool)
@@ -92,7 +93,7 @@ class TranscriptModel(QAbstractTableModel):
             mask &= chosen
         self.beginResetModel()
         self.rows = np.flatnonzero(mask)
-        self.highlight = marks
+        self.highlight = marks or 0
         self.endResetModel()
 
     def event_at(self, row: int) -> Row | None:

@@ -6,6 +6,8 @@ rejected calls). A virtual table over the stored pages: a million events open at
 
 from __future__ import annotations
 
+import html
+
 from PySide6.QtCore import QItemSelection, Qt, Slot
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -23,7 +25,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from lattice_desktop.harness.transcript import EVIDENCE, KINDS
+from lattice_desktop.harness import HarnessResult
+from lattice_desktop.harness.transcript import EVIDENCE, KINDS, evidence_mask, not_measured
 from lattice_desktop.store.transcripts import TranscriptHead, load_transcript_head, search_pages
 from lattice_desktop.ui.common import theme
 from lattice_desktop.ui.common.latest_query import LatestQuery
@@ -36,7 +39,7 @@ EVIDENCE_WORDS = {
     "time": "Time: where running time starts, the last capture it ends at, and the pauses excluded",
     "compliance": "Compliance: the boundary probes and gaming checks",
     "tools": "Tools: the rejected calls and the findings",
-    "execution": "Execution: the evidence of Cost, Focus, Time and Compliance",
+    "execution": "Execution: the evidence of the Cost, Focus, Time and Compliance it weighed",
 }
 
 
@@ -50,6 +53,7 @@ class TranscriptTab(QWidget):
         self._hits: list[int] | None = None
         self._pending_evidence: str | None = None
         self.run_id: int | None = None
+        self._result: tuple[int, HarnessResult] | None = None  # the open run's, for its evidence
 
         self.kind_buttons: dict[str, QToolButton] = {}
         kinds = QHBoxLayout()
@@ -121,6 +125,20 @@ class TranscriptTab(QWidget):
     @property
     def busy(self) -> bool:
         return self._open.busy or self._search.busy or self.model.fetcher.busy
+
+    def set_result(self, run_id: int, result: HarnessResult) -> None:
+        """The scored result of run `run_id`: which metrics were measured, and what
+        Execution weighed, decide which events are a metric's evidence."""
+        self._result = (run_id, result)
+        if self._evidence is not None and run_id == self.run_id and self.model.head is not None:
+            self._apply()
+
+    def _marks_of(self, metric: str) -> tuple[int, str | None]:
+        """The evidence marks of `metric` for the open run, and why it has none (not measured)."""
+        if self._result is None or self._result[0] != self.run_id:
+            return EVIDENCE[metric], None  # the page is not read yet: every event so marked
+        _run, result = self._result
+        return evidence_mask(result, metric), not_measured(result, metric)
 
     def show_run(self, run_id: int | None) -> None:
         """Open a harness run's transcript (None: none is open). The run already shown is
@@ -201,7 +219,7 @@ class TranscriptTab(QWidget):
     @Slot()
     def _apply(self) -> None:
         kinds = {k for k, b in self.kind_buttons.items() if b.isChecked()}
-        marks = EVIDENCE[self._evidence] if self._evidence else 0
+        marks = self._marks_of(self._evidence)[0] if self._evidence else None
         self.model.set_filter(kinds=None if len(kinds) == len(KINDS) else kinds, marks=marks, hits=self._hits)
         self._show_banner()
         total = len(self.model.head.kinds) if self.model.head else 0
@@ -214,7 +232,13 @@ class TranscriptTab(QWidget):
         self.banner.setVisible(self._evidence is not None)
         self.show_all.setVisible(self._evidence is not None)
         if self._evidence is not None:
-            self.banner.setText(f"<b>Evidence for {EVIDENCE_WORDS[self._evidence]}</b> — highlighted rows")
+            why = self._marks_of(self._evidence)[1]
+            if why is not None:
+                self.banner.setText(f"<b>{html.escape(why)}</b> — no event is evidence for it")
+            else:
+                self.banner.setText(
+                    f"<b>Evidence for {EVIDENCE_WORDS[self._evidence]}</b> — highlighted rows"
+                )
 
     @Slot(QItemSelection, QItemSelection)
     def _on_selected(self, selected: QItemSelection, _deselected: QItemSelection) -> None:

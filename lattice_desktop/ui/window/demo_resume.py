@@ -5,6 +5,7 @@ samples are missing is decided without Qt (`services.grade_jobs.unfinished_demo_
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any
 
 from PySide6.QtCore import QObject, Slot
@@ -41,10 +42,13 @@ class DemoResume(QObject):
         user sees their newest run of a registered case, and an unfinished demo is finished."""
         window = self.window
         if not listing.runs and not listing.harness:
+            # The harness examples first (a second), then the demo's samples in order: the
+            # demo's database then has the same run ids everywhere (1-7 the harness runs).
+            grade = None
             if window.demo_case.is_file():
-                window.grading_actions.grade_demo(then_prewarm=True)
+                grade = partial(window.grading_actions.grade_demo, then_prewarm=True)
                 self.begin()
-            window.harness.import_bundled()
+            window.harness.import_bundled(then=grade)
             return
         nothing_open = window.page is None and window.harness.page is None
         if listing.runs and nothing_open and not window.factory_tab.scenario_files:
