@@ -1,0 +1,246 @@
+"""One tick of the reference rules from a given state, noting every decision a rule makes.
+
+`trace_tick` seeds the reference engine (`DecisiveFactory`) with the state after tick t-1
+(the records both engines agreed on) and runs tick t, recording for each rule of the spec
+(named by its smoke test) the events where a slip of that rule would decide differently,
+each with the cells it involves, and for every item its *successor*: the item whose fate
+decided its own (§4d), or the reason it was decided alone. The diagnosis matches those
+events against the cells where the submission's state differs.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from lattice_desktop.lattice.decisive import DecisiveFactory
+from lattice_desktop.lattice.rules import _BELT, _SINK, Factory
+from lattice_desktop.lattice.world import BELT_DIRS, Scenario
+
+# One event: (the cells it involves, the first being where it happens; what the spec did).
+Event = tuple[tuple[int, ...], str]
+
+
+@dataclass
+class TickTrace:
+    """What the reference decided at `tick`, from the state after tick - 1."""
+
+    tick: int
+    events: dict[str, list[Event]] = field(default_factory=dict)
+    successor: dict[int, int] = field(default_factory=dict)  # position -> position or < 0
+    position_cell: dict[int, int] = field(default_factory=dict)  # held position -> its cell
+    exit_target: dict[int, int] = field(default_factory=dict)  # moved exit position -> target cell
+
+    def add(self, rule: str, cells: tuple[int, ...], what: str) -> None:
+        self.events.setdefault(rule, []).append((cells, what))
+
+
+class TracingFactory(DecisiveFactory):
+    """The reference rules, seeded from records, noting each rule's decisions for one tick."""
+
+    def __init__(self, scenario: Scenario) -> None:
+        super().__init__(scenario)
+        self.trace = TickTrace(0)
+        w, h = scenario.width, scenario.height
+        self._head_on: list[tuple[int, int]] = []  # (exit position, head-on belt holder)
+        for hi, c in enumerate(self._cells):
+            char = scenario.grid[c]
+            d = BELT_DIRS[char] if char in BELT_DIRS else (scenario.sources.get(c) or scenario.assemblers[c]).dir
+            x, y = c % w + d.dx, c // w + d.dy
+            if 0 <= x < w and 0 <= y < h and scenario.grid[y * w + x] in BELT_DIRS:
+                if BELT_DIRS[scenario.grid[y * w + x]] == d.opposite():
+                    self._head_on.append((hi * 4 + 3, self._holder_of[y * w + x]))
+        self._rings = _rings(self)
+        self._sink_cells = {i: c for c, i in self._sink_of.items()}
+
+    # --- seeding ---------------------------------------------------------------------------
+
+    def seed(self, pairs: np.ndarray, tick: int) -> None:
+        """Set the state to these records (spec §8), as after `tick`."""
+        hold, holder_of = self._hold, self._holder_of
+        keys = pairs[:, 0].astype(np.uint64)
+        kinds = (keys >> np.uint64(56)).tolist()
+        cells = ((keys >> np.uint64(16)) & np.uint64(0xFFFFFF)).tolist()
+        lows = (keys & np.uint64(0xFFFF)).tolist()
+        for kind, c, low, value in zip(kinds, cells, lows, pairs[:, 1].tolist(), strict=True):
+            if kind == 1:
+                hold[holder_of[c] * 4 + (low >> 8)] = low & 0xFF
+            elif kind in (2, 5):
+                hold[holder_of[c] * 4 + 3] = low & 0xFF
+            elif kind == 3:
+                self._sink_counts[self._sink_of[c]][low & 0xFF] = value
+            elif kind == 4:
+                self._remaining[self._asm_of[c]] = low
+            elif kind == 6:
+                self._buffer[self._asm_of[c]][low & 0xFF] = value
+        self.tick = tick
+
+    # --- the tick, noted ---------------------------------------------------------------------
+
+    def step(self) -> None:
+        t = self.tick + 1
+        self.trace = TickTrace(t)
+        hold = self._hold
+        for pos, _type, period in self._sources:
+            c = self._cells[pos >> 2]
+            due = (t - 1) % period == 0
+            if hold[pos] and due:
+                self.trace.add("source_period_and_full_buffer", (c,), "skips a due production: the buffer is full")
+            elif not hold[pos] and not due and period > 1:
+                self.trace.add("source_period_and_full_buffer", (c,), "makes nothing: no production is due")
+            elif not hold[pos] and due and period > 1:
+                self.trace.add("source_period_and_full_buffer", (c,), "makes an item: a production is due")
+        super().step()
+
+    def _successor(self, pos: int, accepted: dict[int, set[int]]) -> int:
+        nxt = super()._successor(pos, accepted)
+        self.trace.successor[pos] = nxt
+        return nxt
+
+    def _offers(self) -> None:
+        hold, cells, add = self._hold, self._cells, self.trace.add
+        for a, ranked in enumerate(self._asm_contenders):
+            held = [(p, hold[p]) for p in ranked if hold[p]]
+            if not held:
+                continue
+            c = self._asm_cells[a]
+            caps, buffer = self._asm_caps[a], self._buffer[a]
+            offers: dict[int, int] = {}
+            for _, k in held:
+                offers[k] = offers.get(k, 0) + 1
+            feeders = tuple(cells[p >> 2] for p, _ in held)
+            for k, n in offers.items():
+                if k in caps and 0 < caps[k] - buffer[k] < n:
+                    what = f"takes {caps[k] - buffer[k]} of {n} offers of type {k} (room for no more), N, E, S, W first"
+                    add("assembler_capacity", (c, *feeders), what)
+                    add("assembler_priority", (c, *feeders), what)
+            accepted = self._accepted(a)
+            refused = False
+            for p, k in held:
+                if k not in caps:
+                    add("assembler_refuses_unneeded_type", (c, cells[p >> 2]), f"refuses type {k}: the recipe does not use it")
+                if p in accepted and refused:
+                    add("assembler_refuses_unneeded_type", (c, *feeders), "takes an offer after refusing another")
+                    break
+                refused = refused or p not in accepted
+
+    def _move(self) -> dict[int, int]:
+        hold, cells, add = self._hold, self._cells, self.trace.add
+        self._offers()
+        for p, cell, _d in self._wrapped:
+            if hold[p] and self._would_take(cell, _d, hold[p]):
+                add("grid_edge", (cells[p >> 2], cell), "holds the item at an exit off the grid")
+        pairs = [
+            (behind, left, right)
+            for behind, left, right in self._left_right
+            if hold[left] and hold[right] and (behind < 0 or not hold[behind])
+        ]
+        head_on = [(p, b) for p, b in self._head_on if hold[p] and not any(hold[c] for c in self._contenders[b])]
+        head_on = [(p, b) for p, b in head_on if not hold[b * 4]]
+        full = [ring for ring in self._rings if all(hold[p] for p in ring[1]) and len({hold[p] for p in ring[1]}) > 1]
+        fate = Factory._move(self)
+        trace = self.trace
+        for pos in fate:
+            trace.position_cell[pos] = cells[pos >> 2]
+        for _behind, left, right in pairs:
+            if fate.get(left) == 1:
+                j = cells[self._exit_dest[left >> 2]]
+                add("side_load_priority", (j, cells[left >> 2], cells[right >> 2]), "moves the left side-load in, not the right one")
+        for p, b in head_on:
+            add("opposite_belt_refused", (cells[b], cells[p >> 2]), "refuses the item of the belt facing it head-on")
+        for ring_cells, positions in full:
+            moved = fate.get(positions[0]) == 1
+            rule = "ring_rotation" if moved else "jammed_ring"
+            add(rule, ring_cells, "rotates the full ring as a whole" if moved else "holds the full ring still (jammed)")
+        compressed: set[int] = set()
+        sink_feeds: dict[int, list[int]] = {}
+        for pos, moved in fate.items():
+            if not moved:
+                continue
+            hi = pos >> 2
+            c = cells[hi]
+            if pos & 3 != 3:
+                if pos + 1 in fate:
+                    add("chained_movement", (c,), f"moves slot {pos & 3}'s item into slot {(pos & 3) + 1}, emptied this tick")
+                if fate.get(pos | 3) == 0:
+                    compressed.add(hi)
+                continue
+            kind, dest = self._exit_kind[hi], self._exit_dest[hi]
+            if kind == _SINK:
+                sink_feeds.setdefault(dest, []).append(c)
+                trace.exit_target[pos] = self._sink_cells[dest]
+                continue
+            if kind != _BELT:
+                trace.exit_target[pos] = self._asm_cells[dest]
+                continue
+            j = cells[dest]
+            trace.exit_target[pos] = j
+            slot0 = dest * 4
+            if slot0 in fate:
+                add("chained_movement", (j, c), "moves an item into slot 0, emptied this tick")
+            if not hold[slot0 + 1]:
+                add("straight_belt", (j, c), "lands the item in slot 0")
+            if pos in self._side_feeders:
+                add("turn", (j, c), "takes the item in from the side")
+        for hi in compressed:
+            add("compression_behind_blocked_exit", (cells[hi],), "closes up the items behind the stuck slot 3")
+        for s, feeders in sink_feeds.items():
+            if len(feeders) > 1:
+                add("sink_counting", (self._sink_cells[s], *feeders), f"counts {len(feeders)} items from {len(feeders)} sides")
+        return fate
+
+    def _craft(self) -> None:
+        hold = self._hold
+        for a, hi in enumerate(self._asm_holder):
+            remaining, output = self._remaining[a], hold[hi * 4 + 3]
+            if remaining == 1:
+                output = self._asm_product[a]
+            if remaining <= 1 and output:
+                buffer = self._buffer[a]
+                if all(buffer[k] >= n for k, n in self._asm_inputs[a]):
+                    self.trace.add("crafting_timing", (self._asm_cells[a],), "waits to start a craft: the product is still in the output")
+        Factory._craft(self)
+
+
+def _rings(factory: Factory) -> list[tuple[tuple[int, ...], tuple[int, ...]]]:
+    """(cells, positions) of every closed loop of belts."""
+    succ = {
+        h: factory._exit_dest[h]
+        for h in range(len(factory._cells))
+        if factory._belt[h] and factory._exit_kind[h] == _BELT
+    }
+    state: dict[int, int] = {}
+    rings = []
+    for start in succ:
+        walk, h = [], start
+        while h in succ and h not in state:
+            state[h] = 1
+            walk.append(h)
+            h = succ[h]
+        if state.get(h) == 1:
+            ring = walk[walk.index(h) :]
+            rings.append((tuple(factory._cells[r] for r in ring), tuple(r * 4 + s for r in ring for s in range(4))))
+        for w in walk:
+            state[w] = 2
+    return rings
+
+
+def trace_tick(scenario: Scenario, before: np.ndarray, tick: int, factory: TracingFactory | None = None) -> tuple[TickTrace, TracingFactory]:
+    """The reference's decisions at `tick` from the records `before` (the state after tick - 1).
+    `factory`, one made earlier for this scenario, saves rebuilding its tables."""
+    factory = factory or TracingFactory(scenario)
+    _reset(factory)
+    factory.seed(before, tick - 1)
+    factory.step()
+    return factory.trace, factory
+
+
+def _reset(factory: TracingFactory) -> None:
+    factory._hold[:] = [0] * len(factory._hold)
+    for counts in factory._sink_counts:
+        counts.clear()
+    factory._remaining[:] = [0] * len(factory._remaining)
+    for buffer in factory._buffer:
+        for k in list(buffer):
+            buffer[k] = 0
