@@ -167,7 +167,11 @@ def rank_rules(
     ref_cells, sub_cells = _by_cell(reference), _by_cell(submission)
     out = []
     for rule, events in trace.events.items():
-        hit = [(cells, what) for cells, what in events if any(c in roots for c in cells)]
+        hit = [
+            (cells, what)
+            for cells, what in events
+            if any(c in roots for c in cells) and consistent(rule, cells, ref_cells, sub_cells)
+        ]
         if not hit:
             continue
         # Distinct root cells the rule's events touch, against the cells they touch at all.
@@ -183,6 +187,34 @@ def rank_rules(
         out.append(RuleFinding(rule, score, n, len(events), SPEC_SENTENCE.get(rule, ""), evidence))
     out.sort(key=lambda f: (-round(f.score, 6), f.rule in _EVERYWHERE, f.events, f.rule))
     return out
+
+
+def consistent(rule: str, cells: tuple[int, ...], ref_cells: dict, sub_cells: dict) -> bool:
+    """Whether the submission's state at an event's cells could come from a slip of `rule`
+    there (False: the rule decided there, but the submission did not decide otherwise)."""
+    at = cells[0]
+    mine, theirs = sub_cells.get(at, []), ref_cells.get(at, [])
+    if rule == "straight_belt":  # the item is in the cell, in another slot
+        return _items(mine) == _items(theirs) and sorted(mine) != sorted(theirs)
+    if rule == "turn":  # the item from the side did not come in
+        return _items(mine) < _items(theirs)
+    if rule == "assembler_capacity":  # more taken than there was room for
+        return _buffered(mine) > _buffered(theirs)
+    if rule == "assembler_priority":  # as many taken, from other sides
+        return _buffered(mine) == _buffered(theirs) and any(
+            sorted(sub_cells.get(c, [])) != sorted(ref_cells.get(c, [])) for c in cells[1:]
+        )
+    if rule in ("assembler_refuses_unneeded_type", "crafting_timing"):  # the assembler differs
+        return sorted(mine) != sorted(theirs)
+    return True
+
+
+def _items(records: list[tuple[int, int]]) -> int:
+    return sum(1 for key, _ in records if key >> 56 in (1, 2, 5))
+
+
+def _buffered(records: list[tuple[int, int]]) -> int:
+    return sum(value for key, value in records if key >> 56 == 6)
 
 
 # Rules deciding at nearly every item-tick: on a tie they come after the rarer ones.

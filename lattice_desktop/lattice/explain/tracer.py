@@ -84,14 +84,27 @@ class TracingFactory(DecisiveFactory):
         hold = self._hold
         for pos, _type, period in self._sources:
             c = self._cells[pos >> 2]
+            hi = pos >> 2
+            target = self._exit_target_cell(hi)
             due = (t - 1) % period == 0
             if hold[pos] and due:
-                self.trace.add("source_period_and_full_buffer", (c,), "skips a due production: the buffer is full")
+                self.trace.add("source_period_and_full_buffer", (c, *target), "skips a due production: the buffer is full")
             elif not hold[pos] and not due and period > 1:
-                self.trace.add("source_period_and_full_buffer", (c,), "makes nothing: no production is due")
+                self.trace.add("source_period_and_full_buffer", (c, *target), "makes nothing: no production is due")
             elif not hold[pos] and due and period > 1:
-                self.trace.add("source_period_and_full_buffer", (c,), "makes an item: a production is due")
+                self.trace.add("source_period_and_full_buffer", (c, *target), "makes an item: a production is due")
         super().step()
+
+    def _exit_target_cell(self, hi: int) -> tuple[int, ...]:
+        """The cell the exit of holder `hi` hands its item to, if any (as a 0- or 1-tuple)."""
+        kind, dest = self._exit_kind[hi], self._exit_dest[hi]
+        if kind == _BELT:
+            return (self._cells[dest],)
+        if kind == _SINK:
+            return (self._sink_cells[dest],)
+        if dest >= 0:
+            return (self._asm_cells[dest],)
+        return ()
 
     def _successor(self, pos: int, accepted: dict[int, set[int]]) -> int:
         nxt = super()._successor(pos, accepted)

@@ -33,6 +33,24 @@ static u8 engine_exit_item(World *w, u32 c) {
     return 0;
 }
 
+#if HSLIP == 8
+/* Whether the belts from `from` along their exits reach `to` (whose exit targets `from`),
+ * every one of them full: a full ring through both. */
+static int full_ring(World *w, u32 from, u32 to) {
+    u32 cur = from;
+    for (u32 n = 0; n < w->ncells; n++) {
+        if (!IS_BELT(w->kind[cur]) || slots[cur] < 0x01000000u || !(slots[cur] & 0xFF) ||
+            !(slots[cur] & 0xFF00) || !(slots[cur] & 0xFF0000))
+            return 0;
+        if (cur == to) return 1;
+        i32 nxt = neighbor(w, cur, BELT_DIR(w->kind[cur]));
+        if (nxt < 0) return 0;
+        cur = (u32)nxt;
+    }
+    return 0;
+}
+#endif
+
 /* The item holder at cell c (slot s) is the holder of item, (c, s) and (c, 3) are
  * exits when c is a source or an assembler. Returns MOVES / STAYS, or CONTINUE with
  * the slot whose item decides. */
@@ -68,9 +86,18 @@ static u32 step(World *w, u32 c, u32 s, u32 *nc, u32 *ns) {
 #if HSLIP == 5 /* side_load_priority: right before left */
         static const u32 RIGHT_FIRST[3] = {0, 2, 1};
         if (BIG(tc)) order = RIGHT_FIRST;
-#elif HSLIP == 8 /* jammed_ring: onto a full slot 0, the sides outrank the belt behind */
-        static const u32 SIDES_FIRST[3] = {1, 2, 0};
-        if (BIG(tc) && slot_item((u32)tc, 0)) order = SIDES_FIRST;
+#elif HSLIP == 8 /* jammed_ring: on a full ring, the ring's own item outranks any feeder */
+        if (BIG(tc) && slot_item((u32)tc, 0)) {
+            for (u32 r = 0; r < 3; r++) {
+                i32 cc = cont[r];
+                if (cc >= 0 && IS_BELT(w->kind[cc]) && full_ring(w, (u32)tc, (u32)cc)) {
+                    if (cc != (i32)c) return STAYS;
+                    *nc = (u32)tc;
+                    *ns = 0;
+                    return CONTINUE;
+                }
+            }
+        }
 #endif
         for (u32 r = 0; r < 3; r++) {
             i32 cc = cont[order[r]];
