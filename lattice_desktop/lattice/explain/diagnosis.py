@@ -40,6 +40,11 @@ class Evidence:
     def to_json(self) -> dict:
         return {"tick": self.tick, "cell": list(self.cell), "spec": self.spec, "submission": self.submission}
 
+    @classmethod
+    def from_json(cls, data: dict) -> Evidence:
+        x, y = data["cell"]
+        return cls(int(data["tick"]), (int(x), int(y)), str(data["spec"]), str(data["submission"]))
+
 
 @dataclass(frozen=True)
 class RuleFinding:
@@ -59,6 +64,17 @@ class RuleFinding:
             "spec": self.sentence,
             "evidence": [e.to_json() for e in self.evidence],
         }
+
+    @classmethod
+    def from_json(cls, data: dict) -> RuleFinding:
+        return cls(
+            str(data["rule"]),
+            float(data["score"]),
+            int(data["hits"]),
+            int(data["events"]),
+            str(data["spec"]),
+            tuple(Evidence.from_json(e) for e in data["evidence"]),
+        )
 
 
 @dataclass(frozen=True)
@@ -86,6 +102,32 @@ class Diagnosis:
             "conservation": [law.to_json(self.width) for law in self.conservation],
             "rules": [r.to_json() for r in self.rules],
         }
+
+    @classmethod
+    def from_json(cls, data: dict, *, width: int) -> Diagnosis:
+        """A diagnosis stored with `to_json` (cells beyond the first 50 of a law are dropped)."""
+        x, y = data["cell"]
+        laws = tuple(
+            BrokenLaw(
+                str(law["law"]),
+                str(law["side"]),
+                str(law["text"]),
+                tuple(int(cy) * width + int(cx) for cx, cy in law["cells"]),
+            )
+            for law in data["conservation"]
+        )
+        return cls(
+            str(data["case"]),
+            int(data["tick"]),
+            (int(x), int(y)),
+            int(data["differing_cells"]),
+            int(data["root_cells"]),
+            laws,
+            tuple(RuleFinding.from_json(r) for r in data["rules"]),
+            width,
+            str(data["summary"]),
+            bool(data["explained"]),
+        )
 
 
 
@@ -170,7 +212,7 @@ def rank_rules(
         hit = [
             (cells, what)
             for cells, what in events
-            if any(c in roots for c in cells) and consistent(rule, cells, ref_cells, sub_cells)
+            if any(c in roots for c in cells) and consistent(rule, cells, what, ref_cells, sub_cells)
         ]
         if not hit:
             continue
@@ -189,7 +231,7 @@ def rank_rules(
     return out
 
 
-def consistent(rule: str, cells: tuple[int, ...], ref_cells: dict, sub_cells: dict) -> bool:
+def consistent(rule: str, cells: tuple[int, ...], what: str, ref_cells: dict, sub_cells: dict) -> bool:
     """Whether the submission's state at an event's cells could come from a slip of `rule`
     there (False: the rule decided there, but the submission did not decide otherwise)."""
     at = cells[0]
@@ -204,6 +246,10 @@ def consistent(rule: str, cells: tuple[int, ...], ref_cells: dict, sub_cells: di
         return _buffered(mine) == _buffered(theirs) and any(
             sorted(sub_cells.get(c, [])) != sorted(ref_cells.get(c, [])) for c in cells[1:]
         )
+    if rule == "source_period_and_full_buffer":  # an item more (or, for a due one, fewer) there
+        mine_n = sum(_items(sub_cells.get(c, [])) for c in cells)
+        theirs_n = sum(_items(ref_cells.get(c, [])) for c in cells)
+        return mine_n < theirs_n if what.startswith("makes an item") else mine_n > theirs_n
     if rule in ("assembler_refuses_unneeded_type", "crafting_timing"):  # the assembler differs
         return sorted(mine) != sorted(theirs)
     return True
