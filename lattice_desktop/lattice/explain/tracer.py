@@ -51,6 +51,20 @@ class TracingFactory(DecisiveFactory):
             if 0 <= x < w and 0 <= y < h and scenario.grid[y * w + x] in BELT_DIRS:
                 if BELT_DIRS[scenario.grid[y * w + x]] == d.opposite():
                     self._head_on.append((hi * 4 + 3, self._holder_of[y * w + x]))
+        self._off_grid: list[tuple[int, tuple[int, ...]]] = []  # (exit position, (cell, wrapped cell?))
+        wrapped = {p: cell for p, cell, _d in self._wrapped}
+        for hi, c in enumerate(self._cells):
+            char = scenario.grid[c]
+            d = BELT_DIRS[char] if char in BELT_DIRS else (scenario.sources.get(c) or scenario.assemblers[c]).dir
+            x, y = c % w + d.dx, c // w + d.dy
+            if not (0 <= x < w and 0 <= y < h):
+                p = hi * 4 + 3
+                self._off_grid.append((p, (c, wrapped[p]) if p in wrapped else (c,)))
+        self._junctions = [
+            (hi, ranked, tuple(self._side_name(hi, p) for p in ranked))
+            for hi, ranked in enumerate(self._contenders)
+            if len(ranked) >= 2
+        ]
         self._rings = _rings(self)
         self._sink_cells = {i: c for c, i in self._sink_of.items()}
 
@@ -94,6 +108,16 @@ class TracingFactory(DecisiveFactory):
             elif not hold[pos] and due and period > 1:
                 self.trace.add("source_period_and_full_buffer", (c, *target), "makes an item: a production is due")
         super().step()
+
+    def _side_name(self, hi: int, pos: int) -> str:
+        """Where the exit at `pos` stands from the belt `hi` it feeds: behind, left or right."""
+        w = self.scenario.width
+        c, f = self._cells[hi], self._cells[pos >> 2]
+        d = BELT_DIRS[self.scenario.grid[c]]
+        for name, side in (("behind", d.opposite()), ("left", d.left()), ("right", d.right())):
+            if f == c + side.dx + side.dy * w:
+                return name
+        return "?"
 
     def _exit_target_cell(self, hi: int) -> tuple[int, ...]:
         """The cell the exit of holder `hi` hands its item to, if any (as a 0- or 1-tuple)."""
@@ -141,14 +165,14 @@ class TracingFactory(DecisiveFactory):
     def _move(self) -> dict[int, int]:
         hold, cells, add = self._hold, self._cells, self.trace.add
         self._offers()
-        for p, cell, _d in self._wrapped:
-            if hold[p] and self._would_take(cell, _d, hold[p]):
-                add("grid_edge", (cells[p >> 2], cell), "holds the item at an exit off the grid")
-        pairs = [
-            (behind, left, right)
-            for behind, left, right in self._left_right
-            if hold[left] and hold[right] and (behind < 0 or not hold[behind])
+        for p, where in self._off_grid:
+            if hold[p]:
+                add("grid_edge", where, "holds the item at an exit off the grid")
+        contested = [
+            (hi, [(p, side) for p, side in zip(ranked, sides, strict=True) if hold[p]])
+            for hi, ranked, sides in self._junctions
         ]
+        contested = [(hi, held) for hi, held in contested if len(held) >= 2]
         head_on = [(p, b) for p, b in self._head_on if hold[p] and not any(hold[c] for c in self._contenders[b])]
         head_on = [(p, b) for p, b in head_on if not hold[b * 4]]
         full = [ring for ring in self._rings if all(hold[p] for p in ring[1]) and len({hold[p] for p in ring[1]}) > 1]
@@ -156,10 +180,10 @@ class TracingFactory(DecisiveFactory):
         trace = self.trace
         for pos in fate:
             trace.position_cell[pos] = cells[pos >> 2]
-        for _behind, left, right in pairs:
-            if fate.get(left) == 1:
-                j = cells[self._exit_dest[left >> 2]]
-                add("side_load_priority", (j, cells[left >> 2], cells[right >> 2]), "moves the left side-load in, not the right one")
+        for hi, held in contested:
+            (first, side), others = held[0], held[1:]
+            what = f"ranks the {side} contender first, ahead of the {' and '.join(o for _, o in others)}"
+            add("side_load_priority", (cells[hi], *(cells[p >> 2] for p, _ in held)), what)
         for p, b in head_on:
             add("opposite_belt_refused", (cells[b], cells[p >> 2]), "refuses the item of the belt facing it head-on")
         for ring_cells, positions in full:
@@ -174,6 +198,8 @@ class TracingFactory(DecisiveFactory):
             hi = pos >> 2
             c = cells[hi]
             if pos & 3 != 3:
+                if not hold[pos + 1]:
+                    add("straight_belt", (c,), f"moves slot {pos & 3}'s item one slot on, to slot {(pos & 3) + 1}")
                 if pos + 1 in fate:
                     add("chained_movement", (c,), f"moves slot {pos & 3}'s item into slot {(pos & 3) + 1}, emptied this tick")
                 if fate.get(pos | 3) == 0:
@@ -207,6 +233,11 @@ class TracingFactory(DecisiveFactory):
         hold = self._hold
         for a, hi in enumerate(self._asm_holder):
             remaining, output = self._remaining[a], hold[hi * 4 + 3]
+            buffer = self._buffer[a]
+            if remaining == 1:
+                self.trace.add("crafting_timing", (self._asm_cells[a],), "delivers the product: remaining reaches 0")
+            elif remaining == 0 and not output and all(buffer[k] >= n for k, n in self._asm_inputs[a]):
+                self.trace.add("crafting_timing", (self._asm_cells[a],), "starts a craft: idle, output empty, inputs in")
             if remaining == 1:
                 output = self._asm_product[a]
             if remaining <= 1 and output:

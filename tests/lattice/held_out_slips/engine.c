@@ -8,7 +8,7 @@
  */
 #include "lattice_common.h"
 
-u32 hslip_tick; /* the tick being run, for the slips that need it */
+u32 hslip_tick; /* the tick being run, for the slips that need it (LATE) */
 
 /* The order in which contenders for slot 0 are ranked: behind, left, right (§4c). */
 static const u32 CONTENDER_ORDER[3] = {0, 1, 2};
@@ -33,7 +33,7 @@ static u8 engine_exit_item(World *w, u32 c) {
     return 0;
 }
 
-#if HSLIP == 8
+#if HSLIP == 8 || HSLIP == 23
 /* Whether the belts from `from` along their exits reach `to` (whose exit targets `from`),
  * every one of them full: a full ring through both. */
 static int full_ring(World *w, u32 from, u32 to) {
@@ -63,6 +63,13 @@ static u32 step(World *w, u32 c, u32 s, u32 *nc, u32 *ns) {
             return CONTINUE;
         }
 #endif
+#if HSLIP == 18 /* compression_behind_blocked_exit: late on, slot 0 moves only with a full slot 3 */
+        if (!slot_item(c, s + 1) && s == 0 && LATE && slot_item(c, 3)) {
+            *nc = c;
+            *ns = 3;
+            return CONTINUE;
+        }
+#endif
 #if HSLIP == 4 /* chained_movement: a slot full at the start of the tick is never open */
         if (slot_item(c, s + 1) && BIG(c)) return STAYS;
 #endif
@@ -74,7 +81,18 @@ static u32 step(World *w, u32 c, u32 s, u32 *nc, u32 *ns) {
     u32 d = (u32)exit_dir(w, (i32)c);
     i32 tc;
     switch (target_of(w, c, d, &tc)) {
+#if HSLIP == 25 /* sink_counting: late on, a sink takes at most one item per tick; the rest wait */
+    case T_SINK: {
+        static u32 *stamp;
+        if (!stamp) stamp = lat_alloc((u64)w->ncells * 4 + 8);
+        if (!LATE) return MOVES;
+        if (stamp[tc] == hslip_tick) return STAYS;
+        stamp[tc] = hslip_tick;
+        return MOVES;
+    }
+#else
     case T_SINK: return MOVES;
+#endif
     case T_ASM: return asm_accepts(w, w->ent[tc], d) ? MOVES : STAYS;
     case T_BELT: {
         i32 cont[3];
@@ -82,12 +100,21 @@ static u32 step(World *w, u32 c, u32 s, u32 *nc, u32 *ns) {
 #if HSLIP == 2 /* turn: a big factory's belts never take an item from their right */
         if (BIG(tc) && cont[2] == (i32)c) return STAYS;
 #endif
+#if HSLIP == 17 /* turn: late on, belts never take an item from their left */
+        if (LATE && cont[1] == (i32)c) return STAYS;
+#endif
+#if HSLIP == 19 /* chained_movement: late on, an item crosses into the next belt only when its slot 0 was empty */
+        if (LATE && slot_item((u32)tc, 0)) return STAYS;
+#endif
         const u32 *order = CONTENDER_ORDER;
 #if HSLIP == 5 /* side_load_priority: right before left */
         static const u32 RIGHT_FIRST[3] = {0, 2, 1};
         if (BIG(tc)) order = RIGHT_FIRST;
-#elif HSLIP == 8 /* jammed_ring: on a full ring, the ring's own item outranks any feeder */
-        if (BIG(tc) && slot_item((u32)tc, 0)) {
+#elif HSLIP == 20 /* side_load_priority: late on, the left side outranks the belt behind */
+        static const u32 LEFT_FIRST[3] = {1, 0, 2};
+        if (LATE) order = LEFT_FIRST;
+#elif HSLIP == 8 || HSLIP == 23 /* jammed_ring: on a full ring, the ring's own item outranks any feeder (23: late on) */
+        if ((HSLIP == 8 ? BIG(tc) : LATE) && slot_item((u32)tc, 0)) {
             for (u32 r = 0; r < 3; r++) {
                 i32 cc = cont[r];
                 if (cc >= 0 && IS_BELT(w->kind[cc]) && full_ring(w, (u32)tc, (u32)cc)) {
@@ -139,6 +166,8 @@ static void resolve(World *w, u32 c, u32 s) {
         if (st == PENDING) { /* back at the start: a ring of full slots rotates */
 #if HSLIP == 7 /* ring_rotation: a big factory's full rings stand still */
             result = BIG(cc) ? STAYS : MOVES;
+#elif HSLIP == 22 /* ring_rotation: late on, full rings rotate only on even ticks */
+            result = LATE && (hslip_tick & 1) ? STAYS : MOVES;
 #else
             result = MOVES;
 #endif
@@ -193,6 +222,10 @@ static void engine_tick(World *w, u32 t) {
                 if (!item) continue;
                 if (get_decision(c, s) != MOVES)
                     now |= item << (8 * s);
+#if HSLIP == 16 /* straight_belt: late on, an item with two empty slots ahead skips one */
+                else if (s < 2 && LATE && !((old >> (8 * (s + 1))) & 255) && !((old >> (8 * (s + 2))) & 255))
+                    now |= item << (8 * (s + 2));
+#endif
                 else if (s < 3)
                     now |= item << (8 * (s + 1));
             }

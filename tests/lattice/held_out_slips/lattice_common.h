@@ -13,6 +13,9 @@
 #define HSLIP 0
 #endif
 #define BIG(c) ((u32)(c) >= 4096u)
+/* The second batch (HSLIP 16..30) acts only after tick 64 (no smoke test runs that long). */
+extern unsigned int hslip_tick;
+#define LATE (hslip_tick > 64u)
 #ifndef LATTICE_COMMON_H
 #define LATTICE_COMMON_H
 
@@ -110,6 +113,9 @@ static const i32 DY[4] = {-1, 0, 1, 0};
 static inline i32 neighbor(const World *w, u32 c, u32 d) {
     u32 x = c % w->w, y = c / w->w;
     i32 nx = (i32)x + DX[d], ny = (i32)y + DY[d];
+#if HSLIP == 29 /* grid_edge: a north or south exit off the grid wraps to the other edge */
+    if (LATE && (ny < 0 || ny >= (i32)w->h) && nx == (i32)x) return (i32)(((ny + (i32)w->h) % (i32)w->h) * (i32)w->w + nx);
+#endif
 #if HSLIP == 14 /* grid_edge: an east or west exit off the grid wraps to the next or previous row */
     if ((nx < 0 || nx >= (i32)w->w) && ny == (i32)y && BIG(c) && (i32)c + DX[d] >= 0 && (u32)((i32)c + DX[d]) < w->ncells)
         return (i32)c + DX[d];
@@ -140,6 +146,8 @@ static inline u32 target_of(const World *w, u32 c, u32 d, i32 *tc) {
     if (k == K_ASM) return T_ASM;
 #if HSLIP == 6 /* opposite_belt_refused: a big factory's head-on belt takes the item when no contender holds one */
     if (IS_BELT(k) && BIG(t)) return T_BELT;
+#elif HSLIP == 21 /* opposite_belt_refused: late in a run, likewise */
+    if (IS_BELT(k) && LATE) return T_BELT;
 #endif
     if (IS_BELT(k) && BELT_DIR(k) != (u8)OPP(d)) return T_BELT;
     return T_NONE;
@@ -195,6 +203,9 @@ static void accept_pass(World *w) {
 #if HSLIP == 12 /* assembler_priority: offers taken S, E, N, W */
             static const u32 ORDER[4] = {2, 1, 0, 3};
             u32 q = BIG(a->c) ? ORDER[qq] : qq;
+#elif HSLIP == 27 /* assembler_priority: offers taken W, N, E, S */
+            static const u32 ORDER[4] = {3, 0, 1, 2};
+            u32 q = LATE ? ORDER[qq] : qq;
 #else
             u32 q = qq;
 #endif
@@ -204,6 +215,14 @@ static void accept_pass(World *w) {
             i32 j = asm_input(a, k);
 #if HSLIP == 11 /* assembler_capacity: room judged on the buffer at the start of the tick only */
             if (j < 0 || a->buf[j] + (BIG(a->c) ? 0 : taken[j]) >= 2 * a->cnt[j]) continue;
+#elif HSLIP == 26 /* assembler_capacity: room up to and including 2 x count */
+            if (j < 0 || a->buf[j] + taken[j] >= 2 * a->cnt[j] + (LATE ? 1 : 0)) continue;
+#elif HSLIP == 30 /* assembler_refuses_unneeded_type: an unneeded type is taken, and thrown away */
+            if (j < 0 && LATE) {
+                mask |= (u8)(1u << q);
+                continue;
+            }
+            if (j < 0 || a->buf[j] + taken[j] >= 2 * a->cnt[j]) continue;
 #elif HSLIP == 15 /* assembler_refuses_unneeded_type: the first refused offer ends the assembler's tick */
             if (j < 0 || a->buf[j] + taken[j] >= 2 * a->cnt[j]) {
                 if (BIG(a->c)) break;
@@ -235,14 +254,29 @@ static inline void deliver(World *w, u32 tc, u8 type) {
         sink_add(w, tc, type, 1);
     } else {
         Assembler *a = &w->as[w->ent[tc]];
+#if HSLIP == 30
+        if (asm_input(a, type) < 0) return;
+#endif
         a->buf[asm_input(a, type)]++;
     }
 }
 
 static void produce(World *w, u32 t) {
     (void)t;
+#if HSLIP == 24
+    static u8 *owed;
+    if (!owed) owed = lat_alloc(w->nsrc + 8);
+#endif
     for (u32 i = 0; i < w->nsrc; i++) {
         Source *s = &w->src[i];
+#if HSLIP == 24 /* source_period_and_full_buffer: a production skipped while full is made as soon as the buffer empties */
+        if (s->phase == 0 && s->buf) owed[i] = 1;
+        if (!s->buf && owed[i] && LATE) {
+            s->buf = s->type;
+            owed[i] = 0;
+        }
+        if (s->phase == 0 && !s->buf) owed[i] = 0;
+#endif
 #if HSLIP == 9 /* source_period_and_full_buffer: a big factory's sources are due when t mod p = 0 */
         if (!s->buf && s->phase == (BIG(s->c) && s->period > 1 ? 1u : 0u)) s->buf = s->type;
 #else
@@ -254,9 +288,28 @@ static void produce(World *w, u32 t) {
 
 /* Phase 3. `consumed` (may be 0) hears of each assembler that starts a craft. */
 static void craft(World *w, void (*consumed)(World *, u32)) {
+#if HSLIP == 28
+    static u8 *late_output;
+    if (!late_output) late_output = lat_alloc(w->nas + 8);
+#endif
     for (u32 i = 0; i < w->nas; i++) {
         Assembler *a = &w->as[i];
+#if HSLIP == 28 /* crafting_timing: the product reaches the output a tick after remaining reaches 0 */
+        if (late_output[i]) {
+            a->output = a->product;
+            late_output[i] = 0;
+            continue;
+        }
+        if (a->remaining > 0 && --a->remaining == 0) {
+            if (LATE) {
+                late_output[i] = 1;
+                continue;
+            }
+            a->output = a->product;
+        }
+#else
         if (a->remaining > 0 && --a->remaining == 0) a->output = a->product;
+#endif
 #if HSLIP == 13 /* crafting_timing: a craft starts while the product still waits in the output */
         if (a->remaining || (a->output && !BIG(a->c))) continue;
 #else

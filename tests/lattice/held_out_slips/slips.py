@@ -55,6 +55,22 @@ SLIPS: dict[int, str] = {
     13: "crafting_timing",
     14: "grid_edge",
     15: "assembler_refuses_unneeded_type",
+    # the second batch: from tick 65 on, anywhere
+    16: "straight_belt",
+    17: "turn",
+    18: "compression_behind_blocked_exit",
+    19: "chained_movement",
+    20: "side_load_priority",
+    21: "opposite_belt_refused",
+    22: "ring_rotation",
+    23: "jammed_ring",
+    24: "source_period_and_full_buffer",
+    25: "sink_counting",
+    26: "assembler_capacity",
+    27: "assembler_priority",
+    28: "crafting_timing",
+    29: "grid_edge",
+    30: "assembler_refuses_unneeded_type",
 }
 LIMITS = dataclasses.replace(DEFAULT_LIMITS, wall_clock=900.0)
 LINES = WasmEngine(build_engines.SUBMISSIONS_DIR / "lines" / "engine.wasm")
