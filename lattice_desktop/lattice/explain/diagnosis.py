@@ -218,11 +218,12 @@ def rank_rules(
             continue
         # Distinct root cells the rule's events touch, against the cells they touch at all.
         touched = {c for cells, _ in hit for c in cells if c in roots}
-        expected = len(events) * chance
-        n = min(len(touched), len(hit))
-        score = n * math.log(n / max(expected, 1e-9)) - (n - expected)
-        if score <= 0:
-            continue
+        expected = len({c for cells, _ in events for c in cells}) * chance
+        n = len(touched)
+        if n > expected:
+            score = n * math.log(n / max(expected, 1e-9)) - (n - expected)
+        else:  # no more often than chance: listed after those that are, by the share of roots
+            score = n / max(len(roots), 1) - 1
         evidence = tuple(
             _evidence(trace.tick, cells, what, scenario, ref_cells, sub_cells, roots) for cells, what in hit[:MAX_EVIDENCE]
         )
@@ -250,13 +251,21 @@ def consistent(rule: str, cells: tuple[int, ...], what: str, ref_cells: dict, su
         mine_n = sum(_items(sub_cells.get(c, [])) for c in cells)
         theirs_n = sum(_items(ref_cells.get(c, [])) for c in cells)
         return mine_n < theirs_n if what.startswith("makes an item") else mine_n > theirs_n
-    if rule in ("assembler_refuses_unneeded_type", "crafting_timing"):  # the assembler differs
-        return sorted(mine) != sorted(theirs)
+    if rule == "crafting_timing":  # the craft's countdown or output differs
+        return _craft_state(mine) != _craft_state(theirs)
+    if rule == "assembler_refuses_unneeded_type":  # an unneeded type kept, or the offers' fates differ
+        caps = {k for key, _ in theirs if key >> 56 == 6 for k in [key & 0xFF]}
+        odd = any(key >> 56 == 6 and (key & 0xFF) not in caps and (key, v) not in theirs for key, v in mine)
+        return odd or any(sorted(sub_cells.get(c, [])) != sorted(ref_cells.get(c, [])) for c in cells[1:])
     return True
 
 
 def _items(records: list[tuple[int, int]]) -> int:
     return sum(1 for key, _ in records if key >> 56 in (1, 2, 5))
+
+
+def _craft_state(records: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    return sorted(r for r in records if r[0] >> 56 in (4, 5))
 
 
 def _buffered(records: list[tuple[int, int]]) -> int:

@@ -148,6 +148,8 @@ class TracingFactory(DecisiveFactory):
                 offers[k] = offers.get(k, 0) + 1
             feeders = tuple(cells[p >> 2] for p, _ in held)
             for k, n in offers.items():
+                if k in caps and caps[k] <= buffer[k]:
+                    add("assembler_capacity", (c, *feeders), f"refuses {n} offer(s) of type {k}: no room (buffer at 2·count)")
                 if k in caps and 0 < caps[k] - buffer[k] < n:
                     what = f"takes {caps[k] - buffer[k]} of {n} offers of type {k} (room for no more), N, E, S, W first"
                     add("assembler_capacity", (c, *feeders), what)
@@ -176,6 +178,7 @@ class TracingFactory(DecisiveFactory):
         head_on = [(p, b) for p, b in self._head_on if hold[p] and not any(hold[c] for c in self._contenders[b])]
         head_on = [(p, b) for p, b in head_on if not hold[b * 4]]
         full = [ring for ring in self._rings if all(hold[p] for p in ring[1]) and len({hold[p] for p in ring[1]}) > 1]
+        start = list(hold)
         fate = Factory._move(self)
         trace = self.trace
         for pos in fate:
@@ -198,7 +201,7 @@ class TracingFactory(DecisiveFactory):
             hi = pos >> 2
             c = cells[hi]
             if pos & 3 != 3:
-                if not hold[pos + 1]:
+                if not start[pos + 1]:
                     add("straight_belt", (c,), f"moves slot {pos & 3}'s item one slot on, to slot {(pos & 3) + 1}")
                 if pos + 1 in fate:
                     add("chained_movement", (c,), f"moves slot {pos & 3}'s item into slot {(pos & 3) + 1}, emptied this tick")
@@ -218,7 +221,7 @@ class TracingFactory(DecisiveFactory):
             slot0 = dest * 4
             if slot0 in fate:
                 add("chained_movement", (j, c), "moves an item into slot 0, emptied this tick")
-            if not hold[slot0 + 1]:
+            if not start[slot0 + 1] and not hold[slot0 + 1]:
                 add("straight_belt", (j, c), "lands the item in slot 0")
             if pos in self._side_feeders:
                 add("turn", (j, c), "takes the item in from the side")

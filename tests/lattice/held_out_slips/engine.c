@@ -18,6 +18,9 @@ enum { UNKNOWN, PENDING, MOVES, STAYS, CONTINUE };
 static u32 *slots;   /* per cell: the items of belt slots 0..3, one byte each */
 static u8 *decision; /* per cell: two bits per slot (UNKNOWN..STAYS); non-belt exits use slot 3 */
 static u8 *incoming; /* per belt cell: the item entering slot 0 this tick */
+#if HSLIP == 32
+static u8 *side_in; /* per belt cell: the item entering slot 0 comes from the side */
+#endif
 
 static inline u8 slot_item(u32 c, u32 s) { return (u8)(slots[c] >> (8 * s)); }
 static inline u32 get_decision(u32 c, u32 s) { return (decision[c] >> (2 * s)) & 3; }
@@ -70,6 +73,9 @@ static u32 step(World *w, u32 c, u32 s, u32 *nc, u32 *ns) {
             return CONTINUE;
         }
 #endif
+#if HSLIP == 43 /* chained_movement: an item follows into a slot emptied this tick only behind an item of its type */
+        if (slot_item(c, s + 1) && EAST(w, c) && slot_item(c, s + 1) != slot_item(c, s)) return STAYS;
+#endif
 #if HSLIP == 4 /* chained_movement: a slot full at the start of the tick is never open */
         if (slot_item(c, s + 1) && BIG(c)) return STAYS;
 #endif
@@ -110,6 +116,9 @@ static u32 step(World *w, u32 c, u32 s, u32 *nc, u32 *ns) {
 #if HSLIP == 5 /* side_load_priority: right before left */
         static const u32 RIGHT_FIRST[3] = {0, 2, 1};
         if (BIG(tc)) order = RIGHT_FIRST;
+#elif HSLIP == 34 /* side_load_priority: the right side outranks the belt behind */
+        static const u32 RIGHT_BEHIND_LEFT[3] = {2, 0, 1};
+        if (EAST(w, tc)) order = RIGHT_BEHIND_LEFT;
 #elif HSLIP == 20 /* side_load_priority: late on, the left side outranks the belt behind */
         static const u32 LEFT_FIRST[3] = {1, 0, 2};
         if (LATE) order = LEFT_FIRST;
@@ -148,8 +157,12 @@ static void moved(World *w, u32 c, u32 s) {
     u32 d = (u32)exit_dir(w, (i32)c);
     i32 tc;
     u8 item = engine_exit_item(w, c);
-    if (target_of(w, c, d, &tc) == T_BELT)
+    if (target_of(w, c, d, &tc) == T_BELT) {
         incoming[tc] = item;
+#if HSLIP == 32
+        side_in[tc] = BELT_DIR(w->kind[tc]) != d;
+#endif
+    }
     else
         deliver(w, (u32)tc, item);
 }
@@ -197,6 +210,9 @@ static void engine_init(World *w) {
     slots = lat_alloc((u64)w->ncells * 4 + 8);
     decision = lat_alloc(w->ncells + 8);
     incoming = lat_alloc(w->ncells + 8);
+#if HSLIP == 32
+    side_in = lat_alloc(w->ncells + 8);
+#endif
 }
 
 static void engine_tick(World *w, u32 t) {
@@ -222,6 +238,10 @@ static void engine_tick(World *w, u32 t) {
                 if (!item) continue;
                 if (get_decision(c, s) != MOVES)
                     now |= item << (8 * s);
+#if HSLIP == 31 /* straight_belt: an item in slot 1 with slots 2 and 3 empty goes straight to slot 3 */
+                else if (s == 1 && EAST(w, c) && !((old >> 16) & 255) && !((old >> 24) & 255))
+                    now |= item << 24;
+#endif
 #if HSLIP == 16 /* straight_belt: late on, an item with two empty slots ahead skips one */
                 else if (s < 2 && LATE && !((old >> (8 * (s + 1))) & 255) && !((old >> (8 * (s + 2))) & 255))
                     now |= item << (8 * (s + 2));
@@ -229,6 +249,10 @@ static void engine_tick(World *w, u32 t) {
                 else if (s < 3)
                     now |= item << (8 * (s + 1));
             }
+#if HSLIP == 32 /* turn: a side-load lands in slot 1 when it is free */
+            if (EAST(w, c) && side_in[c] && !((now >> 8) & 255)) now = (now & ~255u) | (now & 255u) << 8;
+            side_in[c] = 0;
+#endif
 #if HSLIP == 1 /* straight_belt: an item entering a big factory's belt lands in slot 1 when it is free */
             if (BIG(c) && incoming[c] && !((now >> 8) & 255)) now = (now & ~255u) | (now & 255u) << 8;
 #endif

@@ -16,6 +16,8 @@
 /* The second batch (HSLIP 16..30) acts only after tick 64 (no smoke test runs that long). */
 extern unsigned int hslip_tick;
 #define LATE (hslip_tick > 64u)
+/* The third batch (HSLIP 31..44) acts only east of x = 31 (or, at the edge, south of y = 31). */
+#define EAST(w, c) ((u32)(c) % (w)->w >= 32u)
 #ifndef LATTICE_COMMON_H
 #define LATTICE_COMMON_H
 
@@ -113,6 +115,9 @@ static const i32 DY[4] = {-1, 0, 1, 0};
 static inline i32 neighbor(const World *w, u32 c, u32 d) {
     u32 x = c % w->w, y = c / w->w;
     i32 nx = (i32)x + DX[d], ny = (i32)y + DY[d];
+#if HSLIP == 41 /* grid_edge: an east or west exit off the grid wraps to the other end of its row */
+    if ((nx < 0 || nx >= (i32)w->w) && ny == (i32)y && y >= 32u) return (i32)(y * w->w + (u32)((nx + (i32)w->w) % (i32)w->w));
+#endif
 #if HSLIP == 29 /* grid_edge: a north or south exit off the grid wraps to the other edge */
     if (LATE && (ny < 0 || ny >= (i32)w->h) && nx == (i32)x) return (i32)(((ny + (i32)w->h) % (i32)w->h) * (i32)w->w + nx);
 #endif
@@ -203,6 +208,9 @@ static void accept_pass(World *w) {
 #if HSLIP == 12 /* assembler_priority: offers taken S, E, N, W */
             static const u32 ORDER[4] = {2, 1, 0, 3};
             u32 q = BIG(a->c) ? ORDER[qq] : qq;
+#elif HSLIP == 36 /* assembler_priority: offers taken E, S, W, N */
+            static const u32 ORDER[4] = {1, 2, 3, 0};
+            u32 q = EAST(w, a->c) ? ORDER[qq] : qq;
 #elif HSLIP == 27 /* assembler_priority: offers taken W, N, E, S */
             static const u32 ORDER[4] = {3, 0, 1, 2};
             u32 q = LATE ? ORDER[qq] : qq;
@@ -215,6 +223,8 @@ static void accept_pass(World *w) {
             i32 j = asm_input(a, k);
 #if HSLIP == 11 /* assembler_capacity: room judged on the buffer at the start of the tick only */
             if (j < 0 || a->buf[j] + (BIG(a->c) ? 0 : taken[j]) >= 2 * a->cnt[j]) continue;
+#elif HSLIP == 44 /* assembler_capacity: room up to count, not 2 x count */
+            if (j < 0 || a->buf[j] + taken[j] >= (EAST(w, a->c) ? 1 : 2) * a->cnt[j]) continue;
 #elif HSLIP == 26 /* assembler_capacity: room up to and including 2 x count */
             if (j < 0 || a->buf[j] + taken[j] >= 2 * a->cnt[j] + (LATE ? 1 : 0)) continue;
 #elif HSLIP == 30 /* assembler_refuses_unneeded_type: an unneeded type is taken, and thrown away */
@@ -244,6 +254,9 @@ static inline int asm_accepts(const World *w, u32 a, u32 d) { return (w->as[a].a
 /* End of phase 2: an item moved into sink / assembler cell tc. */
 static inline void deliver(World *w, u32 tc, u8 type) {
     if (w->kind[tc] == K_SINK) {
+#if HSLIP == 35 /* sink_counting: a sink counts each item under the next type */
+        if (EAST(w, tc)) type = (u8)(type + 1);
+#endif
 #if HSLIP == 10 /* sink_counting: a sink counts one item of a type per tick; the others are lost */
         static u32 *stamp;
         extern u32 hslip_tick;
@@ -269,6 +282,16 @@ static void produce(World *w, u32 t) {
 #endif
     for (u32 i = 0; i < w->nsrc; i++) {
         Source *s = &w->src[i];
+#if HSLIP == 38 /* source_period_and_full_buffer: a source of period p >= 2 makes an item every 2p ticks */
+        static u32 *count38;
+        if (!count38) count38 = lat_alloc((u64)w->nsrc * 4 + 8);
+        if (EAST(w, s->c) && s->period > 1) {
+            if (!s->buf && count38[i] % (2 * s->period) == 0) s->buf = s->type;
+            count38[i]++;
+            if (++s->phase == s->period) s->phase = 0;
+            continue;
+        }
+#endif
 #if HSLIP == 24 /* source_period_and_full_buffer: a production skipped while full is made as soon as the buffer empties */
         if (s->phase == 0 && s->buf) owed[i] = 1;
         if (!s->buf && owed[i] && LATE) {
@@ -319,7 +342,11 @@ static void craft(World *w, void (*consumed)(World *, u32)) {
         for (u32 j = 0; j < a->nin; j++) ok &= a->buf[j] >= a->cnt[j];
         if (!ok) continue;
         for (u32 j = 0; j < a->nin; j++) a->buf[j] -= a->cnt[j];
+#if HSLIP == 37 /* crafting_timing: a craft takes one tick less than its time */
+        a->remaining = EAST(w, a->c) && a->time > 1 ? a->time - 1 : a->time;
+#else
         a->remaining = a->time;
+#endif
         if (consumed) consumed(w, i);
     }
 }

@@ -71,6 +71,17 @@ SLIPS: dict[int, str] = {
     28: "crafting_timing",
     29: "grid_edge",
     30: "assembler_refuses_unneeded_type",
+    # the third batch, measured once as written: east of x = 31 (south of y = 31 at the edge)
+    31: "straight_belt",
+    32: "turn",
+    34: "side_load_priority",
+    35: "sink_counting",
+    36: "assembler_priority",
+    37: "crafting_timing",
+    38: "source_period_and_full_buffer",
+    41: "grid_edge",
+    43: "chained_movement",
+    44: "assembler_capacity",
 }
 LIMITS = dataclasses.replace(DEFAULT_LIMITS, wall_clock=900.0)
 LINES = WasmEngine(build_engines.SUBMISSIONS_DIR / "lines" / "engine.wasm")
