@@ -156,7 +156,7 @@ def diagnose(
     )
     trace, _ = trace_tick(scenario, before, tick, factory)
     roots = root_cells(trace, differing)
-    findings = rank_rules(trace, roots, differing, scenario, reference, submission)
+    findings = rank_rules(trace, roots, scenario, before=before, reference=reference, submission=submission)
     explained = bool(findings) and not _unaccounted(findings[0], laws)
     summary = _summary(findings, laws, w, tick, explained=explained)
     return Diagnosis(
@@ -198,21 +198,22 @@ def root_cells(trace: TickTrace, differing: set[int]) -> set[int]:
 def rank_rules(
     trace: TickTrace,
     roots: set[int],
-    differing: set[int],
     scenario: Scenario,
+    *,
+    before: np.ndarray,
     reference: np.ndarray,
     submission: np.ndarray,
 ) -> list[RuleFinding]:
     """Rules with events on root cells, most likely first."""
     active = max(1, len(set(trace.position_cell.values())))  # cells holding an item at the start
     chance = min(1.0, len(roots) / active)
-    ref_cells, sub_cells = _by_cell(reference), _by_cell(submission)
+    ref_cells, sub_cells, pre_cells = _by_cell(reference), _by_cell(submission), _by_cell(before)
     out = []
     for rule, events in trace.events.items():
         hit = [
             (cells, what)
             for cells, what in events
-            if any(c in roots for c in cells) and consistent(rule, cells, what, ref_cells, sub_cells)
+            if any(c in roots for c in cells) and consistent(rule, cells, what, ref_cells, sub_cells, pre_cells)
         ]
         if not hit:
             continue
@@ -232,21 +233,39 @@ def rank_rules(
     return out
 
 
-def consistent(rule: str, cells: tuple[int, ...], what: str, ref_cells: dict, sub_cells: dict) -> bool:
+def consistent(
+    rule: str, cells: tuple[int, ...], what: str, ref_cells: dict, sub_cells: dict, pre_cells: dict
+) -> bool:
     """Whether the submission's state at an event's cells could come from a slip of `rule`
     there (False: the rule decided there, but the submission did not decide otherwise)."""
     at = cells[0]
-    mine, theirs = sub_cells.get(at, []), ref_cells.get(at, [])
+    mine, theirs = sorted(sub_cells.get(at, [])), sorted(ref_cells.get(at, []))
+
+    def differs(c: int) -> bool:
+        return sorted(sub_cells.get(c, [])) != sorted(ref_cells.get(c, []))
+
+    def stayed(c: int) -> bool:  # an item the spec moved on is still where it was
+        before, ref = set(pre_cells.get(c, [])), set(ref_cells.get(c, []))
+        return any(r[0] >> 56 == 1 and r in before and r not in ref for r in sub_cells.get(c, []))
+
     if rule == "straight_belt":  # the item is in the cell, in another slot
-        return _items(mine) == _items(theirs) and sorted(mine) != sorted(theirs)
-    if rule == "turn":  # the item from the side did not come in
-        return _items(mine) < _items(theirs)
-    if rule == "assembler_capacity":  # more taken than there was room for
-        return _buffered(mine) > _buffered(theirs)
+        return _items(mine) == _items(theirs) and mine != theirs
+    if rule == "turn":  # the side-load did not come in, or came in otherwise
+        return any(differs(c) for c in cells)
+    if rule == "side_load_priority":  # another contender moved
+        return any(differs(c) for c in cells[1:])
+    if rule == "compression_behind_blocked_exit":
+        return any(stayed(c) for c in cells)
+    if rule == "chained_movement":  # (a train of one type that stands still shows only at its ends)
+        return any(differs(c) for c in cells)
+    if rule == "grid_edge":  # the item left the grid's edge
+        return _items(mine) < _items(theirs) or any(differs(c) for c in cells[1:])
+    if rule == "sink_counting":
+        return mine != theirs
+    if rule == "assembler_capacity":  # more or fewer taken than there was room for
+        return _buffered(mine) != _buffered(theirs)
     if rule == "assembler_priority":  # as many taken, from other sides
-        return _buffered(mine) == _buffered(theirs) and any(
-            sorted(sub_cells.get(c, [])) != sorted(ref_cells.get(c, [])) for c in cells[1:]
-        )
+        return _buffered(mine) == _buffered(theirs) and any(differs(c) for c in cells[1:])
     if rule == "source_period_and_full_buffer":  # an item more (or, for a due one, fewer) there
         mine_n = sum(_items(sub_cells.get(c, [])) for c in cells)
         theirs_n = sum(_items(ref_cells.get(c, [])) for c in cells)
@@ -254,9 +273,9 @@ def consistent(rule: str, cells: tuple[int, ...], what: str, ref_cells: dict, su
     if rule == "crafting_timing":  # the craft's countdown or output differs
         return _craft_state(mine) != _craft_state(theirs)
     if rule == "assembler_refuses_unneeded_type":  # an unneeded type kept, or the offers' fates differ
-        caps = {k for key, _ in theirs if key >> 56 == 6 for k in [key & 0xFF]}
+        caps = {key & 0xFF for key, _ in theirs if key >> 56 == 6}
         odd = any(key >> 56 == 6 and (key & 0xFF) not in caps and (key, v) not in theirs for key, v in mine)
-        return odd or any(sorted(sub_cells.get(c, [])) != sorted(ref_cells.get(c, [])) for c in cells[1:])
+        return odd or any(differs(c) for c in cells[1:])
     return True
 
 

@@ -155,6 +155,12 @@ class TracingFactory(DecisiveFactory):
                     add("assembler_capacity", (c, *feeders), what)
                     add("assembler_priority", (c, *feeders), what)
             accepted = self._accepted(a)
+            taken: dict[int, int] = {}
+            for p, k in held:
+                if p in accepted:
+                    add("assembler_capacity", (c, cells[p >> 2]), f"takes the offer of type {k}: "
+                        f"{buffer[k]} buffered + {taken.get(k, 0)} taken is below {caps[k]}")
+                    taken[k] = taken.get(k, 0) + 1
             refused = False
             for p, k in held:
                 if k not in caps:
@@ -228,6 +234,8 @@ class TracingFactory(DecisiveFactory):
         for hi in compressed:
             add("compression_behind_blocked_exit", (cells[hi],), "closes up the items behind the stuck slot 3")
         for s, feeders in sink_feeds.items():
+            for f in feeders:
+                add("sink_counting", (self._sink_cells[s], f), "takes and counts the item")
             if len(feeders) > 1:
                 add("sink_counting", (self._sink_cells[s], *feeders), f"counts {len(feeders)} items from {len(feeders)} sides")
         return fate
