@@ -73,6 +73,19 @@ static u32 step(World *w, u32 c, u32 s, u32 *nc, u32 *ns) {
             return CONTINUE;
         }
 #endif
+#if HSLIP == 45 /* straight_belt: on odd ticks an item in slot 2 does not step into an empty slot 3 */
+        if (s == 2 && !slot_item(c, 3) && SOUTH(w, c) && (hslip_tick & 1)) return STAYS;
+#endif
+#if HSLIP == 57 /* chained_movement: slot 3 emptied by an item leaving the belt is not open to slot 2 */
+        if (s == 2 && slot_item(c, 3) && SOUTH(w, c)) return STAYS;
+#endif
+#if HSLIP == 58 /* compression_behind_blocked_exit: on odd ticks items close up behind a full slot 3 only if it moves */
+        if (!slot_item(c, s + 1) && SOUTH(w, c) && slot_item(c, 3) && s < 2 && (hslip_tick & 1)) {
+            *nc = c;
+            *ns = 3;
+            return CONTINUE;
+        }
+#endif
 #if HSLIP == 43 /* chained_movement: an item follows into a slot emptied this tick only behind an item of its type */
         if (slot_item(c, s + 1) && EAST(w, c) && slot_item(c, s + 1) != slot_item(c, s)) return STAYS;
 #endif
@@ -106,6 +119,9 @@ static u32 step(World *w, u32 c, u32 s, u32 *nc, u32 *ns) {
 #if HSLIP == 2 /* turn: a big factory's belts never take an item from their right */
         if (BIG(tc) && cont[2] == (i32)c) return STAYS;
 #endif
+#if HSLIP == 46 /* turn: a belt with a feeder behind it never takes a side-load */
+        if (SOUTH(w, tc) && cont[0] >= 0 && cont[0] != (i32)c) return STAYS;
+#endif
 #if HSLIP == 17 /* turn: late on, belts never take an item from their left */
         if (LATE && cont[1] == (i32)c) return STAYS;
 #endif
@@ -116,6 +132,9 @@ static u32 step(World *w, u32 c, u32 s, u32 *nc, u32 *ns) {
 #if HSLIP == 5 /* side_load_priority: right before left */
         static const u32 RIGHT_FIRST[3] = {0, 2, 1};
         if (BIG(tc)) order = RIGHT_FIRST;
+#elif HSLIP == 47 /* side_load_priority: right, then left, then behind */
+        static const u32 RIGHT_LEFT_BEHIND[3] = {2, 1, 0};
+        if (SOUTH(w, tc)) order = RIGHT_LEFT_BEHIND;
 #elif HSLIP == 34 /* side_load_priority: the right side outranks the belt behind */
         static const u32 RIGHT_BEHIND_LEFT[3] = {2, 0, 1};
         if (EAST(w, tc)) order = RIGHT_BEHIND_LEFT;
@@ -179,6 +198,8 @@ static void resolve(World *w, u32 c, u32 s) {
         if (st == PENDING) { /* back at the start: a ring of full slots rotates */
 #if HSLIP == 7 /* ring_rotation: a big factory's full rings stand still */
             result = BIG(cc) ? STAYS : MOVES;
+#elif HSLIP == 49 /* ring_rotation: full rings south of y = 15 rotate one tick in three */
+            result = SOUTH(w, cc) && hslip_tick % 3 ? STAYS : MOVES;
 #elif HSLIP == 22 /* ring_rotation: late on, full rings rotate only on even ticks */
             result = LATE && (hslip_tick & 1) ? STAYS : MOVES;
 #else

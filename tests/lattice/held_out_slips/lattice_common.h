@@ -18,6 +18,8 @@ extern unsigned int hslip_tick;
 #define LATE (hslip_tick > 64u)
 /* The third batch (HSLIP 31..44) acts only east of x = 31 (or, at the edge, south of y = 31). */
 #define EAST(w, c) ((u32)(c) % (w)->w >= 32u)
+/* The fourth batch (HSLIP 45..58) acts only south of y = 15. */
+#define SOUTH(w, c) ((u32)(c) / (w)->w >= 16u)
 #ifndef LATTICE_COMMON_H
 #define LATTICE_COMMON_H
 
@@ -115,6 +117,9 @@ static const i32 DY[4] = {-1, 0, 1, 0};
 static inline i32 neighbor(const World *w, u32 c, u32 d) {
     u32 x = c % w->w, y = c / w->w;
     i32 nx = (i32)x + DX[d], ny = (i32)y + DY[d];
+#if HSLIP == 55 /* grid_edge: an exit off the west edge falls into the cell before it (the row above's last) */
+    if (nx < 0 && d == 3 && SOUTH(w, c) && c > 0) return (i32)c - 1;
+#endif
 #if HSLIP == 41 /* grid_edge: an east or west exit off the grid wraps to the other end of its row */
     if ((nx < 0 || nx >= (i32)w->w) && ny == (i32)y && y >= 32u) return (i32)(y * w->w + (u32)((nx + (i32)w->w) % (i32)w->w));
 #endif
@@ -187,6 +192,12 @@ static void sink_add(World *w, u32 c, u8 type, u64 n) {
         w->sk_key[i] = key;
         w->sk_n++;
     }
+#if HSLIP == 51 /* sink_counting: a sink's count of a type stops at 255 */
+    if (SOUTH(w, c) && w->sk_val[i] + n > 255) {
+        w->sk_val[i] = 255;
+        return;
+    }
+#endif
     w->sk_val[i] += n;
 }
 
@@ -208,6 +219,9 @@ static void accept_pass(World *w) {
 #if HSLIP == 12 /* assembler_priority: offers taken S, E, N, W */
             static const u32 ORDER[4] = {2, 1, 0, 3};
             u32 q = BIG(a->c) ? ORDER[qq] : qq;
+#elif HSLIP == 53 /* assembler_priority: offers taken N, S, E, W */
+            static const u32 ORDER[4] = {0, 2, 1, 3};
+            u32 q = SOUTH(w, a->c) ? ORDER[qq] : qq;
 #elif HSLIP == 36 /* assembler_priority: offers taken E, S, W, N */
             static const u32 ORDER[4] = {1, 2, 3, 0};
             u32 q = EAST(w, a->c) ? ORDER[qq] : qq;
@@ -223,6 +237,14 @@ static void accept_pass(World *w) {
             i32 j = asm_input(a, k);
 #if HSLIP == 11 /* assembler_capacity: room judged on the buffer at the start of the tick only */
             if (j < 0 || a->buf[j] + (BIG(a->c) ? 0 : taken[j]) >= 2 * a->cnt[j]) continue;
+#elif HSLIP == 52 /* assembler_capacity: room judged on this tick's takes alone, the buffer ignored */
+            if (j < 0 || (SOUTH(w, a->c) ? 0 : a->buf[j]) + taken[j] >= 2 * a->cnt[j]) continue;
+#elif HSLIP == 56 /* assembler_refuses_unneeded_type: an idle assembler takes an unneeded type, and throws it away */
+            if (j < 0 && SOUTH(w, a->c) && a->remaining == 0) {
+                mask |= (u8)(1u << q);
+                continue;
+            }
+            if (j < 0 || a->buf[j] + taken[j] >= 2 * a->cnt[j]) continue;
 #elif HSLIP == 44 /* assembler_capacity: room up to count, not 2 x count */
             if (j < 0 || a->buf[j] + taken[j] >= (EAST(w, a->c) ? 1 : 2) * a->cnt[j]) continue;
 #elif HSLIP == 26 /* assembler_capacity: room up to and including 2 x count */
@@ -267,7 +289,7 @@ static inline void deliver(World *w, u32 tc, u8 type) {
         sink_add(w, tc, type, 1);
     } else {
         Assembler *a = &w->as[w->ent[tc]];
-#if HSLIP == 30
+#if HSLIP == 30 || HSLIP == 56
         if (asm_input(a, type) < 0) return;
 #endif
         a->buf[asm_input(a, type)]++;
@@ -276,12 +298,19 @@ static inline void deliver(World *w, u32 tc, u8 type) {
 
 static void produce(World *w, u32 t) {
     (void)t;
+    t = hslip_tick;
 #if HSLIP == 24
     static u8 *owed;
     if (!owed) owed = lat_alloc(w->nsrc + 8);
 #endif
     for (u32 i = 0; i < w->nsrc; i++) {
         Source *s = &w->src[i];
+#if HSLIP == 50 /* source_period_and_full_buffer: a source of period p >= 2 first produces at tick p + 1 */
+        if (t == 1 && SOUTH(w, s->c) && s->period > 1) {
+            if (++s->phase == s->period) s->phase = 0;
+            continue;
+        }
+#endif
 #if HSLIP == 38 /* source_period_and_full_buffer: a source of period p >= 2 makes an item every 2p ticks */
         static u32 *count38;
         if (!count38) count38 = lat_alloc((u64)w->nsrc * 4 + 8);
@@ -341,6 +370,15 @@ static void craft(World *w, void (*consumed)(World *, u32)) {
         u32 ok = 1;
         for (u32 j = 0; j < a->nin; j++) ok &= a->buf[j] >= a->cnt[j];
         if (!ok) continue;
+#if HSLIP == 54 /* crafting_timing: a craft starts the tick after its inputs are all in */
+        static u8 *ready54;
+        if (!ready54) ready54 = lat_alloc(w->nas + 8);
+        if (SOUTH(w, a->c) && !ready54[i]) {
+            ready54[i] = 1;
+            continue;
+        }
+        ready54[i] = 0;
+#endif
         for (u32 j = 0; j < a->nin; j++) a->buf[j] -= a->cnt[j];
 #if HSLIP == 37 /* crafting_timing: a craft takes one tick less than its time */
         a->remaining = EAST(w, a->c) && a->time > 1 ? a->time - 1 : a->time;

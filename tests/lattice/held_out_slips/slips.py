@@ -82,6 +82,20 @@ SLIPS: dict[int, str] = {
     41: "grid_edge",
     43: "chained_movement",
     44: "assembler_capacity",
+    # the fourth batch, measured once as written: south of y = 15
+    45: "straight_belt",
+    46: "turn",
+    47: "side_load_priority",
+    49: "ring_rotation",
+    50: "source_period_and_full_buffer",
+    51: "sink_counting",
+    52: "assembler_capacity",
+    53: "assembler_priority",
+    54: "crafting_timing",
+    55: "grid_edge",
+    56: "assembler_refuses_unneeded_type",
+    57: "chained_movement",
+    58: "compression_behind_blocked_exit",
 }
 LIMITS = dataclasses.replace(DEFAULT_LIMITS, wall_clock=900.0)
 LINES = WasmEngine(build_engines.SUBMISSIONS_DIR / "lines" / "engine.wasm")
