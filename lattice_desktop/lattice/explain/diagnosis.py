@@ -248,8 +248,8 @@ def consistent(
         before, ref = set(pre_cells.get(c, [])), set(ref_cells.get(c, []))
         return any(r[0] >> 56 == 1 and r in before and r not in ref for r in sub_cells.get(c, []))
 
-    if rule == "straight_belt":  # the item is in the cell, in another slot
-        return _items(mine) == _items(theirs) and mine != theirs
+    if rule == "straight_belt":  # the same items in the cell, in other slots
+        return _types(mine) == _types(theirs) and mine != theirs
     if rule == "turn":  # the side-load did not come in, or came in otherwise
         return any(differs(c) for c in cells)
     if rule == "side_load_priority":  # another contender moved
@@ -277,6 +277,10 @@ def consistent(
         odd = any(key >> 56 == 6 and (key & 0xFF) not in caps and (key, v) not in theirs for key, v in mine)
         return odd or any(differs(c) for c in cells[1:])
     return True
+
+
+def _types(records: list[tuple[int, int]]) -> list[int]:
+    return sorted(key & 0xFF for key, _ in records if key >> 56 == 1)
 
 
 def _items(records: list[tuple[int, int]]) -> int:
