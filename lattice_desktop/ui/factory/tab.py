@@ -21,6 +21,7 @@ from lattice_desktop.ui.factory.bookmarks import bookmark_key
 from lattice_desktop.ui.factory.divergence_view import DivergenceNavigator
 from lattice_desktop.ui.factory.empty_state import MapMessage, no_factory_text
 from lattice_desktop.ui.factory.keys import bind_keys
+from lattice_desktop.ui.factory.why import WhyTool
 from lattice_desktop.ui.factory.loader import StateLoader
 from lattice_desktop.ui.factory.opening import (
     CensusCount,
@@ -97,6 +98,7 @@ class FactoryTab(QWidget):
         self.tools = w.tools
         self.transport.bookmarks.seek.connect(self._seek)
         self.bar.hunt.clicked.connect(self.player.hunt)
+        self.why = WhyTool(self)  # "Why?" on a differing cell; the Results tab's jumps
         bind_keys(self)
 
     # --- the public face ------------------------------------------------------------------
