@@ -58,7 +58,7 @@ def diagnosis_lines(d: Diagnosis, *, run_id: int) -> list[str]:
         "",
         shown(d.summary),
         "",
-        "Conservation (tick {:,} → {:,}):".format(d.tick - 1, d.tick),
+        f"Conservation (tick {d.tick - 1:,} → {d.tick:,}):",
     ]
     if not d.conservation:
         lines.append("  every item accounted for on both sides")
@@ -67,10 +67,15 @@ def diagnosis_lines(d: Diagnosis, *, run_id: int) -> list[str]:
     if not d.rules:
         lines.append("  none: no rule's decision touches the cells where the difference starts")
     for i, r in enumerate(d.rules, 1):
-        lines.append(f"  {i}. {r.rule}  (score {r.score:.1f}: {r.hits:,} root cells, {r.events:,} decisions that tick)")
+        lines.append(
+            f"  {i}. {r.rule}  (score {r.score:.1f}: {r.hits:,} root cells, {r.events:,} decisions that tick)"
+        )
         lines.append(f"     {r.sentence}")
         for e in r.evidence[:3]:
-            lines.append(f"     tick {e.tick:,} ({e.cell[0]}, {e.cell[1]}): {shown(e.spec)}; the submission's {shown(e.submission)}")
+            lines.append(
+                f"     tick {e.tick:,} ({e.cell[0]}, {e.cell[1]}): {shown(e.spec)}; "
+                f"the submission's {shown(e.submission)}"
+            )
     return lines
 
 

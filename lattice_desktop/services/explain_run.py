@@ -82,9 +82,9 @@ def explain_run(run: StoredRun, *, case_name: str | None = None, work: Work | No
         case=result.name,
         agrees=row * scenario.snapshot,
         differs=(row + 1) * scenario.snapshot,
-        reference_checksums=lambda d: engine.run(d, work=work)
-        if engine is not None
-        else simulate(parse_scenario(d), work=work),
+        reference_checksums=lambda d: (
+            engine.run(d, work=work) if engine is not None else simulate(parse_scenario(d), work=work)
+        ),
         submission_checksums=lambda d: submission_checksums(sub, d, work=work),
         reference_records=lambda t: playback.records_at(t, work),
         submission_records=lambda t: submission_pairs(sub, scenario, data, t, work=work),

@@ -81,7 +81,14 @@ def test_a_state_that_agrees_is_refused():
     data = entry.input_bytes()
     records = LINES.records(data, 5)
     with pytest.raises(ValueError, match="agree"):
-        diagnose(parse_scenario(data), case="x", tick=5, before=LINES.records(data, 4), reference=records, submission=records)
+        diagnose(
+            parse_scenario(data),
+            case="x",
+            tick=5,
+            before=LINES.records(data, 4),
+            reference=records,
+            submission=records,
+        )
 
 
 def test_the_why_trail_of_a_later_wrong_cell_ends_at_the_first_wrong_decision():

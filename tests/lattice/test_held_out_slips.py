@@ -7,7 +7,14 @@ from __future__ import annotations
 import pytest
 
 from lattice_desktop.lattice.wasm_engine import WasmEngine
-from tests.lattice.held_out_slips.slips import LIMITS, SLIPS, build, explain_first_failure, rank_of, smoke_failures
+from tests.lattice.held_out_slips.slips import (
+    LIMITS,
+    SLIPS,
+    build,
+    explain_first_failure,
+    rank_of,
+    smoke_failures,
+)
 
 
 @pytest.mark.parametrize("n", [5, 24, 46, 54])

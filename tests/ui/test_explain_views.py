@@ -56,11 +56,14 @@ def test_why_traces_a_differing_cell_and_a_results_link_jumps_the_factory_tab(qt
     tab.show()
     tab.show_run(run, case)
     try:
-        qtbot.waitUntil(lambda: tab.divergence is not None and tab.navigator.diff_tick == tab.divergence.tick, timeout=60000)
+        qtbot.waitUntil(
+            lambda: tab.divergence is not None and tab.navigator.diff_tick == tab.divergence.tick,
+            timeout=60000,
+        )
         qtbot.waitUntil(lambda: bool(tab.navigator.marked), timeout=30000)
         cell = sorted(tab.navigator.marked)[0]
         tab.why.why(cell)
-        qtbot.waitUntil(lambda: tab.why.overlay.isVisible(), timeout=30000)
+        qtbot.waitUntil(tab.why.overlay.isVisible, timeout=30000)
         steps = tab.why.overlay.steps
         assert steps[-1].origin and steps[-1].tick == tab.divergence.tick
         last = tab.why.panel.item(tab.why.panel.count() - 1)

@@ -74,7 +74,13 @@ def expected_change(scenario: Scenario, before: np.ndarray, after: np.ndarray, t
 
 
 def check_laws(
-    scenario: Scenario, before: np.ndarray, after: np.ndarray, tick: int, *, side: str, reference: np.ndarray | None = None
+    scenario: Scenario,
+    before: np.ndarray,
+    after: np.ndarray,
+    tick: int,
+    *,
+    side: str,
+    reference: np.ndarray | None = None,
 ) -> list[BrokenLaw]:
     """The laws `after` (one side's records at `tick`) breaks, given `before` (tick - 1).
     `reference`: the reference's records at `tick`, to say where items went missing."""
@@ -103,14 +109,19 @@ def check_laws(
     sinks_before = _sink_counts(before)
     fell = [c for (c, k), n in sinks_before.items() if _sink_counts(after).get((c, k), 0) < n]
     if fell:
-        broken.append(BrokenLaw("sinks_never_lose", side, f"{len(fell):,} sink counts went down", tuple(sorted(set(fell)))))
+        broken.append(
+            BrokenLaw(
+                "sinks_never_lose", side, f"{len(fell):,} sink counts went down", tuple(sorted(set(fell)))
+            )
+        )
     over = _overfull(scenario, after)
     if over:
         broken.append(
             BrokenLaw(
                 "assembler_holds_what_it_needs",
                 side,
-                f"{len(over):,} assemblers hold a type their recipe does not use, or more than twice its count",
+                f"{len(over):,} assemblers hold a type their recipe does not use, "
+                "or more than twice its count",
                 tuple(over),
             )
         )

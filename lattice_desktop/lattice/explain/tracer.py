@@ -46,16 +46,24 @@ class TracingFactory(DecisiveFactory):
         self._head_on: list[tuple[int, int]] = []  # (exit position, head-on belt holder)
         for hi, c in enumerate(self._cells):
             char = scenario.grid[c]
-            d = BELT_DIRS[char] if char in BELT_DIRS else (scenario.sources.get(c) or scenario.assemblers[c]).dir
+            d = (
+                BELT_DIRS[char]
+                if char in BELT_DIRS
+                else (scenario.sources.get(c) or scenario.assemblers[c]).dir
+            )
             x, y = c % w + d.dx, c // w + d.dy
-            if 0 <= x < w and 0 <= y < h and scenario.grid[y * w + x] in BELT_DIRS:
-                if BELT_DIRS[scenario.grid[y * w + x]] == d.opposite():
-                    self._head_on.append((hi * 4 + 3, self._holder_of[y * w + x]))
+            t = y * w + x
+            if 0 <= x < w and 0 <= y < h and BELT_DIRS.get(scenario.grid[t]) == d.opposite():
+                self._head_on.append((hi * 4 + 3, self._holder_of[y * w + x]))
         self._off_grid: list[tuple[int, tuple[int, ...]]] = []  # (exit position, (cell, wrapped cell?))
         wrapped = {p: cell for p, cell, _d in self._wrapped}
         for hi, c in enumerate(self._cells):
             char = scenario.grid[c]
-            d = BELT_DIRS[char] if char in BELT_DIRS else (scenario.sources.get(c) or scenario.assemblers[c]).dir
+            d = (
+                BELT_DIRS[char]
+                if char in BELT_DIRS
+                else (scenario.sources.get(c) or scenario.assemblers[c]).dir
+            )
             x, y = c % w + d.dx, c // w + d.dy
             if not (0 <= x < w and 0 <= y < h):
                 p = hi * 4 + 3
@@ -102,11 +110,19 @@ class TracingFactory(DecisiveFactory):
             target = self._exit_target_cell(hi)
             due = (t - 1) % period == 0
             if hold[pos] and due:
-                self.trace.add("source_period_and_full_buffer", (c, *target), "skips a due production: the buffer is full")
+                self.trace.add(
+                    "source_period_and_full_buffer",
+                    (c, *target),
+                    "skips a due production: the buffer is full",
+                )
             elif not hold[pos] and not due and period > 1:
-                self.trace.add("source_period_and_full_buffer", (c, *target), "makes nothing: no production is due")
+                self.trace.add(
+                    "source_period_and_full_buffer", (c, *target), "makes nothing: no production is due"
+                )
             elif not hold[pos] and due and period > 1:
-                self.trace.add("source_period_and_full_buffer", (c, *target), "makes an item: a production is due")
+                self.trace.add(
+                    "source_period_and_full_buffer", (c, *target), "makes an item: a production is due"
+                )
         super().step()
 
     def _side_name(self, hi: int, pos: int) -> str:
@@ -149,24 +165,43 @@ class TracingFactory(DecisiveFactory):
             feeders = tuple(cells[p >> 2] for p, _ in held)
             for k, n in offers.items():
                 if k in caps and caps[k] <= buffer[k]:
-                    add("assembler_capacity", (c, *feeders), f"refuses {n} offer(s) of type {k}: no room (buffer at 2·count)")
+                    add(
+                        "assembler_capacity",
+                        (c, *feeders),
+                        f"refuses {n} offer(s) of type {k}: no room (buffer at 2·count)",
+                    )
                 if k in caps and 0 < caps[k] - buffer[k] < n:
-                    what = f"takes {caps[k] - buffer[k]} of {n} offers of type {k} (room for no more), N, E, S, W first"
+                    what = (
+                        f"takes {caps[k] - buffer[k]} of {n} offers of type {k} "
+                        "(room for no more), N, E, S, W first"
+                    )
                     add("assembler_capacity", (c, *feeders), what)
                     add("assembler_priority", (c, *feeders), what)
             accepted = self._accepted(a)
             taken: dict[int, int] = {}
             for p, k in held:
                 if p in accepted:
-                    add("assembler_capacity", (c, cells[p >> 2]), f"takes the offer of type {k}: "
-                        f"{buffer[k]} buffered + {taken.get(k, 0)} taken is below {caps[k]}")
+                    add(
+                        "assembler_capacity",
+                        (c, cells[p >> 2]),
+                        f"takes the offer of type {k}: "
+                        f"{buffer[k]} buffered + {taken.get(k, 0)} taken is below {caps[k]}",
+                    )
                     taken[k] = taken.get(k, 0) + 1
             refused = False
             for p, k in held:
                 if k not in caps:
-                    add("assembler_refuses_unneeded_type", (c, cells[p >> 2]), f"refuses type {k}: the recipe does not use it")
+                    add(
+                        "assembler_refuses_unneeded_type",
+                        (c, cells[p >> 2]),
+                        f"refuses type {k}: the recipe does not use it",
+                    )
                 if p in accepted and refused:
-                    add("assembler_refuses_unneeded_type", (c, *feeders), "takes an offer after refusing another")
+                    add(
+                        "assembler_refuses_unneeded_type",
+                        (c, *feeders),
+                        "takes an offer after refusing another",
+                    )
                     break
                 refused = refused or p not in accepted
 
@@ -181,36 +216,58 @@ class TracingFactory(DecisiveFactory):
             for hi, ranked, sides in self._junctions
         ]
         contested = [(hi, held) for hi, held in contested if len(held) >= 2]
-        head_on = [(p, b) for p, b in self._head_on if hold[p] and not any(hold[c] for c in self._contenders[b])]
+        head_on = [
+            (p, b) for p, b in self._head_on if hold[p] and not any(hold[c] for c in self._contenders[b])
+        ]
         head_on = [(p, b) for p, b in head_on if not hold[b * 4]]
-        full = [ring for ring in self._rings if all(hold[p] for p in ring[1]) and len({hold[p] for p in ring[1]}) > 1]
+        full = [
+            ring
+            for ring in self._rings
+            if all(hold[p] for p in ring[1]) and len({hold[p] for p in ring[1]}) > 1
+        ]
         start = list(hold)
         fate = Factory._move(self)
         trace = self.trace
         for pos in fate:
             trace.position_cell[pos] = cells[pos >> 2]
         for hi, held in contested:
-            (first, side), others = held[0], held[1:]
+            (_, side), others = held[0], held[1:]
             what = f"ranks the {side} contender first, ahead of the {' and '.join(o for _, o in others)}"
             add("side_load_priority", (cells[hi], *(cells[p >> 2] for p, _ in held)), what)
         for p, b in head_on:
-            add("opposite_belt_refused", (cells[b], cells[p >> 2]), "refuses the item of the belt facing it head-on")
+            add(
+                "opposite_belt_refused",
+                (cells[b], cells[p >> 2]),
+                "refuses the item of the belt facing it head-on",
+            )
         for ring_cells, positions in full:
             moved = fate.get(positions[0]) == 1
             rule = "ring_rotation" if moved else "jammed_ring"
-            add(rule, ring_cells, "rotates the full ring as a whole" if moved else "holds the full ring still (jammed)")
+            add(
+                rule,
+                ring_cells,
+                "rotates the full ring as a whole" if moved else "holds the full ring still (jammed)",
+            )
         compressed: set[int] = set()
         sink_feeds: dict[int, list[int]] = {}
-        for pos, moved in fate.items():
-            if not moved:
+        for pos, fated in fate.items():
+            if not fated:
                 continue
             hi = pos >> 2
             c = cells[hi]
             if pos & 3 != 3:
                 if not start[pos + 1]:
-                    add("straight_belt", (c,), f"moves slot {pos & 3}'s item one slot on, to slot {(pos & 3) + 1}")
+                    add(
+                        "straight_belt",
+                        (c,),
+                        f"moves slot {pos & 3}'s item one slot on, to slot {(pos & 3) + 1}",
+                    )
                 if pos + 1 in fate:
-                    add("chained_movement", (c,), f"moves slot {pos & 3}'s item into slot {(pos & 3) + 1}, emptied this tick")
+                    add(
+                        "chained_movement",
+                        (c,),
+                        f"moves slot {pos & 3}'s item into slot {(pos & 3) + 1}, emptied this tick",
+                    )
                 if fate.get(pos | 3) == 0:
                     compressed.add(hi)
                 continue
@@ -232,12 +289,18 @@ class TracingFactory(DecisiveFactory):
             if pos in self._side_feeders:
                 add("turn", (j, c), "takes the item in from the side")
         for hi in compressed:
-            add("compression_behind_blocked_exit", (cells[hi],), "closes up the items behind the stuck slot 3")
+            add(
+                "compression_behind_blocked_exit", (cells[hi],), "closes up the items behind the stuck slot 3"
+            )
         for s, feeders in sink_feeds.items():
             for f in feeders:
                 add("sink_counting", (self._sink_cells[s], f), "takes and counts the item")
             if len(feeders) > 1:
-                add("sink_counting", (self._sink_cells[s], *feeders), f"counts {len(feeders)} items from {len(feeders)} sides")
+                add(
+                    "sink_counting",
+                    (self._sink_cells[s], *feeders),
+                    f"counts {len(feeders)} items from {len(feeders)} sides",
+                )
         return fate
 
     def _craft(self) -> None:
@@ -246,15 +309,23 @@ class TracingFactory(DecisiveFactory):
             remaining, output = self._remaining[a], hold[hi * 4 + 3]
             buffer = self._buffer[a]
             if remaining == 1:
-                self.trace.add("crafting_timing", (self._asm_cells[a],), "delivers the product: remaining reaches 0")
+                self.trace.add(
+                    "crafting_timing", (self._asm_cells[a],), "delivers the product: remaining reaches 0"
+                )
             elif remaining == 0 and not output and all(buffer[k] >= n for k, n in self._asm_inputs[a]):
-                self.trace.add("crafting_timing", (self._asm_cells[a],), "starts a craft: idle, output empty, inputs in")
+                self.trace.add(
+                    "crafting_timing", (self._asm_cells[a],), "starts a craft: idle, output empty, inputs in"
+                )
             if remaining == 1:
                 output = self._asm_product[a]
             if remaining <= 1 and output:
                 buffer = self._buffer[a]
                 if all(buffer[k] >= n for k, n in self._asm_inputs[a]):
-                    self.trace.add("crafting_timing", (self._asm_cells[a],), "waits to start a craft: the product is still in the output")
+                    self.trace.add(
+                        "crafting_timing",
+                        (self._asm_cells[a],),
+                        "waits to start a craft: the product is still in the output",
+                    )
         Factory._craft(self)
 
 
@@ -275,13 +346,17 @@ def _rings(factory: Factory) -> list[tuple[tuple[int, ...], tuple[int, ...]]]:
             h = succ[h]
         if state.get(h) == 1:
             ring = walk[walk.index(h) :]
-            rings.append((tuple(factory._cells[r] for r in ring), tuple(r * 4 + s for r in ring for s in range(4))))
+            rings.append(
+                (tuple(factory._cells[r] for r in ring), tuple(r * 4 + s for r in ring for s in range(4)))
+            )
         for w in walk:
             state[w] = 2
     return rings
 
 
-def trace_tick(scenario: Scenario, before: np.ndarray, tick: int, factory: TracingFactory | None = None) -> tuple[TickTrace, TracingFactory]:
+def trace_tick(
+    scenario: Scenario, before: np.ndarray, tick: int, factory: TracingFactory | None = None
+) -> tuple[TickTrace, TracingFactory]:
     """The reference's decisions at `tick` from the records `before` (the state after tick - 1).
     `factory`, one made earlier for this scenario, saves rebuilding its tables."""
     factory = factory or TracingFactory(scenario)

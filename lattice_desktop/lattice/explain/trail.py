@@ -107,21 +107,32 @@ def why_trail(
             else:
                 low = middle
         turned = high
-        wrong = [(n, how) for n, how in neighbours(scenario, cell) if turned - 1 > agreed and states.differs(turned - 1, n)]
+        wrong = [
+            (n, how)
+            for n, how in neighbours(scenario, cell)
+            if turned - 1 > agreed and states.differs(turned - 1, n)
+        ]
         wrong.sort(key=lambda item: item[1] != "feeds")  # an item handed in first, then a backed-up exit
         xy = (cell % w, cell // w)
         if not wrong or (wrong[0][0], turned - 1) in seen:
             steps.append(
-                TrailStep(turned, xy, f"turned wrong at tick {turned:,} while its neighbours still agreed: "
-                          "the submission decided otherwise here", True)
+                TrailStep(
+                    turned,
+                    xy,
+                    f"turned wrong at tick {turned:,} while its neighbours still agreed: "
+                    "the submission decided otherwise here",
+                    True,
+                )
             )
             return steps
         n, how = wrong[0]
         nxy = (n % w, n // w)
         text = (
-            f"turned wrong at tick {turned:,}: it takes items from ({nxy[0]}, {nxy[1]}), wrong since tick {turned - 1:,} or before"
+            f"turned wrong at tick {turned:,}: it takes items from ({nxy[0]}, {nxy[1]}), "
+            f"wrong since tick {turned - 1:,} or before"
             if how == "feeds"
-            else f"turned wrong at tick {turned:,}: its exit leads to ({nxy[0]}, {nxy[1]}), wrong the tick before"
+            else f"turned wrong at tick {turned:,}: its exit leads to ({nxy[0]}, {nxy[1]}), "
+            "wrong the tick before"
         )
         steps.append(TrailStep(turned, xy, text, False))
         seen.add((n, turned - 1))

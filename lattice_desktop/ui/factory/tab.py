@@ -21,7 +21,6 @@ from lattice_desktop.ui.factory.bookmarks import bookmark_key
 from lattice_desktop.ui.factory.divergence_view import DivergenceNavigator
 from lattice_desktop.ui.factory.empty_state import MapMessage, no_factory_text
 from lattice_desktop.ui.factory.keys import bind_keys
-from lattice_desktop.ui.factory.why import WhyTool
 from lattice_desktop.ui.factory.loader import StateLoader
 from lattice_desktop.ui.factory.opening import (
     CensusCount,
@@ -32,6 +31,7 @@ from lattice_desktop.ui.factory.opening import (
 )
 from lattice_desktop.ui.factory.player import Player
 from lattice_desktop.ui.factory.tab_layout import FactoryTabWidgets
+from lattice_desktop.ui.factory.why import WhyTool
 from lattice_desktop.ui.latest_query import LatestQuery
 
 

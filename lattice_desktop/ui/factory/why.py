@@ -40,12 +40,17 @@ def trail_of(
         return playback.records_at(t, work)
 
     return why_trail(
-        scenario, cell=cell, tick=tick, agreed=agreed, reference_records=reference, submission_records=submission
+        scenario,
+        cell=cell,
+        tick=tick,
+        agreed=agreed,
+        reference_records=reference,
+        submission_records=submission,
     )
 
 
 class WhyTool(QObject):
-    """"Why?" for the tab's map; `go_to` for the Results tab's links."""
+    """ "Why?" for the tab's map; `go_to` for the Results tab's links."""
 
     def __init__(self, tab: FactoryTab) -> None:
         super().__init__(tab)
@@ -59,7 +64,7 @@ class WhyTool(QObject):
         self.panel.itemClicked.connect(self._step_chosen)
         self._query = LatestQuery(self._show, self)
         self._query.failed.connect(self._failed)
-        self._pending: tuple[int, int] | None = None  # (tick, cell) to show once a scenario opens
+        self._pending: tuple[int, tuple[int, int]] | None = None  # (tick, (x, y)) once a scenario opens
         for widget in (tab.canvas, tab.canvas.viewport()):
             widget.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
         tab.canvas.customContextMenuRequested.connect(self._context_menu)
@@ -90,7 +95,9 @@ class WhyTool(QObject):
             return
         found = tab.divergence
         agreed = found.agreed if found is not None and found.tick <= tab.tick else self._last_agreeing()
-        self._say(f"Why? — tracing ({cell % playback.scenario.width}, {cell // playback.scenario.width}) back…")
+        self._say(
+            f"Why? — tracing ({cell % playback.scenario.width}, {cell // playback.scenario.width}) back…"
+        )
         self._query.request(trail_of, playback, sub, cell, tab.tick, agreed, work=True)
 
     def _last_agreeing(self) -> int:
@@ -128,7 +135,9 @@ class WhyTool(QObject):
     def _place_panel(self) -> None:
         canvas = self.tab.canvas
         width = min(560, max(240, canvas.width() - 16))
-        height = min(self.panel.sizeHintForRow(0) * (self.panel.count() + 1) + 8, max(60, canvas.height() // 2))
+        height = min(
+            self.panel.sizeHintForRow(0) * (self.panel.count() + 1) + 8, max(60, canvas.height() // 2)
+        )
         self.panel.setGeometry(8, max(8, canvas.height() - height - 8), width, height)
         self.panel.show()
         self.panel.raise_()

@@ -38,8 +38,7 @@ def diagnosis_html(d: Diagnosis) -> str:
         f"<a href='{link}'>{d.tick:,} at ({d.cell[0]}, {d.cell[1]})</a>, {d.differing_cells:,} cells differ",
         html.escape(d.summary),
     ]
-    for law in d.conservation:
-        rows.append(f"⚠ {html.escape(law.side)}: {html.escape(law.text)}")
+    rows += [f"⚠ {html.escape(law.side)}: {html.escape(law.text)}" for law in d.conservation]
     for i, rule in enumerate(d.rules[:MAX_RULES]):
         head = "Likely rule" if i == 0 and d.explained else ("Decided nearby" if not d.explained else "Also")
         rows.append(f"{head}: <b><code>{html.escape(rule.rule)}</code></b> — {html.escape(rule.sentence)}")

@@ -106,7 +106,11 @@ def build(n: int) -> Path:
     args = [*COMPILE_ARGS]
     args.insert(args.index("-o"), f"-DHSLIP={n}")
     digest = hashlib.sha256()
-    for part in ((HERE / "engine.c").read_bytes(), (HERE / "lattice_common.h").read_bytes(), "\0".join(args).encode()):
+    for part in (
+        (HERE / "engine.c").read_bytes(),
+        (HERE / "lattice_common.h").read_bytes(),
+        "\0".join(args).encode(),
+    ):
         digest.update(part + b"\0")
     digest.update(importlib.metadata.version("ziglang").encode())
     folder = cache_dir().parent / "held-out-slips" / f"{n}-{digest.hexdigest()[:16]}"
@@ -118,7 +122,9 @@ def build(n: int) -> Path:
     try:
         for name in ("engine.c", "lattice_common.h"):
             shutil.copyfile(HERE / name, staging / name)
-        done = subprocess.run([sys.executable, *args], check=False, cwd=staging, capture_output=True, text=True)
+        done = subprocess.run(
+            [sys.executable, *args], check=False, cwd=staging, capture_output=True, text=True
+        )
         if done.returncode:
             raise RuntimeError(f"building slip {n} failed:\n{done.stderr}")
         folder.mkdir(exist_ok=True)
@@ -131,9 +137,7 @@ def build(n: int) -> Path:
 def smoke_failures(engine: WasmEngine) -> list[str]:
     case = load_case(demo_case())
     return [
-        e.name
-        for e in case.cases
-        if e.is_smoke and engine.run(e.input_bytes()) != _u64s(e.expected_bytes())
+        e.name for e in case.cases if e.is_smoke and engine.run(e.input_bytes()) != _u64s(e.expected_bytes())
     ]
 
 
@@ -186,7 +190,10 @@ def main(argv: list[str]) -> int:
             continue
         rank = rank_of(d, SLIPS[n])
         top = d.rules[0].rule if d.rules else "(none)"
-        print(f"| {n} | `{SLIPS[n]}` | {len(failed)} | {d.case} | {d.tick} | {rank or '—'} | `{top}` | {took:.0f} s", flush=True)
+        print(
+            f"| {n} | `{SLIPS[n]}` | {len(failed)} | {d.case} | {d.tick} | {rank or '—'} | `{top}` | {took:.0f} s",
+            flush=True,
+        )
     return 0
 
 
