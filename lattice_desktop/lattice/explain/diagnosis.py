@@ -216,14 +216,18 @@ def rank_rules(
     """Rules with events on root cells, most likely first."""
     active = max(1, len(set(trace.position_cell.values())))  # cells holding an item at the start
     chance = min(1.0, len(roots) / active)
-    ref_cells, sub_cells, pre_cells = _by_cell(reference), _by_cell(submission), _by_cell(before)
+    touching = {
+        rule: [(cells, what) for cells, what in events if any(c in roots for c in cells)]
+        for rule, events in trace.events.items()
+    }
+    wanted = roots | {c for events in touching.values() for cells, _ in events for c in cells}
+    ref_cells, sub_cells, pre_cells = (_by_cell(p, wanted) for p in (reference, submission, before))
     out = []
     for rule, events in trace.events.items():
         hit = [
             (cells, what)
-            for cells, what in events
-            if any(c in roots for c in cells)
-            and consistent(rule, cells, what, ref_cells, sub_cells, pre_cells)
+            for cells, what in touching[rule]
+            if consistent(rule, cells, what, ref_cells, sub_cells, pre_cells)
         ]
         if not hit:
             continue
@@ -248,9 +252,11 @@ def rank_rules(
 _EVERYWHERE = {"straight_belt", "chained_movement", "turn"}
 
 
-def _by_cell(pairs: np.ndarray) -> dict[int, list[tuple[int, int]]]:
+def _by_cell(pairs: np.ndarray, cells: set[int]) -> dict[int, list[tuple[int, int]]]:
+    """The records of these cells, by cell."""
+    rows = np.isin(key_cells(pairs[:, 0]), np.fromiter(cells, np.int64, len(cells)))
     out: dict[int, list[tuple[int, int]]] = {}
-    for key, value in zip(pairs[:, 0].tolist(), pairs[:, 1].tolist(), strict=True):
+    for key, value in zip(pairs[rows, 0].tolist(), pairs[rows, 1].tolist(), strict=True):
         out.setdefault((key >> 16) & 0xFFFFFF, []).append((key, value))
     return out
 

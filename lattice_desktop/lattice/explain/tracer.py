@@ -10,6 +10,7 @@ events against the cells where the submission's state differs.
 
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -354,16 +355,27 @@ def _rings(factory: Factory) -> list[tuple[tuple[int, ...], tuple[int, ...]]]:
     return rings
 
 
+_LOCK = threading.Lock()
+_BUILT: dict[int, TracingFactory] = {}  # the last scenario's tables (seconds to build at 512²)
+
+
 def trace_tick(
     scenario: Scenario, before: np.ndarray, tick: int, factory: TracingFactory | None = None
 ) -> tuple[TickTrace, TracingFactory]:
     """The reference's decisions at `tick` from the records `before` (the state after tick - 1).
-    `factory`, one made earlier for this scenario, saves rebuilding its tables."""
-    factory = factory or TracingFactory(scenario)
-    _reset(factory)
-    factory.seed(before, tick - 1)
-    factory.step()
-    return factory.trace, factory
+    `factory`: one made for this scenario; else the last one built for it is reused (one
+    diagnosis at a time runs on it), or one is built."""
+    with _LOCK:
+        if factory is None:
+            factory = _BUILT.get(id(scenario))
+            if factory is None or factory.scenario is not scenario:
+                factory = TracingFactory(scenario)
+                _BUILT.clear()
+                _BUILT[id(scenario)] = factory
+        _reset(factory)
+        factory.seed(before, tick - 1)
+        factory.step()
+        return factory.trace, factory
 
 
 def _reset(factory: TracingFactory) -> None:

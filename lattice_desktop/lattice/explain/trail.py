@@ -18,7 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from lattice_desktop.lattice.divergence import Records
-from lattice_desktop.lattice.records import as_pairs, key_cells
+from lattice_desktop.lattice.records import as_pairs
 from lattice_desktop.lattice.world import BELT_DIRS, Dir, Scenario
 
 MAX_STEPS = 64
@@ -36,22 +36,24 @@ class TrailStep:
 
 
 class _States:
-    """Both sides' records by tick and cell, each tick read once."""
+    """Both sides' records by tick (each tick read once), looked up by cell."""
 
     def __init__(self, reference: Callable[[int], Records], submission: Callable[[int], Records]) -> None:
         self._sides = (reference, submission)
-        self._cells: dict[tuple[int, int], dict[int, frozenset]] = {}
+        self._pairs: dict[tuple[int, int], np.ndarray] = {}
 
     def cell(self, side: int, tick: int, cell: int) -> frozenset:
         key = (side, tick)
-        if key not in self._cells:
-            pairs = as_pairs(self._sides[side](tick))
-            cells = key_cells(pairs[:, 0]) if len(pairs) else np.zeros(0, np.int64)
-            by_cell: dict[int, set] = {}
-            for c, k, v in zip(cells.tolist(), pairs[:, 0].tolist(), pairs[:, 1].tolist(), strict=True):
-                by_cell.setdefault(c, set()).add((k, v))
-            self._cells[key] = {c: frozenset(s) for c, s in by_cell.items()}
-        return self._cells[key].get(cell, frozenset())
+        if key not in self._pairs:
+            self._pairs[key] = as_pairs(self._sides[side](tick))
+        pairs = self._pairs[key]
+        keys = pairs[:, 0]
+        out = set()
+        for kind in range(1, 7):  # a cell's records of one kind are one run of sorted keys
+            low = np.uint64(kind << 56 | cell << 16)
+            start, end = np.searchsorted(keys, [low, low + np.uint64(1 << 16)])
+            out.update(zip(keys[start:end].tolist(), pairs[start:end, 1].tolist(), strict=True))
+        return frozenset(out)
 
     def differs(self, tick: int, cell: int) -> bool:
         return self.cell(0, tick, cell) != self.cell(1, tick, cell)
