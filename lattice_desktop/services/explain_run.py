@@ -29,6 +29,10 @@ class NotWrong(UserError):
     """The run has no wrong answer to explain."""
 
 
+class NotLattice(UserError):
+    """The run's case is not a Lattice factory: there is no rule of the spec to name."""
+
+
 def wrong_result(run: StoredRun, case_name: str | None) -> CaseResult:
     """The scenario to explain: `case_name`, or the run's first wrong one."""
     wrong = [r for r in run.results if r.mismatch is not None]
@@ -63,7 +67,10 @@ def explain_run(run: StoredRun, *, case_name: str | None = None, work: Work | No
         raise UserError(f"run {run.id}'s case cannot be read: {exc}") from None
     entry = case.entry(result.name)
     data = entry.input_bytes()
-    scenario = parse_scenario(data)
+    try:
+        scenario = parse_scenario(data)
+    except UserError as exc:
+        raise NotLattice(f"{result.name} is not a Lattice scenario, so no rule can be named: {exc}") from None
     path = cache_path(run, case.manifest_hash, result.name)
     cached = _load(path, scenario.width)
     if cached is not None:

@@ -16,6 +16,7 @@ from lattice_desktop.store.queries import load_run
 from lattice_desktop.store.writer import Writer
 from lattice_desktop.ui.factory.tab import FactoryTab
 from lattice_desktop.ui.results.diagnosis import DiagnosisPanel
+from tests.core.wat_cases import ECHO_CASES, module_with_run_body, write_case, write_submission
 
 BUGGY = build_engines.SUBMISSIONS_DIR / "buggy"
 
@@ -79,3 +80,18 @@ def test_why_traces_a_differing_cell_and_a_results_link_jumps_the_factory_tab(qt
     finally:
         tab.shutdown()
         QThreadPool.globalInstance().waitForDone(30000)
+
+
+def test_a_wrong_run_of_a_case_that_is_not_a_factory_shows_no_diagnosis(qtbot, tmp_path):
+    case = load_case(write_case(tmp_path / "case", ECHO_CASES))
+    wrong = write_submission(tmp_path / "wrong", module_with_run_body("(i64.const 0x0000040000000002)"))
+    writer = Writer(open_database(tmp_path / "runs.db"))
+    stored = grade_and_store(case, load_submission(wrong), writer=writer)
+    writer.close()
+    run = load_run(stored.run_id)
+    assert any(r.mismatch is not None for r in run.results)
+    panel = DiagnosisPanel()
+    qtbot.addWidget(panel)
+    panel.show_run(run)
+    qtbot.waitUntil(panel.isHidden, timeout=30000)
+    assert panel.diagnosis is None

@@ -11,7 +11,7 @@ from PySide6.QtCore import Qt, Signal, Slot
 from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
 from lattice_desktop.lattice.explain.diagnosis import Diagnosis
-from lattice_desktop.services.explain_run import NotWrong, explain_run
+from lattice_desktop.services.explain_run import NotLattice, NotWrong, explain_run
 from lattice_desktop.store.queries import StoredRun
 from lattice_desktop.ui.latest_query import LatestQuery
 from lattice_desktop.work import Step, Work
@@ -20,10 +20,11 @@ MAX_RULES = 3
 
 
 def diagnose_or_none(run: StoredRun, *, work: Work) -> Diagnosis | None:
-    """The run's diagnosis, None when it has no wrong answer (nothing to show)."""
+    """The run's diagnosis, None when there is nothing to show (no wrong answer, or a case
+    that is not a Lattice factory)."""
     try:
         return explain_run(run, work=work)
-    except NotWrong:
+    except (NotWrong, NotLattice):
         return None
 
 
