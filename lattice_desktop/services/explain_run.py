@@ -53,7 +53,8 @@ def wrong_result(run: StoredRun, case_name: str | None) -> CaseResult:
 
 
 def cache_path(run: StoredRun, case_hash: str, name: str) -> Path:
-    key = hashlib.sha256(f"{CACHE_VERSION}\0{run.id}\0{case_hash}\0{name}".encode()).hexdigest()
+    parts = (CACHE_VERSION, run.id, run.module_sha256, run.submission_path, case_hash, name)
+    key = hashlib.sha256("\0".join(map(str, parts)).encode()).hexdigest()
     return keyframe_cache.cache_dir().parent / "diagnoses" / f"{key}.json"
 
 

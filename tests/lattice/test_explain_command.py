@@ -11,7 +11,8 @@ from tests.core.wat_cases import ECHO, ECHO_CASES, write_case, write_submission
 BUGGY = build_engines.SUBMISSIONS_DIR / "buggy"
 
 
-def test_explain_a_wrong_run_as_text_and_json_and_twice_from_the_cache(tmp_path, capsys):
+def test_explain_a_wrong_run_as_text_and_json_and_twice_from_the_cache(tmp_path, capsys, monkeypatch):
+    monkeypatch.setenv("LATTICE_DESKTOP_CACHE", str(tmp_path / "cache"))
     db = ["--db", str(tmp_path / "runs.db")]
     main(["grade", str(BUGGY), *db])
     capsys.readouterr()
@@ -24,6 +25,11 @@ def test_explain_a_wrong_run_as_text_and_json_and_twice_from_the_cache(tmp_path,
     assert main(["explain", "1", *db]) == 0  # the second time from the cache, as text
     text = capsys.readouterr().out
     assert "Most likely broken: side_load_priority" in text and "§4c" in text
+    stored = list((tmp_path / "cache").rglob("diagnoses/*.json"))
+    assert len(stored) == 1
+    stored[0].write_text("{not json")  # a damaged cache entry is worked out again
+    assert main(["explain", "1", "--json", *db]) == 0
+    assert json.loads(capsys.readouterr().out)["rules"][0]["rule"] == "side_load_priority"
 
 
 def test_a_case_the_run_got_right_or_does_not_have_is_a_usage_error(tmp_path, capsys):

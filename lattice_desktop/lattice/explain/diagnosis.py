@@ -25,6 +25,7 @@ from lattice_desktop.lattice.explain.rule_text import SPEC_SENTENCE
 from lattice_desktop.lattice.explain.tracer import TickTrace, TracingFactory, trace_tick
 from lattice_desktop.lattice.records import as_pairs, diff_pairs, key_cells
 from lattice_desktop.lattice.world import Scenario
+from lattice_desktop.work import Work
 
 MAX_EVIDENCE = 8
 
@@ -140,6 +141,7 @@ def diagnose(
     reference: np.ndarray,
     submission: np.ndarray,
     factory: TracingFactory | None = None,
+    work: Work | None = None,
 ) -> Diagnosis:
     """The diagnosis of the first wrong tick `tick`: `before` is the state both agreed on
     after tick - 1, `reference` and `submission` the two states at `tick` (record pairs)."""
@@ -154,7 +156,10 @@ def diagnose(
         check_laws(scenario, before, submission, tick, side="submission", reference=reference)
         + check_laws(scenario, before, reference, tick, side="reference")
     )
+    work = work or Work()
+    work.raise_if_cancelled()
     trace, _ = trace_tick(scenario, before, tick, factory)
+    work.raise_if_cancelled()
     roots = root_cells(trace, differing)
     findings = rank_rules(trace, roots, scenario, before=before, reference=reference, submission=submission)
     explained = bool(findings) and not _unaccounted(findings[0], laws)

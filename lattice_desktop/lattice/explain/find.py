@@ -47,5 +47,6 @@ def explain_scenario(
         before=before,
         reference=as_pairs(reference_records(found.tick)),
         submission=as_pairs(submission_records(found.tick)),
+        work=work,
     )
     return found, diagnosis

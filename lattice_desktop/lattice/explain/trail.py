@@ -48,7 +48,7 @@ class _States:
             self._pairs[key] = as_pairs(self._sides[side](tick))
         pairs = self._pairs[key]
         keys = pairs[:, 0]
-        out = set()
+        out: set[tuple[int, int]] = set()
         for kind in range(1, 7):  # a cell's records of one kind are one run of sorted keys
             low = np.uint64(kind << 56 | cell << 16)
             start, end = np.searchsorted(keys, [low, low + np.uint64(1 << 16)])
