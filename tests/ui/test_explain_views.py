@@ -36,7 +36,8 @@ def test_the_results_diagnosis_names_the_rule_and_its_links_name_a_place(qtbot, 
     qtbot.addWidget(panel)
     panel.show_run(run)
     assert not panel.isHidden() and "finding the first wrong tick" in panel.label.text()
-    qtbot.waitUntil(lambda: panel.diagnosis is not None, timeout=60000)
+    assert not panel.done
+    qtbot.waitUntil(lambda: panel.done, timeout=60000)
     d = panel.diagnosis
     assert d.rules[0].rule == "side_load_priority"
     text = panel.label.text()

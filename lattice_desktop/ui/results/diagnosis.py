@@ -70,6 +70,7 @@ class DiagnosisPanel(QWidget):
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.label)
         self.diagnosis: Diagnosis | None = None
+        self.done = True  # nothing under way: a diagnosis, nothing to show, or a failure is shown
         self._query = LatestQuery(self._show, self, on_step=self._progress)
         self._query.failed.connect(self._failed)
         self.hide()
@@ -77,12 +78,13 @@ class DiagnosisPanel(QWidget):
     def show_run(self, run: StoredRun | None) -> None:
         """Explain `run` in the background if it has a wrong answer; else hide."""
         self._query.forget()
-        self.diagnosis = None
+        self.diagnosis, self.done = None, True
         if run is None or not any(r.mismatch is not None for r in run.results):
             self.hide()
             return
         self.label.setText("<b>Why it is wrong</b> — finding the first wrong tick and the rule behind it…")
         self.show()
+        self.done = False
         self._query.request(diagnose_or_none, run, work=True)
 
     def stop(self) -> None:
@@ -90,7 +92,7 @@ class DiagnosisPanel(QWidget):
 
     @Slot(object)
     def _show(self, diagnosis: Diagnosis | None) -> None:
-        self.diagnosis = diagnosis
+        self.diagnosis, self.done = diagnosis, True
         if diagnosis is None:
             self.hide()
             return
@@ -105,6 +107,7 @@ class DiagnosisPanel(QWidget):
     def _failed(self, message: str, trace: str) -> None:
         self.label.setText(f"<b>Why it is wrong</b> — the diagnosis failed: {html.escape(message)}")
         self.label.setToolTip(trace)
+        self.done = True
         self.show()
 
     @Slot(str)
