@@ -1,6 +1,6 @@
 """One tick of the reference rules from a given state, noting every decision a rule makes.
 
-`trace_tick` seeds the reference engine (`DecisiveFactory`) with the state after tick t-1
+`trace_tick` seeds the reference engine (`rules.Factory`) with the state after tick t-1
 (the records both engines agreed on) and runs tick t, recording for each rule of the spec
 (named by its smoke test) the events where a slip of that rule would decide differently,
 each with the cells it involves, and for every item its *successor*: the item whose fate
@@ -15,7 +15,6 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from lattice_desktop.lattice.decisive import DecisiveFactory
 from lattice_desktop.lattice.rules import _BELT, _SINK, Factory
 from lattice_desktop.lattice.world import BELT_DIRS, Scenario
 
@@ -37,43 +36,47 @@ class TickTrace:
         self.events.setdefault(rule, []).append((cells, what))
 
 
-class TracingFactory(DecisiveFactory):
+class TracingFactory(Factory):
     """The reference rules, seeded from records, noting each rule's decisions for one tick."""
 
     def __init__(self, scenario: Scenario) -> None:
         super().__init__(scenario)
         self.trace = TickTrace(0)
-        w, h = scenario.width, scenario.height
-        self._head_on: list[tuple[int, int]] = []  # (exit position, head-on belt holder)
-        for hi, c in enumerate(self._cells):
-            char = scenario.grid[c]
-            d = (
-                BELT_DIRS[char]
-                if char in BELT_DIRS
+        w, h, grid, cells = scenario.width, scenario.height, scenario.grid, self._cells
+        dirs = [
+            int(
+                BELT_DIRS[grid[c]]
+                if grid[c] in BELT_DIRS
                 else (scenario.sources.get(c) or scenario.assemblers[c]).dir
             )
-            x, y = c % w + d.dx, c // w + d.dy
-            t = y * w + x
-            if 0 <= x < w and 0 <= y < h and BELT_DIRS.get(scenario.grid[t]) == d.opposite():
-                self._head_on.append((hi * 4 + 3, self._holder_of[y * w + x]))
-        self._off_grid: list[tuple[int, tuple[int, ...]]] = []  # (exit position, (cell, wrapped cell?))
-        wrapped = {p: cell for p, cell, _d in self._wrapped}
-        for hi, c in enumerate(self._cells):
-            char = scenario.grid[c]
-            d = (
-                BELT_DIRS[char]
-                if char in BELT_DIRS
-                else (scenario.sources.get(c) or scenario.assemblers[c]).dir
-            )
-            x, y = c % w + d.dx, c // w + d.dy
-            if not (0 <= x < w and 0 <= y < h):
-                p = hi * 4 + 3
-                self._off_grid.append((p, (c, wrapped[p]) if p in wrapped else (c,)))
-        self._junctions = [
-            (hi, ranked, tuple(self._side_name(hi, p) for p in ranked))
-            for hi, ranked in enumerate(self._contenders)
-            if len(ranked) >= 2
+            for c in cells
         ]
+        dx, dy = (0, 1, 0, -1), (-1, 0, 1, 0)
+        belt_dir = {code: int(d) for code, d in BELT_DIRS.items()}
+        self._head_on: list[tuple[int, int]] = []  # (exit position, head-on belt holder)
+        self._off_grid: list[tuple[int, tuple[int, ...]]] = []  # (exit position, (cell, row-wrapped cell?))
+        for hi, c in enumerate(cells):
+            d = dirs[hi]
+            x, y = c % w + dx[d], c // w + dy[d]
+            if 0 <= x < w and 0 <= y < h:
+                if belt_dir.get(grid[y * w + x]) == (d + 2) % 4:
+                    self._head_on.append((hi * 4 + 3, self._holder_of[y * w + x]))
+            elif d in (1, 3) and 0 <= c + dx[d] < scenario.cells:
+                self._off_grid.append((hi * 4 + 3, (c, c + dx[d])))
+            else:
+                self._off_grid.append((hi * 4 + 3, (c,)))
+        # Slot-0 contenders by side: a feeder behind exits the way the belt faces, one on the
+        # belt's left exits to the belt's right, one on its right to its left.
+        side_of = {0: "behind", 1: "left", 3: "right"}
+        self._side_feeders: set[int] = set()
+        self._junctions: list[tuple[int, tuple[int, ...], tuple[str, ...]]] = []
+        for hi, ranked in enumerate(self._contenders):
+            if not ranked:
+                continue
+            sides = tuple(side_of.get((dirs[p >> 2] - dirs[hi]) % 4, "?") for p in ranked)
+            self._side_feeders.update(p for p, side in zip(ranked, sides, strict=True) if side != "behind")
+            if len(ranked) >= 2:
+                self._junctions.append((hi, ranked, sides))
         self._rings = _rings(self)
         self._sink_cells = {i: c for c, i in self._sink_of.items()}
 
@@ -125,16 +128,6 @@ class TracingFactory(DecisiveFactory):
                     "source_period_and_full_buffer", (c, *target), "makes an item: a production is due"
                 )
         super().step()
-
-    def _side_name(self, hi: int, pos: int) -> str:
-        """Where the exit at `pos` stands from the belt `hi` it feeds: behind, left or right."""
-        w = self.scenario.width
-        c, f = self._cells[hi], self._cells[pos >> 2]
-        d = BELT_DIRS[self.scenario.grid[c]]
-        for name, side in (("behind", d.opposite()), ("left", d.left()), ("right", d.right())):
-            if f == c + side.dx + side.dy * w:
-                return name
-        return "?"
 
     def _exit_target_cell(self, hi: int) -> tuple[int, ...]:
         """The cell the exit of holder `hi` hands its item to, if any (as a 0- or 1-tuple)."""
