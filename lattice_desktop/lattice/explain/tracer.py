@@ -352,19 +352,26 @@ _LOCK = threading.Lock()
 _BUILT: dict[int, TracingFactory] = {}  # the last scenario's tables (seconds to build at 512²)
 
 
+def prepare(scenario: Scenario) -> TracingFactory:
+    """Build (or find) the tables of `scenario` for `trace_tick`: seconds at 512², so the
+    diagnosis starts it while the engines search for the first wrong tick."""
+    with _LOCK:
+        factory = _BUILT.get(id(scenario))
+        if factory is None or factory.scenario is not scenario:
+            factory = TracingFactory(scenario)
+            _BUILT.clear()
+            _BUILT[id(scenario)] = factory
+        return factory
+
+
 def trace_tick(
     scenario: Scenario, before: np.ndarray, tick: int, factory: TracingFactory | None = None
 ) -> tuple[TickTrace, TracingFactory]:
     """The reference's decisions at `tick` from the records `before` (the state after tick - 1).
     `factory`: one made for this scenario; else the last one built for it is reused (one
     diagnosis at a time runs on it), or one is built."""
+    factory = factory or prepare(scenario)
     with _LOCK:
-        if factory is None:
-            factory = _BUILT.get(id(scenario))
-            if factory is None or factory.scenario is not scenario:
-                factory = TracingFactory(scenario)
-                _BUILT.clear()
-                _BUILT[id(scenario)] = factory
         _reset(factory)
         factory.seed(before, tick - 1)
         factory.step()
