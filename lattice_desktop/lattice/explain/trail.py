@@ -102,6 +102,8 @@ def why_trail(
     seen: set[tuple[int, int]] = set()
     while len(steps) < MAX_STEPS:
         low, high = agreed, tick  # agrees at low (everything does), differs at high
+        if high - low > 1 and states.differs(low + 1, cell):
+            high = low + 1  # wrong from the first tick on (the tick the search read already)
         while high - low > 1:
             middle = (low + high) // 2
             if states.differs(middle, cell):
