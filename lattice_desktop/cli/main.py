@@ -12,6 +12,7 @@ from lattice_desktop.cli import (
     batch_cmd,
     case_cmd,
     compare_cmd,
+    explain_cmd,
     export_cmd,
     grade_cmd,
     harness_cmd,
@@ -45,6 +46,7 @@ def build_parser() -> argparse.ArgumentParser:
         harness_cmd,
         profile_cmd,
         compare_cmd,
+        explain_cmd,
     ):
         module.register(commands)
     return parser

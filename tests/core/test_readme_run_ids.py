@@ -21,8 +21,8 @@ from lattice_desktop.store.run_numbers import stored_kind
 from lattice_desktop.store.writer import Writer
 
 README = Path(__file__).resolve().parents[2] / "README.md"
-TAKES_IDS = {"show", "profile", "compare", "hide", "unhide", "delete", "export"}
-GRADED_ONLY = {"profile", "compare"}
+TAKES_IDS = {"show", "profile", "compare", "explain", "hide", "unhide", "delete", "export"}
+GRADED_ONLY = {"profile", "compare", "explain"}
 
 
 def run_ids(words: list[str]) -> list[int]:
@@ -82,5 +82,7 @@ def test_every_readme_command_naming_a_run_id_works_on_the_demos_database(
         assert "error" not in out.err, (words, out.err)
         if words[:2] == ["show", "9"]:  # as its comment says: the `lines` sample
             assert "lines" in out.out, out.out
+        if words[:2] == ["explain", "12"]:  # stuck_rings: its rings do not turn
+            assert '"ring_rotation"' in out.out.split('"rules"', 1)[1][:400], out.out
         if words[:2] == ["show", "6"]:  # the bundled schema_violation trace
             assert "schema-001" in out.out, out.out

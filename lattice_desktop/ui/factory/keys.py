@@ -36,6 +36,7 @@ def key_table(tab: FactoryTab) -> list[tuple[str, str, Callable[[], object]]]:
         (KEYS["next_divergence"], "Play to the next divergence (again: stop)", tab.player.hunt),
         ("Esc", "Stop playing to the next divergence", lambda: tab.player.stop_hunt("Stopped.")),
         ("G", "Go to a cell (x,y)", tools.goto.setFocus),
+        ("W", "Why? — trace a differing cell back to its first wrong decision", tab.why.why_here),
         ("F3", "Next match of Find", lambda: tools.step(1)),
         ("Shift+F3", "Previous match of Find", lambda: tools.step(-1)),
         ("B", "Bookmark this tick / remove its bookmark", marks.toggle),

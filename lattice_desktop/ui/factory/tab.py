@@ -32,6 +32,7 @@ from lattice_desktop.ui.factory.opening import (
 )
 from lattice_desktop.ui.factory.player import Player
 from lattice_desktop.ui.factory.tab_layout import FactoryTabWidgets
+from lattice_desktop.ui.factory.why import WhyTool
 
 
 class FactoryTab(QWidget):
@@ -97,6 +98,7 @@ class FactoryTab(QWidget):
         self.tools = w.tools
         self.transport.bookmarks.seek.connect(self._seek)
         self.bar.hunt.clicked.connect(self.player.hunt)
+        self.why = WhyTool(self)  # "Why?" on a differing cell; the Results tab's jumps
         bind_keys(self)
 
     # --- the public face ------------------------------------------------------------------

@@ -32,6 +32,7 @@ from lattice_desktop.ui.common import theme
 from lattice_desktop.ui.common.copy_table import CopyTable
 from lattice_desktop.ui.common.delegates import BarDelegate, ChipDelegate
 from lattice_desktop.ui.results.model import ResultsModel
+from lattice_desktop.ui.results.diagnosis import DiagnosisPanel
 
 NO_RESULTS = {
     Verdict.RUNNING: "This run is being graded — its results appear when it finishes.",
@@ -94,6 +95,7 @@ class ResultsTab(QWidget):
         self.summary.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.notice = QLabel()
         self.notice.setWordWrap(True)
+        self.diagnosis = DiagnosisPanel()  # why a wrong run is wrong (issue 41)
         copy = QPushButton("Copy report")
         copy.setToolTip("Copy the whole result as text")
         copy.clicked.connect(self.copy_report)
@@ -125,6 +127,7 @@ class ResultsTab(QWidget):
         layout.addWidget(self.banner)
         layout.addLayout(head)
         layout.addWidget(self.notice)
+        layout.addWidget(self.diagnosis)
         layout.addWidget(self.smoke_title)
         layout.addWidget(self.smoke_table)
         layout.addWidget(self.stress_title)
@@ -165,6 +168,7 @@ class ResultsTab(QWidget):
 
     def show_page(self, page: RunPage | None) -> None:
         self.page = page
+        self.diagnosis.show_run(page.run if page is not None else None)
         if page is None:
             self.smoke_model.set_results([])
             self.stress_model.set_results([])

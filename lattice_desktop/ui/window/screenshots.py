@@ -135,6 +135,8 @@ def capture(window: MainWindow, outdir: Path) -> list[Path]:
     shot(LEADERBOARD, "leaderboard")
     open_and_wait(window, buggy.id)
     window.runs_panel.select_run(buggy.id, notify=False)
+    panel = window.results_tab.diagnosis
+    wait_until(lambda: panel.done, what="the diagnosis")
     shot(RESULTS, "results_incorrect")
     window.tabs.setCurrentIndex(FACTORY)
     factory = window.factory_tab

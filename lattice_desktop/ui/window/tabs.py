@@ -51,6 +51,7 @@ class WindowTabs(QTabWidget):
         self.transcript = harness.transcript
         self.add_tab(empty_state(NO_TRANSCRIPT), "Transcript", harness_face=self.transcript)
         harness.results.evidence_requested.connect(self.show_evidence)
+        self.results.diagnosis.place_chosen.connect(self.show_place)
 
     def add_tab(self, widget: QWidget, title: str, *, harness_face: QWidget | None = None) -> int:
         """Add a tab; with `harness_face`, that widget shows in its place while a harness
@@ -73,6 +74,12 @@ class WindowTabs(QTabWidget):
 
     def _tab_of(self, widget: QWidget) -> QWidget:
         return next((stack for stack in self.stacks if stack.indexOf(widget) >= 0), widget)
+
+    @Slot(str, int, int, int)
+    def show_place(self, case: str, tick: int, x: int, y: int) -> None:
+        """A diagnosis link on the Results tab: the Factory tab at that case, tick and cell."""
+        self.setCurrentWidget(self.factory)
+        self.factory.why.go_to(case, tick, x, y)
 
     @Slot(str)
     def show_evidence(self, metric: str) -> None:

@@ -1,0 +1,98 @@
+"""The diagnosis on the Results tab (its links jump the Factory tab) and the Factory tab's
+"Why?" trail, on the `buggy` sample (its first wrong case is a 3×3 smoke test)."""
+
+from __future__ import annotations
+
+import pytest
+from PySide6.QtCore import QThreadPool
+
+from lattice_desktop.lattice import build_engines
+from lattice_desktop.manifest import load_case
+from lattice_desktop.manifest.submission import load_submission
+from lattice_desktop.resources import demo_case
+from lattice_desktop.services.grading import grade_and_store
+from lattice_desktop.store.database import open_database
+from lattice_desktop.store.queries import load_run
+from lattice_desktop.store.writer import Writer
+from lattice_desktop.ui.factory.tab import FactoryTab
+from lattice_desktop.ui.results.diagnosis import DiagnosisPanel
+from tests.core.wat_cases import ECHO_CASES, module_with_run_body, write_case, write_submission
+
+BUGGY = build_engines.SUBMISSIONS_DIR / "buggy"
+
+
+@pytest.fixture
+def graded(tmp_path):
+    case = load_case(demo_case())
+    writer = Writer(open_database(tmp_path / "runs.db"))
+    stored = grade_and_store(case, load_submission(BUGGY), writer=writer)
+    writer.close()
+    return case, load_run(stored.run_id)
+
+
+def test_the_results_diagnosis_names_the_rule_and_its_links_name_a_place(qtbot, graded):
+    _, run = graded
+    panel = DiagnosisPanel()
+    qtbot.addWidget(panel)
+    panel.show_run(run)
+    assert not panel.isHidden() and "finding the first wrong tick" in panel.label.text()
+    assert not panel.done
+    qtbot.waitUntil(lambda: panel.done, timeout=60000)
+    d = panel.diagnosis
+    assert d.rules[0].rule == "side_load_priority"
+    text = panel.label.text()
+    assert "Likely rule" in text and "side_load_priority" in text and "§4c" in text
+    evidence = d.rules[0].evidence[0]
+    with qtbot.waitSignal(panel.place_chosen) as chosen:
+        panel._link(f"place:{d.case}:{evidence.tick}:{evidence.cell[0]}:{evidence.cell[1]}")
+    assert chosen.args == [d.case, evidence.tick, evidence.cell[0], evidence.cell[1]]
+    panel.show_run(None)
+    assert panel.isHidden()
+
+
+def test_why_traces_a_differing_cell_and_a_results_link_jumps_the_factory_tab(qtbot, graded):
+    case, run = graded
+    tab = FactoryTab()
+    qtbot.addWidget(tab)
+    tab.resize(1000, 700)
+    tab.show()
+    tab.show_run(run, case)
+    try:
+        qtbot.waitUntil(
+            lambda: tab.divergence is not None and tab.navigator.diff_tick == tab.divergence.tick,
+            timeout=60000,
+        )
+        qtbot.waitUntil(lambda: bool(tab.navigator.marked), timeout=30000)
+        cell = sorted(tab.navigator.marked)[0]
+        tab.why.why(cell)
+        qtbot.waitUntil(tab.why.overlay.isVisible, timeout=30000)
+        steps = tab.why.overlay.steps
+        assert steps[-1].origin and steps[-1].tick == tab.divergence.tick
+        last = tab.why.panel.item(tab.why.panel.count() - 1)
+        assert last.text().startswith("◎ tick")
+        # A cell that agrees is refused with a message, not traced.
+        agreeing = next(c for c in range(tab.playback.scenario.cells) if c not in tab.navigator.marked)
+        tab.why.why(agreeing)
+        assert "agrees with the reference" in tab.why.panel.item(0).text()
+        # The Results tab's link: another case, a tick, a cell.
+        tab.why.go_to("side_load_priority", 1, 1, 1)
+        qtbot.waitUntil(lambda: tab.tick == 1, timeout=30000)
+        assert tab.canvas.focus.isVisible()
+    finally:
+        tab.shutdown()
+        QThreadPool.globalInstance().waitForDone(30000)
+
+
+def test_a_wrong_run_of_a_case_that_is_not_a_factory_shows_no_diagnosis(qtbot, tmp_path):
+    case = load_case(write_case(tmp_path / "case", ECHO_CASES))
+    wrong = write_submission(tmp_path / "wrong", module_with_run_body("(i64.const 0x0000040000000002)"))
+    writer = Writer(open_database(tmp_path / "runs.db"))
+    stored = grade_and_store(case, load_submission(wrong), writer=writer)
+    writer.close()
+    run = load_run(stored.run_id)
+    assert any(r.mismatch is not None for r in run.results)
+    panel = DiagnosisPanel()
+    qtbot.addWidget(panel)
+    panel.show_run(run)
+    qtbot.waitUntil(panel.isHidden, timeout=30000)
+    assert panel.diagnosis is None
