@@ -1,6 +1,7 @@
 """Shared fixtures: every test gets its own database and compiled-module cache; `pg_url`
 gives a test a PostgreSQL database of its own. The run writes nothing outside pytest's
-temp folder (the user's caches and data folders point into it), and under pytest-xdist
+temp folder (the user's caches, data folders and TMPDIR point into it; tests/leak_check.py
+fails the session on anything new in the real temp root or the home folder), and under pytest-xdist
 each worker has its own, with the tests that share an expensive fixture kept on one
 worker and the slow ones handed out first."""
 
@@ -15,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from lattice_desktop.store.base import db_proxy
+from tests import leak_check
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
@@ -68,6 +70,7 @@ def pytest_configure(config: pytest.Config) -> None:
     home = config._tmp_path_factory.getbasetemp() / "user-folders"
     for name, relative in USER_FOLDERS.items():
         os.environ[name] = str(home / relative)
+    leak_check.install(config)  # TMPDIR into the temp folder; the session fails on a leak
     if config.pluginmanager.hasplugin("xdist"):
         config.pluginmanager.register(_GroupedScheduling(), "lattice-xdist-groups")
 
