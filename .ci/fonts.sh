@@ -20,5 +20,8 @@ fi
 export DEBIAN_FRONTEND=noninteractive
 install() { apt-get install -y -q --no-install-recommends "${packages[@]}" > /dev/null; }
 # A fresh image may have no package lists yet: fetch them only when the install needs them.
-install 2> /dev/null || { apt-get update -q > /dev/null && install; }
+if ! install 2> /dev/null; then
+  apt-get update -q > /dev/null
+  install
+fi
 echo "fonts: installed ${packages[*]}"
