@@ -145,19 +145,21 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         written.write_text(json.dumps({i.nodeid: g for i, g in groups.items() if g is not None}))
         written.replace(written.with_suffix(""))
 
-        # Longest first: the expensive groups, then the slow tests, then the rest, so that
-        # no worker is left with a minutes-long test while the other has run out of work
-        # (the scheduler hands out work in this order: addopts has --no-loadscope-reorder).
-        # A group goes where its most expensive test goes, its tests kept together.
-        def cost(item: pytest.Item) -> int:
+        # Longest first: the expensive groups, then the slow tests (those that say how long
+        # they take, `slow(seconds=N)`, longest first), then the rest, so that no worker is
+        # left with a minutes-long test while the other has run out of work (the scheduler
+        # hands out work in this order: addopts has --no-loadscope-reorder). A group goes
+        # where its most expensive test goes, its tests kept together.
+        def cost(item: pytest.Item) -> tuple[int, float]:
             if groups[item] in EXPENSIVE_SESSION_FIXTURES.values():
-                return 0
-            return 1 if item.get_closest_marker("slow") else 2
+                return 0, 0.0
+            slow = item.get_closest_marker("slow")
+            return (1, -float(slow.kwargs.get("seconds", 0))) if slow else (2, 0.0)
 
-        group_cost: dict[str, int] = {}
+        group_cost: dict[str, tuple[int, float]] = {}
         for item, group in groups.items():
             if group is not None:
-                group_cost[group] = min(group_cost.get(group, 2), cost(item))
+                group_cost[group] = min(group_cost.get(group, (2, 0.0)), cost(item))
         items.sort(key=lambda item: group_cost[groups[item]] if groups[item] is not None else cost(item))
 
 
