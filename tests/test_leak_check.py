@@ -8,6 +8,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -81,3 +82,11 @@ def test_files_left_in_the_temp_root_or_a_cache_fail_the_run_and_are_named(tmp_p
         str(tmp_path / "home" / ".cache" / "lattice-desktop") + "/",
     ]
     assert "there-before.png" not in done.stdout
+
+
+def test_this_session_keeps_its_temporary_files_in_its_temp_folder(tmp_path_factory):
+    # In an xdist worker as in a lone process: tempfile and every subprocess (TMPDIR) write
+    # into this process's own temp folder.
+    inside = tmp_path_factory.getbasetemp()
+    assert Path(tempfile.gettempdir()).is_relative_to(inside)
+    assert Path(os.environ["TMPDIR"]).is_relative_to(inside)
