@@ -42,6 +42,16 @@ TEMPFILE_MADE = re.compile(r"^(tmp|.*[-_.])[a-z0-9_]{8}$")
 HOME_FOLDERS = (".", ".cache", ".config", ".local/share", ".local/state")
 
 
+SYSTEM_TMPDIR = "LATTICE_TEST_SYSTEM_TMPDIR"  # the real temp root, for the session's processes
+
+
+def system_temp_root() -> Path:
+    """The system's temp root, for the rare test that hands a folder to another user (a
+    PostgreSQL server run as `postgres`): pytest's folders are its own user's alone. Such a
+    test makes a `tempfile` folder there and removes it."""
+    return Path(os.environ.get(SYSTEM_TMPDIR) or "/tmp")
+
+
 def watched_folders(temp_root: Path) -> list[Path]:
     folders = [temp_root, Path("/tmp"), Path("/var/tmp")]
     home = Path.home()
@@ -103,6 +113,7 @@ def install(config: pytest.Config) -> None:
         return
     basetemp = config._tmp_path_factory.getbasetemp()
     real_root = Path(tempfile.gettempdir())
+    os.environ.setdefault(SYSTEM_TMPDIR, str(real_root))  # a worker keeps its controller's
     redirected = basetemp / "tmp"
     redirected.mkdir(exist_ok=True)
     os.environ["TMPDIR"] = str(redirected)
