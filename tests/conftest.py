@@ -1,6 +1,7 @@
 """Shared fixtures: every test gets its own database and compiled-module cache; `pg_url`
 gives a test a PostgreSQL database of its own. The run writes nothing outside pytest's
-temp folder (the user's caches and data folders point into it), and under pytest-xdist
+temp folder (the user's caches, data folders and TMPDIR point into it; tests/leak_check.py
+fails the session on anything new in the real temp root or the home folder), and under pytest-xdist
 each worker has its own, with the tests that share an expensive fixture kept on one
 worker and the slow ones handed out first."""
 
@@ -15,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from lattice_desktop.store.base import db_proxy
+from tests import leak_check
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
@@ -68,6 +70,7 @@ def pytest_configure(config: pytest.Config) -> None:
     home = config._tmp_path_factory.getbasetemp() / "user-folders"
     for name, relative in USER_FOLDERS.items():
         os.environ[name] = str(home / relative)
+    leak_check.install(config)  # TMPDIR into the temp folder; the session fails on a leak
     if config.pluginmanager.hasplugin("xdist"):
         config.pluginmanager.register(_GroupedScheduling(), "lattice-xdist-groups")
 
@@ -142,19 +145,21 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         written.write_text(json.dumps({i.nodeid: g for i, g in groups.items() if g is not None}))
         written.replace(written.with_suffix(""))
 
-        # Longest first: the expensive groups, then the slow tests, then the rest, so that
-        # no worker is left with a minutes-long test while the other has run out of work
-        # (the scheduler hands out work in this order: addopts has --no-loadscope-reorder).
-        # A group goes where its most expensive test goes, its tests kept together.
-        def cost(item: pytest.Item) -> int:
+        # Longest first: the expensive groups, then the slow tests (those that say how long
+        # they take, `slow(seconds=N)`, longest first), then the rest, so that no worker is
+        # left with a minutes-long test while the other has run out of work (the scheduler
+        # hands out work in this order: addopts has --no-loadscope-reorder). A group goes
+        # where its most expensive test goes, its tests kept together.
+        def cost(item: pytest.Item) -> tuple[int, float]:
             if groups[item] in EXPENSIVE_SESSION_FIXTURES.values():
-                return 0
-            return 1 if item.get_closest_marker("slow") else 2
+                return 0, 0.0
+            slow = item.get_closest_marker("slow")
+            return (1, -float(slow.kwargs.get("seconds", 0))) if slow else (2, 0.0)
 
-        group_cost: dict[str, int] = {}
+        group_cost: dict[str, tuple[int, float]] = {}
         for item, group in groups.items():
             if group is not None:
-                group_cost[group] = min(group_cost.get(group, 2), cost(item))
+                group_cost[group] = min(group_cost.get(group, (2, 0.0)), cost(item))
         items.sort(key=lambda item: group_cost[groups[item]] if groups[item] is not None else cost(item))
 
 

@@ -1,7 +1,7 @@
 """.ci/run cleans up however it ends and runs the README's test command as written.
 
 The script runs in a copy of the checkout's shape where `.ci/postgres.sh` is a stand-in
-that makes a folder (and deletes it on `stop`), and `python3` on PATH is a stand-in whose
+that makes a folder (and deletes it on `stop`), `.ci/fonts.sh` one that only logs, and `python3` on PATH is a stand-in whose
 venv's pytest, ruff and mypy behave as each test asks: pass, fail, crash with a
 segmentation fault, or hang until killed. The real postgres.sh is exercised by the
 storage tests that .ci/run starts it for."""
@@ -25,6 +25,10 @@ set -euo pipefail
 if [ "${1:-}" = stop ]; then rm -rf "$2"; echo stopped >> "$LOG"; exit 0; fi
 folder=$(mktemp -d "$PG_TMP/lattice-pg.XXXXXX")
 echo "$folder postgresql://postgres@127.0.0.1:1/postgres"
+"""
+
+FAKE_FONTS = """#!/usr/bin/env bash
+echo fonts >> "$LOG"
 """
 
 # `python3 -m venv .venv` writes a venv whose tools log their call and then do what
@@ -59,6 +63,8 @@ def checkout(tmp_path):
     shutil.copy(ROOT / ".ci" / "run", repo / ".ci" / "run")
     (repo / ".ci" / "postgres.sh").write_text(FAKE_POSTGRES)
     (repo / ".ci" / "postgres.sh").chmod(0o755)
+    (repo / ".ci" / "fonts.sh").write_text(FAKE_FONTS)
+    (repo / ".ci" / "fonts.sh").chmod(0o755)
     bin_dir = tmp_path / "bin"
     bin_dir.mkdir()
     (bin_dir / "python3").write_text(FAKE_PYTHON3)
@@ -109,6 +115,7 @@ def test_a_clean_run_runs_every_step_and_removes_the_server(checkout):
     done = run_ci(checkout)
     assert done.returncode == 0, done.stderr
     assert calls(checkout) == [
+        "fonts",
         "pip install -e .[test]",
         "python -m pytest",
         "ruff check .",

@@ -74,12 +74,11 @@ def _build_stage(stage: Path, say: Callable[[str], None]) -> None:
     lines = WasmEngine(stage / "submissions" / "lines" / "engine.wasm")
     measured = []
     for entry in case.cases:
-        record_answer(case, entry, answer(entry, reference, lines))
-        if entry.is_smoke:
+        expected, m = measured_answer(entry, reference, lines)
+        record_answer(case, entry, expected)
+        if m is None:
             say(f"smoke  {entry.name:<36} {len(entry.expected_bytes()) // 8:>4} snapshots")
         else:
-            data = entry.input_bytes()
-            m = Measured(entry.name, entry.size, lines.fuel_of(data), reference.fuel_of(data))
             measured.append(m)
             ratio = m.reference / m.lines
             say(f"stress {m.name:<14} lines {m.lines:>14,}  reference {m.reference:>16,}  ×{ratio:6.1f}")
@@ -90,16 +89,27 @@ def _build_stage(stage: Path, say: Callable[[str], None]) -> None:
 def answer(entry: CaseEntry, reference: WasmEngine, lines: WasmEngine) -> bytes:
     """The expected answer to `entry`: the wasm reference's checksums, confirmed by a second
     engine (the Python reference on a smoke test, `lines` on a stress case)."""
+    return measured_answer(entry, reference, lines)[0]
+
+
+def measured_answer(
+    entry: CaseEntry, reference: WasmEngine, lines: WasmEngine
+) -> tuple[bytes, Measured | None]:
+    """`answer`, and on a stress case the fuel of both engines, taken from the same runs
+    (each engine runs a stress case once: the reference's run is most of a build)."""
     data = entry.input_bytes()
-    checksums = reference.run(data)
+    checksums, reference_fuel = reference.measure(data)
     scenario = parse_scenario(data, source=entry.name)
-    if entry.is_smoke and simulate(scenario) != checksums:
-        raise UserError(f"{entry.name}: the wasm and Python references disagree", _at(entry))
-    if not entry.is_smoke and lines.run(data) != checksums:
+    if entry.is_smoke:
+        if simulate(scenario) != checksums:
+            raise UserError(f"{entry.name}: the wasm and Python references disagree", _at(entry))
+        return u64_list(checksums), None
+    confirmed, lines_fuel = lines.measure(data)
+    if confirmed != checksums:
         raise UserError(f"{entry.name}: lines and the wasm reference disagree", _at(entry))
-    if not entry.is_smoke and entry.size != scenario.width * scenario.height:
+    if entry.size != scenario.width * scenario.height:
         raise UserError(f"{entry.name}: size is {scenario.width * scenario.height} cells, not {entry.size}")
-    return u64_list(checksums)
+    return u64_list(checksums), Measured(entry.name, entry.size, lines_fuel, reference_fuel)
 
 
 def manifest_text(text: str, measured: Sequence[Measured], *, say: Callable[[str], None] = print) -> str:

@@ -55,6 +55,11 @@ class WasmEngine:
         """The fuel one `lattice_run` call burns on `scenario`, counted as the grader counts it."""
         return self._call("lattice_run", scenario).fuel or 0
 
+    def measure(self, scenario: bytes) -> tuple[list[int], int]:
+        """`run` and `fuel_of` from one call: the checksums and the fuel they took."""
+        done = self._call("lattice_run", scenario)
+        return _u64s(done.output or b"", self.path), done.fuel or 0
+
     def _call(self, export: str, scenario: bytes, *extra: int, work: Work | None = None) -> Execution:
         try:
             compiled = compile_module(

@@ -3,13 +3,18 @@ checks its accepted and wrong-answer folders, and the case matches its builder."
 
 from __future__ import annotations
 
+import contextlib
+import io
 import shutil
 import struct
 
 import pytest
 
+from lattice_desktop.casekit.check import check_sample
+from lattice_desktop.cli import case_cmd
 from lattice_desktop.cli.main import main
 from lattice_desktop.grading.grader import grade
+from lattice_desktop.grading.report import GradeReport
 from lattice_desktop.lattice.scenario import parse_scenario
 from lattice_desktop.lattice.stress import stress_scenarios
 from lattice_desktop.lattice.wasm_engine import WasmEngine
@@ -70,12 +75,31 @@ def test_stress_scenarios_are_the_generators():
         assert case.entry(spec.name).input_bytes().decode() == spec.text()
 
 
+@pytest.fixture(scope="module")
+def checked() -> tuple[int, str, dict[str, GradeReport]]:
+    """`case check lattice` run once: its exit status, what it printed, and the report of
+    each sample it graded (the whole case graded once for the tests that read the reports)."""
+    reports: dict[str, GradeReport] = {}
+
+    def kept(*args, **kwargs):
+        result = check_sample(*args, **kwargs)
+        if result.report is not None:
+            reports[result.folder.name] = result.report
+        return result
+
+    printed = io.StringIO()
+    with pytest.MonkeyPatch.context() as patch, contextlib.redirect_stdout(printed):
+        patch.setattr(case_cmd, "check_sample", kept)
+        status = main(["case", "check", "lattice"])
+    return status, printed.getvalue(), reports
+
+
 @pytest.mark.slow
-def test_case_check_confirms_every_sample(capsys):
-    assert main(["case", "check", "lattice"]) == 0
-    out = capsys.readouterr().out
+def test_case_check_confirms_every_sample(checked):
+    status, out, reports = checked
+    assert status == 0
     assert "all samples got their expected verdict" in out
-    assert out.count("ok  ") == 5
+    assert out.count("ok  ") == 5 == len(reports)
 
 
 @pytest.mark.slow
@@ -97,21 +121,22 @@ def test_each_wrong_sample_fails_nearly_every_stress_case_on_its_own():
 
 
 @pytest.mark.slow
-def test_buggy_fails_exactly_its_rule_and_reference_lands_on_the_runway():
+def test_buggy_fails_exactly_its_rule_and_reference_lands_on_the_runway(checked):
     case = load_case(demo_case())
-    buggy = grade(case, load_submission(case.samples_dir / "buggy"))
+    reports = checked[2]  # graded as `grade` grades them, by `case check`
+    buggy = reports["buggy"]
     failed = [r.name for r in buggy.results if r.is_smoke and r.outcome is not Outcome.PASS]
     assert failed == ["side_load_priority"]
     m = next(r for r in buggy.results if r.name == "side_load_priority").mismatch
     assert m.unit == "snapshot" and m.tick == (m.index + 1) * 3  # the scenario snapshots every 3 ticks
     assert all(r.outcome is Outcome.SKIPPED for r in buggy.results if not r.is_smoke)
 
-    reference = grade(case, load_submission(case.samples_dir / "reference"))
+    reference = reports["reference"]
     assert reference.verdict is Verdict.OVER_CEILING
     over = [r for r in reference.results if r.outcome is Outcome.OVER_CEILING]
     assert over and over[-1].name == case.stress[-1].name  # the larger cases, on the runway
     assert all(r.fuel > case.sandbox.fuel_limit for r in over)
-    lines = grade(case, load_submission(case.samples_dir / "lines"))
+    lines = reports["lines"]
     assert lines.verdict is Verdict.CORRECT
     assert max(r.fuel for r in lines.results if not r.is_smoke) <= case.sandbox.fuel_limit
     biggest = case.stress[-1].name

@@ -18,6 +18,7 @@ from lattice_desktop.errors import StorageError
 from lattice_desktop.store.database import describe, open_database
 from lattice_desktop.store.database_url import connect_url
 from lattice_desktop.store.schema import Run
+from tests.leak_check import system_temp_root
 
 PASSWORD = "p@ss:w/rd"
 ENCODED = "p%40ss%3Aw%2Frd"
@@ -86,7 +87,9 @@ def password_server():
     if not initdb or shutil.which("su") is None:
         pytest.skip("needs the PostgreSQL server binaries (.ci/postgres.sh installs them)")
     bin_dir = os.path.dirname(initdb[-1])
-    data = tempfile.mkdtemp(prefix="lattice-pg-pw.")
+    # In the system's temp root: the server runs as `postgres`, which cannot enter pytest's
+    # folders (and its socket's path must stay short).
+    data = tempfile.mkdtemp(prefix="lattice-pg-pw.", dir=system_temp_root())
     shutil.chown(data, "postgres")
     pwfile = os.path.join(data, "pw")
     with open(pwfile, "w") as f:

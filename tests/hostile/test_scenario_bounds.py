@@ -43,27 +43,45 @@ def huge(tmp_path) -> Path:
     return path
 
 
-def cli_with_peak(folder: Path, *args: str) -> tuple[int, str, int]:
-    """Run the command line; its exit status, what it said, and its own peak memory (KiB).
+# Runs the command in argv as its only child, its output into the file argv[1], and prints
+# that child's peak resident memory (KiB): RUSAGE_CHILDREN of this small, fresh process. The
+# test's own process cannot measure it: Linux carries the peak of the process a child was
+# forked from into the child's ru_maxrss across exec, and an xdist worker that ran a grade
+# may have held a gigabyte (wait4 and /proc/PID/status after the exit would show that, or
+# nothing).
+MEASURED = """
+import resource, subprocess, sys
+with open(sys.argv[1], "w") as out:
+    done = subprocess.run(sys.argv[2:], stdout=out, stderr=subprocess.STDOUT)
+print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)
+sys.exit(done.returncode)
+"""
 
-    The peak is the child's alone (`wait4`), not RUSAGE_CHILDREN, which under pytest-xdist
-    holds the largest of every child the worker ever waited for (another test's grader)."""
+
+def cli_with_peak(folder: Path, *args: str) -> tuple[int, str, int]:
+    """Run the command line; its exit status, what it said, and its own peak memory (KiB)."""
     said = folder / "said.txt"
-    with said.open("w") as out:
-        child = subprocess.Popen(
-            [sys.executable, "-m", "lattice_desktop", *args],
-            stdout=out,
-            stderr=subprocess.STDOUT,
-            env={**os.environ, "PYTHONPATH": str(ROOT)},
-        )
-        guard = threading.Timer(300, child.kill)  # a hang fails the test, it does not hold the run
-        guard.start()
-        try:
-            _, status, usage = os.wait4(child.pid, 0)
-        finally:
-            guard.cancel()
-        child.returncode = os.waitstatus_to_exitcode(status)
-    return child.returncode, said.read_text(), usage.ru_maxrss
+    done = subprocess.run(
+        [sys.executable, "-c", MEASURED, str(said), sys.executable, "-m", "lattice_desktop", *args],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        timeout=300,  # a hang fails the test, it does not hold the run
+        check=False,
+    )
+    assert done.stdout.strip().isdigit(), done.stderr
+    return done.returncode, said.read_text(), int(done.stdout)
+
+
+def test_the_peak_is_the_commands_own_not_the_test_processs(tmp_path):
+    """The test's process holding 768 MiB (as an xdist worker may, after a grade) does not
+    count in the peak of a command it starts."""
+    held = bytearray(768 * 2**20)
+    held[::4096] = b"\x01" * len(range(0, len(held), 4096))  # touched: resident, not just mapped
+    status, said, peak_kib = cli_with_peak(tmp_path, "--version")
+    del held
+    assert status == 0 and said.strip(), said
+    assert peak_kib < 256 * 1024, f"{peak_kib / 1024:.0f} MiB"
 
 
 @pytest.mark.parametrize("command", ["stats", "expect", "check"])

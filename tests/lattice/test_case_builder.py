@@ -2,7 +2,9 @@
 (casebuild: the rule, the manifest-figures writer, the answers writer, the stage). The quick
 checks rebuild every deterministic part: the stress files, the manifest's figures and notes
 from the fuel it records, the answers of the smoke tests and the two smallest stress cases,
-the `lines` fuel; the slow one runs the whole builder with `--check`."""
+the `lines` fuel, and the whole builder with `--check` (its stress runs and census taken from
+the committed case); the slow ones, one stress case each, check those runs and that census
+at full size."""
 
 from __future__ import annotations
 
@@ -15,7 +17,10 @@ import pytest
 
 from lattice_desktop.casebuild.answers import record_answer, write_placeholders
 from lattice_desktop.lattice import case_builder
+from lattice_desktop.lattice import census as census_module
 from lattice_desktop.lattice.case_builder import Measured, answer, manifest_text
+from lattice_desktop.lattice.census import census, stored_census
+from lattice_desktop.lattice.scenario import parse_scenario
 from lattice_desktop.lattice.stress import stress_scenarios
 from lattice_desktop.lattice.wasm_engine import WasmEngine
 from lattice_desktop.manifest import load_case
@@ -71,10 +76,9 @@ def test_the_answers_writer_writes_the_committed_answers(tmp_path):
 def test_the_recorded_lines_fuel_and_the_stress_answers_match_the_committed_engine():
     lines = WasmEngine(CASE.samples_dir / "lines" / "engine.wasm")
     for entry, (lines_fuel, _) in zip(CASE.stress, recorded_fuel(), strict=True):
-        data = entry.input_bytes()
-        checksums = lines.run(data)
+        checksums, fuel = lines.measure(entry.input_bytes())  # one run: its answer and its fuel
         assert entry.expected_bytes() == struct.pack(f"<{len(checksums)}Q", *checksums), entry.name
-        assert lines.fuel_of(data) == lines_fuel, entry.name
+        assert fuel == lines_fuel, entry.name
 
 
 def test_the_walkthroughs_runway_rule_is_the_shared_one():
@@ -85,10 +89,62 @@ def test_the_walkthroughs_runway_rule_is_the_shared_one():
     assert runways == [e.fuel_runway for e in CASE.stress]
 
 
-@pytest.mark.slow
-def test_a_rebuild_of_the_committed_case_changes_nothing():
-    # the whole builder, reference fuel and census included, on a stage (a minute or two)
-    assert case_builder.build(CASE.path.parent, check=True, say=lambda _: None) == ()
+def _census_seconds(entry) -> int:
+    """About how long the census of a stress case takes on a quiet machine (it goes as
+    cells × ticks: 0.4 s for stress-64, 80 s for stress-512), for the suite's order."""
+    return round(entry.size * int(re.search(rb"^ticks (\d+)", entry.input_bytes(), re.M)[1]) / 1e6)
+
+
+@pytest.mark.parametrize(
+    "name", [pytest.param(e.name, marks=pytest.mark.slow(seconds=_census_seconds(e))) for e in CASE.stress]
+)
+def test_a_rebuild_gives_each_stress_case_its_committed_answer_fuel_and_census(name):
+    """The expensive part of a rebuild at full size, one stress case a test (so that the
+    workers share them): both engines' run, as the builder measures it, and the census."""
+    entry = CASE.entry(name)
+    reference = WasmEngine(CASE.samples_dir / "reference" / "engine.wasm")
+    lines = WasmEngine(CASE.samples_dir / "lines" / "engine.wasm")
+    expected, measured = case_builder.measured_answer(entry, reference, lines)
+    assert expected == entry.expected_bytes()
+    assert measured is not None
+    assert (measured.lines, measured.reference) == recorded_fuel()[CASE.stress.index(entry)]
+    data = entry.input_bytes()
+    assert census(parse_scenario(data, source=name)) == stored_census(data, case_dir=CASE.path.parent)
+
+
+def test_a_rebuild_of_the_committed_case_changes_nothing(monkeypatch):
+    """The whole builder on a stage with `--check`: the stress files, every smoke test's
+    answer and census, the manifest's figures, the census file. A stress case's runs and
+    census are the committed ones here, each checked at full size by the test above."""
+    committed = {e.name: e for e in CASE.stress}
+    real_answer, real_census = case_builder.measured_answer, census_module.census
+
+    def stress_from_the_committed_case(entry, reference, lines):
+        if entry.is_smoke:
+            return real_answer(entry, reference, lines)
+        lines_fuel, reference_fuel = recorded_fuel()[CASE.stress.index(committed[entry.name])]
+        done = Measured(entry.name, entry.size, lines_fuel, reference_fuel)
+        return committed[entry.name].expected_bytes(), done
+
+    def key(scenario):
+        return scenario.width, scenario.height, scenario.ticks, scenario.grid
+
+    stress_census = {}
+    for entry in CASE.stress:
+        data = entry.input_bytes()
+        stress_census[key(parse_scenario(data, source=entry.name))] = stored_census(
+            data, case_dir=CASE.path.parent
+        )
+
+    def census_of_smoke_only(scenario, **kwargs):
+        return stress_census.get(key(scenario)) or real_census(scenario, **kwargs)
+
+    monkeypatch.setattr(case_builder, "measured_answer", stress_from_the_committed_case)
+    monkeypatch.setattr(census_module, "census", census_of_smoke_only)
+    said: list[str] = []
+    assert case_builder.build(CASE.path.parent, check=True, say=said.append) == ()
+    assert sum(line.startswith("smoke ") for line in said) == len(CASE.smoke)
+    assert sum(line.startswith("census ") for line in said) == len(CASE.cases)
 
 
 def test_published_versions_name_the_bundle_at_its_content():

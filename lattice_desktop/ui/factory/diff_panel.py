@@ -137,4 +137,9 @@ class DiffList(QWidget):
             else f"Tick {tick:,}: {count:,} differing record{'s' if count != 1 else ''} "
             f"in {cells:,} cell{'s' if cells != 1 else ''}"
         )
+        # Sized with the stretch off: a stretched last column keeps the width it had before
+        # (100 px at first) as its floor, so with a wider font "got" ran past the viewport.
+        header = self.view.horizontalHeader()
+        header.setStretchLastSection(False)
         self.view.resizeColumnsToContents()
+        header.setStretchLastSection(True)

@@ -20,7 +20,7 @@ from PySide6.QtCore import (
     Qt,
     Slot,
 )
-from PySide6.QtGui import QColor, QFontDatabase
+from PySide6.QtGui import QColor, QFontDatabase, QFontInfo
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
@@ -154,7 +154,12 @@ class SourceView(QWidget):
         self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.table.verticalHeader().hide()
-        self.table.verticalHeader().setDefaultSectionSize(self.table.fontMetrics().height() + 4)
+        # Rows as tall as the font's size needs, not its family's line height: Noto's is a fifth
+        # taller than DejaVu's at the same size, which cost two of the 15 lines at 1366×768.
+        # (The header's own floor is its font's line height plus margins: lowered with them.)
+        row = max(QFontInfo(self.table.font()).pixelSize() + 6, self.table.fontMetrics().height() + 1)
+        self.table.verticalHeader().setMinimumSectionSize(row)
+        self.table.verticalHeader().setDefaultSectionSize(row)
         self.table.setShowGrid(False)
         self.table.setTextElideMode(Qt.TextElideMode.ElideNone)  # a long line scrolls sideways
         self.table.selectionModel().currentChanged.connect(self._current_changed)
