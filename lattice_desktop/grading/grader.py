@@ -198,13 +198,8 @@ def _judge(
 ) -> CaseResult:
     ceiling = case.sandbox.fuel_limit
     interval = snapshot_interval(case.family, data)
-    measured = CaseResult(  # what every outcome below shares; each sets its own outcome
-        name=entry.name,
-        kind=entry.kind,
-        behaviour=entry.behaviour,
-        size=entry.size,
-        outcome=Outcome.PASS,
-        ceiling=ceiling,
+    measured = replace(  # what every outcome below shares; each sets its own outcome
+        unrun(case, entry, Outcome.PASS, ""),
         budget=budget,
         fuel=run.fuel,
         trap_code=run.trap_code,

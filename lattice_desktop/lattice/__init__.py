@@ -7,8 +7,6 @@ from lattice_desktop.lattice.records import (
     RecordsError,
     decode_records,
     diff_records,
-    differing_cells,
-    encode_records,
 )
 from lattice_desktop.lattice.rules import Factory, simulate
 from lattice_desktop.lattice.scenario import (
@@ -36,8 +34,6 @@ __all__ = [
     "decode_records",
     "describe_cell",
     "diff_records",
-    "differing_cells",
-    "encode_records",
     "format_scenario",
     "mix",
     "parse_scenario",

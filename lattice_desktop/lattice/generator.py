@@ -24,16 +24,20 @@ FIRST_TRIES = 4  # attempts at laying each chosen feature once before the random
 JUNCTION = 0.8  # lines, head-on lines and hub sides that start at a junction fed from both sides
 
 
-def _line(lay: Layout) -> None:
-    """A source, a belt line with turns, then a sink, a wall or nothing."""
+def _heading(lay: Layout) -> tuple[int, int, int, int, int] | None:
+    """A free cell and a random direction from it, (x, y, d, dx, dy); None: the grid is full."""
     start = lay.random_free()
     if start is None:
-        return
+        return None
     d = lay.rng.randrange(4)
-    dx, dy = _DELTA[d]
-    x, y = start
-    if not lay.free(x + dx, y + dy):
+    return (*start, d, *_DELTA[d])
+
+
+def _line(lay: Layout) -> None:
+    """A source, a belt line with turns, then a sink, a wall or nothing."""
+    if (at := _heading(lay)) is None or not lay.free(at[0] + at[3], at[1] + at[4]):
         return
+    x, y, d, dx, dy = at
     if lay.rng.random() < JUNCTION and lay.junction(x + dx, y + dy, d):
         x, y = x + dx, y + dy
     else:
@@ -50,14 +54,9 @@ def _line(lay: Layout) -> None:
 
 def _merge(lay: Layout) -> None:
     """A line with one or two side-loading feeders (left, right or both)."""
-    start = lay.random_free()
-    if start is None:
+    if (at := _heading(lay)) is None or not lay.free(at[0] + at[3], at[1] + at[4]):
         return
-    d = lay.rng.randrange(4)
-    x, y = start
-    dx, dy = _DELTA[d]
-    if not lay.free(x + dx, y + dy):
-        return
+    x, y, d, dx, dy = at
     cells: list[tuple[int, int, int]] = []
     lay.source(x, y, d)
     x, y = x + dx, y + dy
@@ -148,12 +147,9 @@ def _with_stray(lay: Layout, inputs: list[int], sides: int) -> list[int]:
 def _factory(lay: Layout) -> None:
     """A crafting chain: A1 (two raw inputs) hands its product to A2 (that product plus one
     more raw input) directly when they touch, or along a belt; A2's output runs to a sink."""
-    start = lay.random_free()
-    if start is None:
+    if (at := _heading(lay)) is None:
         return
-    x1, y1 = start
-    d1 = lay.rng.randrange(4)
-    dx, dy = _DELTA[d1]
+    x1, y1, d1, dx, dy = at
     sides = [_left(d1), _right(d1), (d1 + 2) % 4]
     if not all(lay.free(x1 + _DELTA[s][0], y1 + _DELTA[s][1]) for s in [d1, *sides]):
         return  # A1 is fed from all three other sides
@@ -232,12 +228,9 @@ def _intake(lay: Layout) -> None:
 def _head_on(lay: Layout) -> None:
     """A source and a short straight line that ends in a belt facing back at it: the
     head-on belt refuses every item the line offers (spec §3), so the line fills and waits."""
-    start = lay.random_free()
-    if start is None:
+    if (at := _heading(lay)) is None:
         return
-    x, y = start
-    d = lay.rng.randrange(4)
-    dx, dy = _DELTA[d]
+    x, y, d, dx, dy = at
     length = lay.rng.randint(1, 6)
     cells = [(x + i * dx, y + i * dy) for i in range(length + 2)]
     if not all(lay.free(cx, cy) for cx, cy in cells):
@@ -284,12 +277,9 @@ def _edge(lay: Layout) -> None:
 
 
 def _walls(lay: Layout) -> None:
-    start = lay.random_free()
-    if start is None:
+    if (at := _heading(lay)) is None:
         return
-    x, y = start
-    d = lay.rng.randrange(4)
-    dx, dy = _DELTA[d]
+    x, y, _, dx, dy = at
     for _ in range(lay.rng.randint(1, 8)):
         if not lay.free(x, y):
             break

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import struct
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import NamedTuple
 
 import numpy as np
@@ -45,11 +45,6 @@ def decode_records(data: bytes, *, source: str = "lattice_records") -> dict[int,
     return records
 
 
-def encode_records(records: Mapping[int, int]) -> bytes:
-    """The bytes `lattice_records` returns for these records (sorted by key)."""
-    return b"".join(_PAIR.pack(k, v) for k, v in sorted(records.items()))
-
-
 class RecordDiff(NamedTuple):
     """One record that differs: None on the side that lacks it. (A tuple: a divergence at
     scale makes hundreds of thousands of them.)"""
@@ -74,11 +69,6 @@ def diff_records(expected: Mapping[int, int], got: Mapping[int, int]) -> list[Re
         for key in sorted(expected.keys() | got.keys())
         if expected.get(key) != got.get(key)
     ]
-
-
-def differing_cells(diffs: Iterable[RecordDiff]) -> frozenset[int]:
-    """The cells where two factories differ, for the viewer to mark."""
-    return frozenset(d.cell for d in diffs)
 
 
 def diff_cells(diffs: Sequence[RecordDiff]) -> np.ndarray:

@@ -17,7 +17,6 @@ from lattice_desktop.errors import Location
 from lattice_desktop.lattice.assembler_table import AssemblerTable, Held
 from lattice_desktop.lattice.checksum import Kind, key_cell, key_kind
 from lattice_desktop.lattice.records import RecordsError, key_cells
-from lattice_desktop.lattice.rules import Factory
 from lattice_desktop.lattice.world import BELT_DIRS, CHAR_ENTITY, Dir, Entity, Scenario
 
 NO_DIR = 255  # direction code of cells without one (empty, wall, sink)
@@ -64,54 +63,6 @@ class FactoryState:
         _ = self.items, self.held_sources, self.assembler_arrays
         return self
 
-    @classmethod
-    def from_factory(cls, factory: Factory) -> FactoryState:
-        return cls.from_records(factory.scenario, factory.records(), tick=factory.tick)
-
-    @classmethod
-    def from_records(cls, scenario: Scenario, records: Mapping[int, int], *, tick: int) -> FactoryState:
-        """Lay records over the scenario's grid; `RecordsError` if one cannot be placed."""
-        w, h = scenario.width, scenario.height
-        entity, direction = layout(scenario)
-        flat_entity = entity.reshape(-1)
-        slots = np.zeros((h * w, 4), np.uint8)
-        source_buffer = np.zeros(h * w, np.uint8)
-        sink_counts: dict[int, dict[int, int]] = {}
-        assemblers: dict[int, tuple[int, int, dict[int, int]]] = {c: (0, 0, {}) for c in scenario.assemblers}
-        seen_assembler: set[int] = set()
-        for key, value in records.items():
-            kind, c, low = key_kind(key), key_cell(key), key & 0xFFFF
-            problem = _misplaced(scenario, flat_entity, key)
-            if problem is not None:
-                raise problem
-            if kind == Kind.BELT_ITEM:
-                slots[c, (low >> 8) & 3] = low & 0xFF
-            elif kind == Kind.SOURCE_ITEM:
-                source_buffer[c] = low & 0xFF
-            elif kind == Kind.SINK_COUNT:
-                sink_counts.setdefault(c, {})[low & 0xFF] = value
-            else:
-                remaining, output, buffer = assemblers[c]
-                if kind == Kind.ASSEMBLER:
-                    if c in seen_assembler:
-                        raise _twice(key)
-                    seen_assembler.add(c)
-                    remaining = low
-                elif kind == Kind.ASSEMBLER_OUTPUT:
-                    output = low & 0xFF
-                else:
-                    buffer = {**buffer, low & 0xFF: value}
-                assemblers[c] = (remaining, output, buffer)
-        return cls(
-            tick=tick,
-            entity=entity,
-            direction=direction,
-            slots=slots.reshape(h, w, 4),
-            source_buffer=source_buffer.reshape(h, w),
-            sink_counts=sink_counts,
-            assemblers=assemblers,
-        )
-
 
 # The entity each record kind belongs on (spec §8).
 NEEDS = {
@@ -144,9 +95,10 @@ def _twice(key: int) -> RecordsError:
 
 
 def check_records(scenario: Scenario, pairs: np.ndarray, entity: np.ndarray | None = None) -> None:
-    """Raise the `RecordsError` `FactoryState.from_records` would for (key, value) pairs,
-    without a Python loop over them: an untrusted engine's records are checked this way
-    before the vectorised `state_from_records` draws them (which checks nothing)."""
+    """Raise a `RecordsError` for the first (key, value) pair that names no cell of its kind,
+    or a second timer for one assembler, without a Python loop over them: an untrusted
+    engine's records are checked this way before the vectorised `state_from_records` draws
+    them (which checks nothing)."""
     flat_entity = (entity if entity is not None else layout(scenario)[0]).reshape(-1)
     keys = pairs[:, 0].astype(np.uint64)
     kind = (keys >> np.uint64(56)).astype(np.int64)
@@ -249,8 +201,8 @@ def describe_cell(scenario: Scenario, state: FactoryState, x: int, y: int) -> st
 
 
 def check_placement(scenario: Scenario, pairs: np.ndarray, *, source: str = "lattice_records") -> None:
-    """Every record names a cell of its kind (a belt item a belt, …), as `FactoryState.from_records`
-    requires: `check_records`, its error located in `source`."""
+    """Every record names a cell of its kind (a belt item a belt, …): `check_records`, its
+    error located in `source`."""
     try:
         check_records(scenario, pairs)
     except RecordsError as exc:

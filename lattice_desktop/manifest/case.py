@@ -312,14 +312,11 @@ def _read_entry(table: Table, contract: Contract | None, problems: Problems) -> 
     runway = problems.check(lambda: table.number("fuel_runway", 1.0, minimum=1.0, maximum=1_000_000.0), 1.0)
     if contract is None:
         return None
+    entry = partial(CaseEntry, name=name, kind=kind, behaviour=behaviour, fuel_runway=runway)
     if contract.abi == "scalar":
         args = problems.check(lambda: _scalars(table, "input", contract.params), ())
         expected = problems.check(lambda: _scalars(table, "expected", contract.results), ())
-        return CaseEntry(
-            name=name,
-            kind=kind,
-            behaviour=behaviour,
-            fuel_runway=runway,
+        return entry(
             size=problems.check(
                 lambda: table.integer("size", max(1, sum(abs(a) for a in args)), minimum=0), 0
             ),
@@ -335,11 +332,7 @@ def _read_entry(table: Table, contract: Contract | None, problems: Problems) -> 
     if input_path is not None and input_path.stat().st_size > MAX_INPUT_BYTES:
         problems.add(table.error("input_file", f"input is larger than {MAX_INPUT_BYTES:,} bytes"))
     size = input_path.stat().st_size if input_path else len(input_inline or b"")
-    return CaseEntry(
-        name=name,
-        kind=kind,
-        behaviour=behaviour,
-        fuel_runway=runway,
+    return entry(
         size=problems.check(lambda: table.integer("size", size, minimum=0), 0),
         input_path=input_path,
         input_inline=input_inline,

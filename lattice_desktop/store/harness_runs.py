@@ -5,20 +5,16 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from pathlib import Path
 from typing import Any
 
 from lattice_desktop.harness import Box, HarnessResult, parse_box, parse_trace, score
-from lattice_desktop.harness.box import MAX_BOX_BYTES
 from lattice_desktop.harness.ranking import Ranked, leaderboard, unranked_runs
 from lattice_desktop.harness.result import verify
-from lattice_desktop.harness.trace_file import MAX_TRACE_BYTES
 from lattice_desktop.harness.transcript import transcript_rows
 from lattice_desktop.store.harness_tables import HarnessRun
 from lattice_desktop.store.run_numbers import HARNESS, allocate_run_id
 from lattice_desktop.store.stored_values import stored_time
 from lattice_desktop.store.transcripts import PackedTranscript, pack, store_transcript
-from lattice_desktop.textfile import read_text
 
 
 @dataclass(frozen=True)
@@ -101,15 +97,6 @@ def insert_runs(runs: list[ScoredRun]) -> list[int]:
             store_transcript(row.id, run.transcript)
         ids.append(row.id)
     return ids
-
-
-def import_run(box_path: str | Path, trace_path: str | Path) -> int:
-    """Score and store one run trace in one call (for scripts and tests: the app and the CLI
-    score on a worker and only insert on the writer, `services.harness_import`)."""
-    box_text = read_text(box_path, limit=MAX_BOX_BYTES, what="box file")
-    trace_text = read_text(trace_path, limit=MAX_TRACE_BYTES, what="trace")
-    box = parse_box(box_text, source=str(box_path))
-    return insert_runs([score_text(box, box_text, str(trace_path), trace_text)])[0]
 
 
 def _stored(row: HarnessRun) -> StoredHarnessRun:

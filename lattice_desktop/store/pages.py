@@ -91,11 +91,6 @@ def board_scopes() -> list[BoardScope]:
     return sorted(scopes, key=lambda s: -s.latest)
 
 
-def harness_runs(include_hidden: bool = False) -> list[StoredHarnessRun]:
-    """Scored agent-harness runs, newest first, their published results decoded."""
-    return list_harness_runs(include_hidden=include_hidden)
-
-
 @dataclass(frozen=True)
 class RunsListing:
     """What the runs list shows: performance runs and harness runs, each newest first."""
@@ -105,7 +100,8 @@ class RunsListing:
 
 
 def runs_listing(include_hidden: bool = False) -> RunsListing:
-    return RunsListing(list_runs(include_hidden=include_hidden), harness_runs(include_hidden))
+    runs = list_runs(include_hidden=include_hidden)
+    return RunsListing(runs, list_harness_runs(include_hidden=include_hidden))
 
 
 @dataclass(frozen=True)
@@ -212,7 +208,7 @@ def harness_boards(
 ) -> dict[tuple[str, str], list[HarnessBoardRow]]:
     """One board per (stage, box): each agent at its best run, ranked or not, in the one order
     of `harness.ranking` (Score first for every run)."""
-    stored = harness_runs() if stored is None else stored
+    stored = list_harness_runs() if stored is None else stored
     ids = {id(s.result): s.id for s in stored}
     boards = rank_boards([s.result for s in stored])
     return {
@@ -234,7 +230,7 @@ class BoardChoices:
 
 
 def board_choices() -> BoardChoices:
-    stored = harness_runs()
+    stored = list_harness_runs()
     ids = {id(s.result): s.id for s in stored}
     unranked = {
         key: [HarnessRunRef(ids[id(r)], r) for r in results]

@@ -9,12 +9,12 @@ from lattice_desktop.resources import RESOURCES
 from lattice_desktop.store.database import open_database
 from lattice_desktop.store.harness_runs import (
     harness_leaderboards,
-    import_run,
     list_harness_runs,
     load_harness_run,
     verify_stored,
 )
 from lattice_desktop.store.harness_tables import HarnessRun
+from tests.core.harness_import import import_run
 
 BOX = RESOURCES / "harness" / "webshop.box.toml"
 TRACES = RESOURCES / "harness" / "traces"

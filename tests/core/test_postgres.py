@@ -16,11 +16,12 @@ from lattice_desktop.resources import RESOURCES
 from lattice_desktop.services.grading import grade_and_store
 from lattice_desktop.store.database import open_database
 from lattice_desktop.store.field import leaderboard, standing
-from lattice_desktop.store.harness_runs import import_run, verify_stored
+from lattice_desktop.store.harness_runs import verify_stored
 from lattice_desktop.store.queries import list_runs, load_run
 from lattice_desktop.store.runs import recover_interrupted
 from lattice_desktop.store.schema import Run
 from lattice_desktop.store.writer import Writer
+from tests.core.harness_import import import_run
 from tests.core.test_store import _fake_run
 from tests.core.wat_cases import ECHO, ECHO_CASES, SLOW_ECHO, write_case, write_submission
 

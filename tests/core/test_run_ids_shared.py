@@ -20,13 +20,14 @@ from lattice_desktop.services.grading import grade_and_store
 from lattice_desktop.store.base import db_proxy
 from lattice_desktop.store.database import open_database
 from lattice_desktop.store.database_url import connect_url
-from lattice_desktop.store.harness_runs import import_run, list_harness_runs, score_text
+from lattice_desktop.store.harness_runs import list_harness_runs, score_text
 from lattice_desktop.store.harness_tables import HarnessRun
 from lattice_desktop.store.migrations import LATEST, migrate
 from lattice_desktop.store.run_numbers import RunNumber
 from lattice_desktop.store.schema import Run, SchemaVersion
 from lattice_desktop.store.transcripts import TranscriptIndex
 from lattice_desktop.store.writer import Writer
+from tests.core.harness_import import import_run
 from tests.core.test_store import _fake_run
 from tests.core.wat_cases import ECHO, ECHO_CASES, write_case, write_submission
 

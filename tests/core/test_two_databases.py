@@ -13,9 +13,10 @@ from lattice_desktop.resources import RESOURCES
 from lattice_desktop.services.grading import grade_and_store
 from lattice_desktop.store.base import db_proxy
 from lattice_desktop.store.database import open_database
-from lattice_desktop.store.harness_runs import import_run, list_harness_runs
+from lattice_desktop.store.harness_runs import list_harness_runs
 from lattice_desktop.store.queries import list_runs
 from lattice_desktop.store.writer import Writer
+from tests.core.harness_import import import_run
 from tests.core.wat_cases import ECHO, ECHO_CASES, write_case, write_submission
 
 BOX = RESOURCES / "harness" / "webshop.box.toml"

@@ -61,9 +61,9 @@ def harness_widths(qtbot, tmp_path: Path, harness: str) -> tuple[int, int, int]:
     from PySide6.QtCore import QSettings
 
     from lattice_desktop.store.database import open_database
-    from lattice_desktop.store.harness_runs import import_run
     from lattice_desktop.store.writer import Writer
     from lattice_desktop.ui.window.main_window import MainWindow
+    from tests.core.harness_import import import_run
 
     tmp_path.mkdir(parents=True)
     examples = ROOT / "resources" / "harness"

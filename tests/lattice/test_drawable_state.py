@@ -12,7 +12,7 @@ from lattice_desktop.lattice.records import as_pairs
 from lattice_desktop.lattice.rules import Factory
 from lattice_desktop.lattice.scenario import parse_scenario
 from lattice_desktop.lattice.simulators import state_from_records
-from lattice_desktop.lattice.view import FactoryState
+from tests.lattice.slow_state import state_of
 
 
 @pytest.mark.parametrize("seed", [1, 2, 3])
@@ -22,7 +22,7 @@ def test_the_layers_and_the_table_describe_the_rules_own_state(seed: int) -> Non
     crafting = 0
     for tick in (0, 7, 25, 60):
         factory.run_to(tick)
-        slow = FactoryState.from_factory(factory)
+        slow = state_of(factory)
         fast = state_from_records(scenario, as_pairs(factory.records()), tick=tick)
 
         assert dict(fast.assemblers) == slow.assemblers and len(fast.assemblers) == len(scenario.assemblers)
@@ -52,4 +52,4 @@ def test_the_table_answers_like_a_dict() -> None:
     assert table.get(not_one) is None
     with pytest.raises(KeyError):
         table[not_one]
-    assert table == FactoryState.from_factory(factory).assemblers
+    assert table == state_of(factory).assemblers

@@ -24,6 +24,7 @@ from lattice_desktop.lattice.view import FactoryState
 from lattice_desktop.lattice.wasm_engine import REFERENCE_WASM, WasmEngine
 from lattice_desktop.memory_release import give_back
 from lattice_desktop.work import Step, Work
+from tests.lattice.slow_state import slow_state, state_of
 
 REPO = Path(__file__).resolve().parents[2]
 SMOKE = REPO / "resources" / "cases" / "lattice" / "smoke"
@@ -52,7 +53,7 @@ def same_state(a: FactoryState, b: FactoryState) -> bool:
 def from_scratch(data: bytes, tick: int) -> FactoryState:
     factory = Factory(parse_scenario(data))
     factory.run_to(tick)
-    return FactoryState.from_factory(factory)
+    return state_of(factory)
 
 
 def scenarios() -> list[tuple[str, bytes]]:
@@ -96,7 +97,7 @@ def test_adaptive_keyframes_on_a_long_run(stepping_wasm):
     for tick in (1999, 250, 1234, 2000, 7):
         expected = Factory(parse_scenario(data))
         expected.run_to(tick)
-        assert same_state(playback.state_at(tick), FactoryState.from_factory(expected))
+        assert same_state(playback.state_at(tick), state_of(expected))
 
 
 def test_replay_engine_without_stepping_exports():
@@ -116,7 +117,7 @@ def test_state_from_records_equals_the_checked_decoder():
     records = factory.records()
     pairs = np.array(list(records.items()), np.uint64)
     fast = state_from_records(factory.scenario, pairs, tick=77)
-    assert same_state(fast, FactoryState.from_records(factory.scenario, records, tick=77))
+    assert same_state(fast, slow_state(factory.scenario, records, tick=77))
     assert same_state(fast, state_from_records(factory.scenario, pairs.astype("<u8").tobytes(), tick=77))
 
 
@@ -258,4 +259,4 @@ def test_seeking_back_and_forth_does_not_grow_the_engines_memory(stepping_wasm):
     assert max(sizes[1:]) <= sizes[0], sizes
     expected = Factory(parse_scenario(data))
     expected.run_to(7)
-    assert same_state(state, FactoryState.from_factory(expected))
+    assert same_state(state, state_of(expected))

@@ -30,8 +30,6 @@ from lattice_desktop.lattice.records import (
     decode_records,
     diff_pairs,
     diff_records,
-    differing_cells,
-    encode_records,
     key_cells,
 )
 from lattice_desktop.lattice.rules import Factory, simulate
@@ -45,7 +43,8 @@ from lattice_desktop.lattice.scenario import (
     parse_scenario,
 )
 from lattice_desktop.lattice.simulators import checked_state
-from lattice_desktop.lattice.view import NO_DIR, FactoryState, check_placement, describe_cell
+from lattice_desktop.lattice.view import NO_DIR, check_placement, describe_cell
+from tests.lattice.slow_state import slow_state, state_of
 
 
 @st.composite
@@ -105,8 +104,8 @@ def test_records_recompute_the_checksum(scenario: Scenario) -> None:
         f.step()
         records = f.records()
         assert checksum_from_records(records, f.tick) == f.checksum()
-        assert decode_records(encode_records(records)) == records
-        state = FactoryState.from_factory(f)
+        assert decode_records(_encoded(records)) == records
+        state = state_of(f)
         assert int(state.slots.astype(bool).sum()) == sum(k >> 56 == 1 for k in records)
         if f.tick % scenario.snapshot == 0:
             snapshots.append(f.checksum())
@@ -209,14 +208,14 @@ def test_diff_records_marks_differing_cells() -> None:
         (sink_count_key(3, 2), None, 5),
     ]
     assert [d.kind for d in diffs] == [1, 3]
-    assert differing_cells(diffs) == {1, 3}
+    assert {d.cell for d in diffs} == {1, 3}
     assert diff_records(expected, expected) == []
 
 
 def test_factory_state_arrays() -> None:
     f = Factory(parse_scenario(SCENARIO))
     f.run_to(6)
-    state = FactoryState.from_factory(f)
+    state = state_of(f)
     assert state.tick == 6
     assert state.entity.dtype == np.uint8 and state.entity.shape == (2, 4)
     assert state.entity.tolist() == [
@@ -235,9 +234,18 @@ def test_factory_state_arrays() -> None:
 def test_factory_state_refuses_records_that_do_not_fit() -> None:
     scenario = parse_scenario(SCENARIO)
     with pytest.raises(RecordsError, match=r"cell \(1, 1\), which is wall"):
-        FactoryState.from_records(scenario, {belt_item_key(5, 0, 1): 1}, tick=1)
+        slow_state(scenario, {belt_item_key(5, 0, 1): 1}, tick=1)
     with pytest.raises(RecordsError, match="off the grid"):
-        FactoryState.from_records(scenario, {source_item_key(99, 1): 1}, tick=1)
+        slow_state(scenario, {source_item_key(99, 1): 1}, tick=1)
+    with pytest.raises(RecordsError, match=r"cell \(1, 1\), which is wall"):
+        checked_state(scenario, {belt_item_key(5, 0, 1): 1}, tick=1)
+    with pytest.raises(RecordsError, match="off the grid"):
+        checked_state(scenario, {source_item_key(99, 1): 1}, tick=1)
+
+
+def _encoded(records: dict[int, int]) -> bytes:
+    """The bytes an engine's `lattice_records` returns for these records (sorted by key)."""
+    return b"".join(struct.pack("<QQ", k, v) for k, v in sorted(records.items()))
 
 
 def _error_of(build) -> str | None:
@@ -263,11 +271,11 @@ def test_the_vectorised_check_refuses_exactly_what_the_loop_refuses(ticks, extra
     records = dict(f.records())
     for kind, cell, low, value in extra:  # wrong kinds, cells off the grid or on walls, repeats
         records[(kind << 56) | (cell << 16) | low] = value
-    slow = _error_of(lambda: FactoryState.from_records(f.scenario, records, tick=ticks))
+    slow = _error_of(lambda: slow_state(f.scenario, records, tick=ticks))
     fast = _error_of(lambda: checked_state(f.scenario, records, tick=ticks))
     assert fast == slow
     if slow is None:
-        a = FactoryState.from_records(f.scenario, records, tick=ticks)
+        a = slow_state(f.scenario, records, tick=ticks)
         b = checked_state(f.scenario, records, tick=ticks)
         assert np.array_equal(a.slots, b.slots) and np.array_equal(a.source_buffer, b.source_buffer)
         assert a.sink_counts == b.sink_counts and a.assemblers == b.assemblers
@@ -278,7 +286,7 @@ def test_a_second_timer_record_for_one_assembler_is_refused_by_both() -> None:
     records = {assembler_key(2, 3): 1, assembler_key(2, 4): 1}
     message = "two remaining-time records for one assembler"
     with pytest.raises(RecordsError, match=message):
-        FactoryState.from_records(scenario, records, tick=1)
+        slow_state(scenario, records, tick=1)
     with pytest.raises(RecordsError, match=message):
         checked_state(scenario, records, tick=1)
 
@@ -286,7 +294,7 @@ def test_a_second_timer_record_for_one_assembler_is_refused_by_both() -> None:
 def test_describe_cell() -> None:
     f = Factory(parse_scenario(SCENARIO))
     f.run_to(12)
-    state = FactoryState.from_factory(f)
+    state = state_of(f)
     belt = describe_cell(f.scenario, state, 1, 0)
     assert belt.startswith("(1, 0) cell 1: belt facing E")
     assert "slots 0: ore (1)" in belt
@@ -336,7 +344,7 @@ def test_pairs_agree_with_the_dict_forms(seed: int, tick: int) -> None:
     expected = f.records()
     f.run_to(tick + 1)
     got = f.records()
-    decoded = decode_pairs(encode_records(got))
+    decoded = decode_pairs(_encoded(got))
     assert dict(zip(decoded[:, 0].tolist(), decoded[:, 1].tolist(), strict=True)) == got
     assert decoded[:, 0].tolist() == sorted(got)
     assert diff_pairs(expected, decoded) == diff_records(expected, got)

@@ -244,8 +244,8 @@ HARNESS_EXAMPLES = Path(__file__).resolve().parents[2] / "resources" / "harness"
 def import_harness_into(db_path: Path, *traces: str) -> dict[str, int]:
     """Score and store bundled example traces with the core (no Qt): name -> stored id."""
     from lattice_desktop.store.database import open_database
-    from lattice_desktop.store.harness_runs import import_run
     from lattice_desktop.store.writer import Writer
+    from tests.core.harness_import import import_run
 
     writer = Writer(open_database(db_path))
     box = HARNESS_EXAMPLES / "webshop.box.toml"

@@ -25,6 +25,7 @@ from lattice_desktop.store.writer import Writer
 from lattice_desktop.ui.factory.canvas import FactoryCanvas
 from lattice_desktop.ui.factory.raster import SCALES, Rasterizer, Region, Static, argb_palette, render
 from lattice_desktop.ui.factory.tab import FactoryTab
+from tests.lattice.slow_state import state_of
 
 LATTICE = CASES / "lattice"
 ARGB = argb_palette()
@@ -59,7 +60,7 @@ def tab(qtbot, buggy_run):
 def reference_state(case, name: str, tick: int) -> FactoryState:
     factory = Factory(parse_scenario(case.entry(name).input_bytes()))
     factory.run_to(tick)
-    return FactoryState.from_factory(factory)
+    return state_of(factory)
 
 
 def wait_for_tick(qtbot, tab: FactoryTab, tick: int) -> None:
@@ -204,7 +205,7 @@ def test_rasterizer_draws_exactly_like_render(scale):
         factory = Factory(scenario)
         for seed, region in enumerate(regions * 2):
             factory.run_to(min(scenario.ticks, factory.tick + 3))
-            for state in (FactoryState.from_factory(factory), _scrambled(scenario, seed)):
+            for state in (state_of(factory), _scrambled(scenario, seed)):
                 expected = render(state, static, region)
                 assert np.array_equal(codes.render(state, region), expected), (scale, region)
                 assert np.array_equal(argb.render(state, region), ARGB[expected]), (scale, region)

@@ -145,57 +145,52 @@ class DialogFolder:
         return Path(path)
 
 
-def choose_case_file(parent: QWidget, folder: DialogFolder) -> Path | None:
-    path, _ = QFileDialog.getOpenFileName(
-        parent, "Open case manifest", str(folder.start()), "Case manifests (case.toml *.toml);;All files (*)"
-    )
+def _open_file(parent: QWidget, folder: DialogFolder, title: str, pattern: str) -> Path | None:
+    path, _ = QFileDialog.getOpenFileName(parent, title, str(folder.start()), pattern)
     return folder.chosen(path)
 
 
-def choose_submission_folder(parent: QWidget, folder: DialogFolder) -> Path | None:
-    path = QFileDialog.getExistingDirectory(
-        parent, "Choose a submission folder (holding submission.toml)", str(folder.start())
-    )
-    return folder.chosen(path)
-
-
-def choose_submissions_folder(parent: QWidget, folder: DialogFolder) -> Path | None:
-    path = QFileDialog.getExistingDirectory(
-        parent, "Grade many: choose a folder of submission folders", str(folder.start())
-    )
-    return folder.chosen(path)
-
-
-def choose_scenario_files(parent: QWidget, folder: DialogFolder) -> list[Path]:
-    names, _ = QFileDialog.getOpenFileNames(
-        parent, "Open scenario", str(folder.start()), "Lattice scenarios (*.lat);;All files (*)"
-    )
+def _open_files(parent: QWidget, folder: DialogFolder, title: str, pattern: str) -> list[Path]:
+    names, _ = QFileDialog.getOpenFileNames(parent, title, str(folder.start()), pattern)
     if names:
         folder.remember(Path(names[-1]))
     return [Path(name) for name in names]
 
 
+def _open_folder(parent: QWidget, folder: DialogFolder, title: str) -> Path | None:
+    return folder.chosen(QFileDialog.getExistingDirectory(parent, title, str(folder.start())))
+
+
+def choose_case_file(parent: QWidget, folder: DialogFolder) -> Path | None:
+    pattern = "Case manifests (case.toml *.toml);;All files (*)"
+    return _open_file(parent, folder, "Open case manifest", pattern)
+
+
+def choose_submission_folder(parent: QWidget, folder: DialogFolder) -> Path | None:
+    return _open_folder(parent, folder, "Choose a submission folder (holding submission.toml)")
+
+
+def choose_submissions_folder(parent: QWidget, folder: DialogFolder) -> Path | None:
+    return _open_folder(parent, folder, "Grade many: choose a folder of submission folders")
+
+
+def choose_scenario_files(parent: QWidget, folder: DialogFolder) -> list[Path]:
+    return _open_files(parent, folder, "Open scenario", "Lattice scenarios (*.lat);;All files (*)")
+
+
 def choose_harness_box(parent: QWidget, folder: DialogFolder) -> Path | None:
-    path, _ = QFileDialog.getOpenFileName(
-        parent,
-        "Import harness run: 1. the box definition",
-        str(folder.start()),
-        "Harness boxes (*.toml);;All files (*)",
-    )
-    return folder.chosen(path)
+    title = "Import harness run: 1. the box definition"
+    return _open_file(parent, folder, title, "Harness boxes (*.toml);;All files (*)")
 
 
 def choose_harness_traces(parent: QWidget, folder: DialogFolder) -> list[Path]:
-    paths, _ = QFileDialog.getOpenFileNames(
+    return _open_files(
         parent,
+        folder,
         "Import harness run: 2. run traces or Inspect AI logs recorded against that box",
-        str(folder.start()),
         "Run traces and Inspect AI logs (*.jsonl *.eval *.json);;Run traces (*.jsonl);;"
         "Inspect AI logs (*.eval *.json);;All files (*)",
     )
-    if paths:
-        folder.remember(Path(paths[-1]))
-    return [Path(p) for p in paths]
 
 
 def choose_save_path(

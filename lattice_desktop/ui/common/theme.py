@@ -54,6 +54,14 @@ def monospace() -> QFont:
     return QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont)
 
 
+def styled(*, bold: bool = False, italic: bool = False) -> QFont:
+    """The application font, bold or italic (for a table's highlighted or marked cells)."""
+    font = QFont()
+    font.setBold(bold)
+    font.setItalic(italic)
+    return font
+
+
 def tint(colour: QColor, alpha: int = 48) -> QColor:
     """A translucent version of `colour`, for chip and banner backgrounds."""
     c = QColor(colour)

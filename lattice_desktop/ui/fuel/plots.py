@@ -146,16 +146,11 @@ class FuelBars(_LegendFollowsPalette, pg.PlotWidget):
                 runway += [(i - 0.4, y), (i + 0.4, y)]
                 self.tips.add_point(i + 0.4, y, f"{r.name}: the runway ends at {exact(r.budget)}")
         self.runway.setData(*(np.array(runway).T if runway else ([], [])))
-        points = [(i, math.log10(best[r.name].fuel)) for i, r in enumerate(results) if r.name in best]
-        self.best.setData(pos=points)
-        for i, r in enumerate(results):
-            if r.name in best:
-                b = best[r.name]
-                self.tips.add_point(
-                    i,
-                    math.log10(b.fuel),
-                    f"{r.name}: the field's best is {exact(b.fuel)}\n{b.model} (run #{b.run_id})",
-                )
+        bests = [(i, r.name, best[r.name]) for i, r in enumerate(results) if r.name in best]
+        self.best.setData(pos=[(i, math.log10(b.fuel)) for i, _, b in bests])
+        for i, name, b in bests:
+            tip = f"{name}: the field's best is {exact(b.fuel)}\n{b.model} (run #{b.run_id})"
+            self.tips.add_point(i, math.log10(b.fuel), tip)
         top = (
             max(
                 [floor + h for h in heights]

@@ -4,7 +4,6 @@ harnesses can share a model, so the model alone would light up rows that are not
 from __future__ import annotations
 
 from PySide6.QtCore import QModelIndex, QPersistentModelIndex, Qt
-from PySide6.QtGui import QFont
 
 from lattice_desktop.harness.ranking import EPOCHS_NOTE, UNRANKED_NOTE, agent_label
 from lattice_desktop.ui.common import theme
@@ -32,9 +31,7 @@ class HarnessBoard(HarnessBoardModel):
         if index.isValid() and role == Qt.ItemDataRole.BackgroundRole:
             return theme.tint(theme.accent(), 50) if self.mine(index.row()) else None
         if index.isValid() and role == Qt.ItemDataRole.FontRole and self.mine(index.row()):
-            font = QFont()
-            font.setBold(True)
-            return font
+            return theme.styled(bold=True)
         if index.isValid() and role == Qt.ItemDataRole.ToolTipRole and index.column() < 2:
             row = self.rows[index.row()]
             unranked = "" if row.ranked else f"\nnot ranked: {row.result.unranked}\n{UNRANKED_NOTE}"

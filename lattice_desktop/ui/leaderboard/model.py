@@ -5,7 +5,6 @@ ranked is placed too, marked "*" as `harness leaderboard` marks it)."""
 from __future__ import annotations
 
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QFont
 
 from lattice_desktop.formatting import fuel, grouped, moment
 from lattice_desktop.outcomes import Verdict
@@ -85,9 +84,7 @@ class FuelBoardModel(RowsModel):
             if role == Qt.ItemDataRole.DisplayRole and col == 0:
                 return OVER_SECTION
             if role == Qt.ItemDataRole.FontRole:
-                font = QFont()
-                font.setBold(True)
-                return font
+                return theme.styled(bold=True)
             return None
         over = e.percent_over is not None or e.rank == 0
         if role == Qt.ItemDataRole.DisplayRole:
@@ -112,9 +109,7 @@ class FuelBoardModel(RowsModel):
         if role == Qt.ItemDataRole.BackgroundRole and e.model == self.highlight_model:
             return theme.tint(theme.accent(), 50)
         if role == Qt.ItemDataRole.FontRole and e.model == self.highlight_model:
-            font = QFont()
-            font.setBold(True)
-            return font
+            return theme.styled(bold=True)
         if role == ID_ROLE:
             return e.run_id
         return None
@@ -206,9 +201,7 @@ class HarnessBoardModel(RowsModel):
         if role == Qt.ItemDataRole.ForegroundRole and metric and self.metric(row, col).value is None:
             return theme.GREY
         if role == Qt.ItemDataRole.FontRole and col == 0 and not row.ranked:
-            font = QFont()
-            font.setItalic(True)
-            return font
+            return theme.styled(italic=True)
         if role == Qt.ItemDataRole.BackgroundRole and row.result.model == self.highlight_model:
             return theme.tint(theme.accent(), 50)
         if role == ID_ROLE:

@@ -8,6 +8,7 @@ the report when it is ready.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from functools import partial
 
 from PySide6.QtCore import QModelIndex, Qt, Slot
@@ -69,67 +70,61 @@ class CasesModel(RowsModel):
         return None
 
 
-class ChangesModel(RowsModel):
-    columns = ("Function", "A self fuel", "B self fuel", "Change", "Of the case's change")
+class _ChangeShares(RowsModel):
+    """Rows with an A and a B fuel and their change, and each change's share of the total
+    change of what holds them (a case's functions, a function's lines)."""
+
     right_aligned = frozenset({1, 2, 3, 4})
+    tip: str | None = None  # the first column's tooltip
 
     def __init__(self, parent=None) -> None:
         super().__init__(parent)
-        self.rows: list[FunctionChange] = []
+        self.rows = []
         self.total: int | None = None
 
-    def set_case(self, case: CaseChange | None) -> None:
+    def _show(self, rows: Sequence[FunctionChange | LineChange], total: int | None) -> None:
         self.beginResetModel()
-        self.rows = list(case.functions) if case is not None else []
-        self.total = case.delta if case is not None else None
+        self.rows, self.total = list(rows), total
         self.endResetModel()
 
     def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole):
         if not index.isValid():
             return None
-        f, column = self.rows[index.row()], index.column()
+        r, column = self.rows[index.row()], index.column()
         if role == Qt.ItemDataRole.DisplayRole:
-            share = f"{100 * f.delta / self.total:.1f}%" if self.total else "-"
-            return (f.name, grouped(f.before), grouped(f.after), f"{f.delta:+,}", share)[column]
-        if role == Qt.ItemDataRole.TextAlignmentRole and column in self.right_aligned:
-            return RIGHT
-        if role == Qt.ItemDataRole.FontRole and column == 0:
-            return theme.monospace()
-        return None
-
-
-class LinesModel(RowsModel):
-    columns = ("Source line", "A fuel", "B fuel", "Change", "Of the function's change")
-    right_aligned = frozenset({1, 2, 3, 4})
-
-    def __init__(self, parent=None) -> None:
-        super().__init__(parent)
-        self.rows: list[LineChange] = []
-        self.total = 0
-
-    def set_function(self, function: FunctionChange | None) -> None:
-        self.beginResetModel()
-        self.rows = list(function.lines) if function is not None else []
-        self.total = function.delta if function is not None else 0
-        self.endResetModel()
-
-    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole):
-        if not index.isValid():
-            return None
-        ln, column = self.rows[index.row()], index.column()
-        if role == Qt.ItemDataRole.DisplayRole:
-            share = f"{100 * ln.delta / self.total:.1f}%" if self.total else "-"
-            return (ln.place, grouped(ln.before), grouped(ln.after), f"{ln.delta:+,}", share)[column]
+            share = f"{100 * r.delta / self.total:.1f}%" if self.total else "-"
+            label = r.name if isinstance(r, FunctionChange) else r.place
+            return (label, grouped(r.before), grouped(r.after), f"{r.delta:+,}", share)[column]
         if role == Qt.ItemDataRole.TextAlignmentRole and column in self.right_aligned:
             return RIGHT
         if role == Qt.ItemDataRole.FontRole and column == 0:
             return theme.monospace()
         if role == Qt.ItemDataRole.ToolTipRole and column == 0:
-            return (
-                'A line that moved shows A\'s line → B\'s; "A only" or "B only": '
-                "the other run's source has no such line"
-            )
+            return self.tip
         return None
+
+
+class ChangesModel(_ChangeShares):
+    columns = ("Function", "A self fuel", "B self fuel", "Change", "Of the case's change")
+    rows: list[FunctionChange]
+
+    def set_case(self, case: CaseChange | None) -> None:
+        self._show(case.functions if case is not None else [], case.delta if case is not None else None)
+
+
+class LinesModel(_ChangeShares):
+    columns = ("Source line", "A fuel", "B fuel", "Change", "Of the function's change")
+    rows: list[LineChange]
+    tip = (
+        'A line that moved shows A\'s line → B\'s; "A only" or "B only": '
+        "the other run's source has no such line"
+    )
+
+    def set_function(self, function: FunctionChange | None) -> None:
+        self._show(
+            function.lines if function is not None else [],
+            function.delta if function is not None else None,
+        )
 
 
 class CompareDialog(QDialog):

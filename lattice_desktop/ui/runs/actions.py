@@ -100,25 +100,14 @@ class RunActions(ExportActions, QObject):
         self._item(menu, "Open case folder", lambda: self.open_folder(run.id, "case"))
         self._item(menu, "Copy submission path", lambda: self.copy_path(run.id, "submission"))
         self._item(menu, "Copy case manifest path", lambda: self.copy_path(run.id, "case"))
-        menu.addSeparator()
-        for kind, (name, _) in KINDS.items():
-            self._item(menu, f"Export run as {name}…", partial(self.export_run, run.id, kind))
-        menu.addSeparator()
-        if run.hidden:
-            self._item(menu, "Show run in the field again", lambda: self.set_hidden(run.id, False))
-        else:
-            self._item(
-                menu,
-                "Hide run",
-                lambda: self.set_hidden(run.id, True),
-                "Keep the run but leave it out of the runs list, the field and the leaderboard"
-                " (lattice-desktop unhide RUN shows it again)",
-            )
-        self._item(
-            menu, "Delete run…", lambda: self.delete(run.id), "Delete the run and its results for good"
+        self._keeping(
+            menu,
+            run.id,
+            hidden=run.hidden,
+            shown_in="in the field",
+            left_out_of="the runs list, the field and the leaderboard",
+            deleted="its results",
         )
-        menu.addSeparator()
-        menu.addAction(self.show_hidden_action)
         return menu
 
     def menu_for_harness(self, run: StoredHarnessRun) -> QMenu:
@@ -132,26 +121,36 @@ class RunActions(ExportActions, QObject):
             lambda: self._copy_text(run.trace_source),
             "The trace (or Inspect AI log and sample) this run was scored from",
         )
+        self._keeping(
+            menu,
+            run.id,
+            hidden=run.hidden,
+            shown_in="on the board",
+            left_out_of="the runs list and its box's board",
+            deleted="its stored trace",
+        )
+        return menu
+
+    def _keeping(
+        self, menu: QMenu, run_id: int, *, hidden: bool, shown_in: str, left_out_of: str, deleted: str
+    ) -> None:
+        """The items every run's menu ends with: export it, hide or show it, delete it."""
         menu.addSeparator()
         for kind, (name, _) in KINDS.items():
-            self._item(menu, f"Export run as {name}…", partial(self.export_run, run.id, kind))
+            self._item(menu, f"Export run as {name}…", partial(self.export_run, run_id, kind))
         menu.addSeparator()
-        if run.hidden:
-            self._item(menu, "Show run on the board again", lambda: self.set_hidden(run.id, False))
+        if hidden:
+            self._item(menu, f"Show run {shown_in} again", lambda: self.set_hidden(run_id, False))
         else:
             self._item(
                 menu,
                 "Hide run",
-                lambda: self.set_hidden(run.id, True),
-                "Keep the run but leave it out of the runs list and its box's board"
-                " (lattice-desktop unhide RUN shows it again)",
+                lambda: self.set_hidden(run_id, True),
+                f"Keep the run but leave it out of {left_out_of} (lattice-desktop unhide RUN shows it again)",
             )
-        self._item(
-            menu, "Delete run…", lambda: self.delete(run.id), "Delete the run and its stored trace for good"
-        )
+        self._item(menu, "Delete run…", lambda: self.delete(run_id), f"Delete the run and {deleted} for good")
         menu.addSeparator()
         menu.addAction(self.show_hidden_action)
-        return menu
 
     def _item(self, menu: QMenu, text: str, slot: Callable[[], None], tip: str = "") -> QAction:
         action = menu.addAction(text)

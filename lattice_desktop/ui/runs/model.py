@@ -14,7 +14,6 @@ from PySide6.QtCore import (
     QSortFilterProxyModel,
     Qt,
 )
-from PySide6.QtGui import QFont
 
 from lattice_desktop.formatting import fuel, grouped, moment
 from lattice_desktop.outcomes import Verdict
@@ -194,9 +193,7 @@ class RunsModel(QAbstractItemModel):
                 return f"{len(runs)} run{'s' if len(runs) != 1 else ''}"
             return ""
         if role == Qt.ItemDataRole.FontRole and col == 0:
-            font = QFont()
-            font.setBold(node.parent is self._root)
-            return font
+            return theme.styled(bold=node.parent is self._root)
         if role == Qt.ItemDataRole.TextAlignmentRole and col == SCORE_COLUMN:
             return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         if role == SORT_ROLE:
