@@ -13,7 +13,7 @@ checkout = ci.checkout  # the same fixture: a copy of the checkout's shape with 
 
 STEPS = [
     "start PostgreSQL",
-    ".ci/fonts.sh",
+    ".ci/test_packages.sh",
     "readme_tests",
     ".venv/bin/ruff check .",
     ".venv/bin/ruff format --check .",

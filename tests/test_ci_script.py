@@ -1,7 +1,7 @@
 """.ci/run cleans up however it ends and runs the README's test command as written.
 
 The script runs in a copy of the checkout's shape where `.ci/postgres.sh` is a stand-in
-that makes a folder (and deletes it on `stop`), `.ci/fonts.sh` one that only logs, and `python3` on PATH is a stand-in whose
+that makes a folder (and deletes it on `stop`), `.ci/test_packages.sh` one that only logs, and `python3` on PATH is a stand-in whose
 venv's pytest, ruff and mypy behave as each test asks: pass, fail, crash with a
 segmentation fault, or hang until killed. The real postgres.sh is exercised by the
 storage tests that .ci/run starts it for."""
@@ -63,8 +63,8 @@ def checkout(tmp_path):
     shutil.copy(ROOT / ".ci" / "run", repo / ".ci" / "run")
     (repo / ".ci" / "postgres.sh").write_text(FAKE_POSTGRES)
     (repo / ".ci" / "postgres.sh").chmod(0o755)
-    (repo / ".ci" / "fonts.sh").write_text(FAKE_FONTS)
-    (repo / ".ci" / "fonts.sh").chmod(0o755)
+    (repo / ".ci" / "test_packages.sh").write_text(FAKE_FONTS)
+    (repo / ".ci" / "test_packages.sh").chmod(0o755)
     bin_dir = tmp_path / "bin"
     bin_dir.mkdir()
     (bin_dir / "python3").write_text(FAKE_PYTHON3)

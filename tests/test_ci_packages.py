@@ -1,4 +1,4 @@
-""".ci/fonts.sh installs a desktop's fonts for the layout tests only when they are missing and
+""".ci/test_packages.sh installs a desktop's fonts for the layout tests and Go for the pprof read-back only when they are missing and
 the run may (root, apt-get), fetching the package lists only when an install needs them.
 Stand-ins for dpkg-query, id and apt-get play the system; apt-get logs what it was asked."""
 
@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-PACKAGES = "fonts-dejavu fonts-noto fonts-noto-mono"
+PACKAGES = "fonts-dejavu fonts-noto fonts-noto-mono golang-go"
 
 STAND_INS = {
     # Every package installed or none, as $INSTALLED says.
@@ -36,7 +36,7 @@ esac
 }
 
 
-def fonts(tmp_path: Path, *, installed: bool, uid: int, lists: bool = True, apt: str = "") -> tuple:
+def packages(tmp_path: Path, *, installed: bool, uid: int, lists: bool = True, apt: str = "") -> tuple:
     bin_dir = tmp_path / "bin"
     bin_dir.mkdir(exist_ok=True)
     for name, text in STAND_INS.items():
@@ -44,8 +44,8 @@ def fonts(tmp_path: Path, *, installed: bool, uid: int, lists: bool = True, apt:
         (bin_dir / name).chmod(0o755)
     if lists:
         (tmp_path / "lists").touch()
-    script = tmp_path / "fonts.sh"
-    shutil.copy(ROOT / ".ci" / "fonts.sh", script)
+    script = tmp_path / "test_packages.sh"
+    shutil.copy(ROOT / ".ci" / "test_packages.sh", script)
     done = subprocess.run(
         ["bash", str(script)],
         env={
@@ -67,21 +67,21 @@ def fonts(tmp_path: Path, *, installed: bool, uid: int, lists: bool = True, apt:
 
 
 @pytest.mark.parametrize("uid", [0, 1000])
-def test_installed_fonts_are_left_alone(tmp_path, uid):
-    done, calls = fonts(tmp_path, installed=True, uid=uid)
+def test_installed_packages_are_left_alone(tmp_path, uid):
+    done, calls = packages(tmp_path, installed=True, uid=uid)
     assert done.returncode == 0 and "are installed" in done.stdout
     assert calls == []
 
 
 def test_without_root_it_installs_nothing_and_says_why(tmp_path):
-    done, calls = fonts(tmp_path, installed=False, uid=1000)
+    done, calls = packages(tmp_path, installed=False, uid=1000)
     assert done.returncode == 0 and "needs root and apt-get" in done.stdout
     assert calls == []
 
 
 @pytest.mark.parametrize("lists", [True, False])
 def test_as_root_it_installs_them_and_fetches_the_lists_only_when_needed(tmp_path, lists):
-    done, calls = fonts(tmp_path, installed=False, uid=0, lists=lists)
+    done, calls = packages(tmp_path, installed=False, uid=0, lists=lists)
     assert done.returncode == 0, done.stderr
     install = f"apt-get install -y -q --no-install-recommends {PACKAGES}"
     assert calls == ([install] if lists else [install, "apt-get update -q", install])
@@ -89,6 +89,6 @@ def test_as_root_it_installs_them_and_fetches_the_lists_only_when_needed(tmp_pat
 
 
 def test_an_install_that_fails_fails_the_step(tmp_path):
-    done, _ = fonts(tmp_path, installed=False, uid=0, apt="broken")
+    done, _ = packages(tmp_path, installed=False, uid=0, apt="broken")
     assert done.returncode != 0
-    assert "fonts: installed" not in done.stdout
+    assert "test packages: installed" not in done.stdout
