@@ -188,9 +188,8 @@ class FactoryTab(QWidget):
     def show_tick(self, tick: int) -> None:
         if self.playback is None:
             return
+        # The tick box and the bookmarks follow the tick drawn (`_on_loaded`), not the one asked for.
         self.tick = self.navigator.tick = max(0, min(int(tick), self.playback.ticks))
-        self.transport.show_tick(self.tick)
-        self.transport.bookmarks.set_tick(self.tick)
         self.loader.request(self.tick)
 
     def step_ticks(self, delta: int) -> None:
@@ -331,6 +330,7 @@ class FactoryTab(QWidget):
         if self.modes.mode == "Reference" and not self.timer.isActive():
             self.canvas.set_state(state)
             self.canvas.set_marked(())
+            self.transport.show_tick(state.tick)
 
     @Slot(object)
     def _on_loaded(self, state: FactoryState) -> None:
