@@ -163,7 +163,7 @@ class Playback:
         try:
             self._seek(tick)
             self._advance(tick, work, previews=previews)
-            return np.array(self.sim.records(), copy=True)
+            return self.sim.records()  # a fresh array, the simulator's own copy
         finally:
             self._lock.release()
 
@@ -282,9 +282,7 @@ class Playback:
                 if time.perf_counter() - shown >= PREVIEW_SECONDS:
                     at = self.sim.tick
                     state = (
-                        state_from_records(
-                            self.scenario, np.array(self.sim.records(), copy=True), tick=at, grid=self.grid
-                        )
+                        state_from_records(self.scenario, self.sim.records(), tick=at, grid=self.grid)
                         if previews
                         else None
                     )

@@ -24,13 +24,13 @@ from typing import TYPE_CHECKING, Protocol, cast
 import numpy as np
 import wasmtime
 
-from lattice_desktop.lattice.records import key_cells
+from lattice_desktop.lattice.fast_decode import decode_state
 from lattice_desktop.lattice.rules import Factory
 from lattice_desktop.lattice.scenario import Scenario
-from lattice_desktop.lattice.view import AssemblerTable, FactoryState, check_records, layout
+from lattice_desktop.lattice.view import FactoryState, check_records, layout
 from lattice_desktop.lattice.wasm_engine import DEFAULT_LIMITS, EngineError, WasmEngine
 from lattice_desktop.sandbox.engine import exported, unmetered_engine
-from lattice_desktop.sandbox.guest import Refused, limited_store, read_packed, rearm
+from lattice_desktop.sandbox.guest import limited_store, rearm
 
 if TYPE_CHECKING:
     from wasmtime._instance import InstanceExports
@@ -54,34 +54,10 @@ def state_from_records(
 
     Gives the same state as `FactoryState.from_records` without a Python loop over belt
     items (a stress factory holds hundreds of thousands); it does not validate records.
+    Its sparse layers are worked out here, off the GUI thread (see `fast_decode`).
     """
-    w, h = scenario.width, scenario.height
-    entity, direction = grid if grid is not None else layout(scenario)
     pairs = np.frombuffer(data, "<u8").reshape(-1, 2) if isinstance(data, bytes) else data
-    keys, values = pairs[:, 0], pairs[:, 1]
-    kind = keys >> np.uint64(56)
-    cell = key_cells(keys)
-    low = (keys & np.uint64(0xFFFF)).astype(np.int64)
-    slots = np.zeros((h * w, 4), np.uint8)
-    belt = kind == 1
-    slots[cell[belt], (low[belt] >> 8) & 3] = low[belt] & 0xFF
-    source_buffer = np.zeros(h * w, np.uint8)
-    held = kind == 2
-    source_buffer[cell[held]] = low[held] & 0xFF
-    sink_counts: dict[int, dict[int, int]] = {}
-    sinks = np.nonzero(kind == 3)[0]
-    for c, lo, v in zip(cell[sinks].tolist(), low[sinks].tolist(), values[sinks].tolist(), strict=True):
-        sink_counts.setdefault(c, {})[lo & 0xFF] = v
-    assemblers = AssemblerTable.of(scenario, kind, cell, low, values)
-    return FactoryState(
-        tick=tick,
-        entity=entity,
-        direction=direction,
-        slots=slots.reshape(h, w, 4),
-        source_buffer=source_buffer.reshape(h, w),
-        sink_counts=sink_counts,
-        assemblers=assemblers,
-    ).drawable()  # its sparse layers worked out here, off the GUI thread
+    return decode_state(scenario, pairs, tick=tick, grid=grid if grid is not None else layout(scenario))
 
 
 def checked_state(
@@ -283,14 +259,22 @@ class WasmSimulator:
         self.tick = keyframe.tick
 
     def records(self) -> np.ndarray:
+        """The records now, copied once out of linear memory (no hash, no bytes object: at
+        2048² that copying and hashing cost more than the engine writing the records)."""
         rearm(self.store, self.limits)
-        try:
-            data = read_packed(self.store, self.memory, int(self._records_now(self.store)), self.limits).data
-        except Refused as refused:
-            raise EngineError(f"lattice_records_now: {refused.detail}") from None
-        if len(data) % 16:
+        packed = int(self._records_now(self.store)) & (2**64 - 1)
+        ptr, length = packed >> 32, packed & 0xFFFF_FFFF
+        size = self.memory.data_len(self.store)
+        if length > self.limits.max_output_bytes:
+            raise EngineError(f"lattice_records_now: {length:,} bytes is over the output limit")
+        if ptr + length > size:
+            raise EngineError(
+                f"lattice_records_now: 0x{ptr:x}+{length:,} lies outside memory ({size:,} bytes)"
+            )
+        if length % 16:
             raise EngineError("lattice_records_now returned a partial record")
-        return np.frombuffer(data, "<u8").reshape(-1, 2)
+        memory = np.frombuffer(memoryview(self.memory.get_buffer_ptr(self.store, size)), np.uint8)
+        return memory[ptr : ptr + length].view("<u8").reshape(-1, 2).copy()
 
 
 def make_simulator(scenario: Scenario, scenario_bytes: bytes, engine: WasmEngine | None) -> Simulator:
