@@ -167,6 +167,20 @@ class Playback:
         finally:
             self._lock.release()
 
+    def fork(self, tick: int, work: Work | None = None) -> Simulator:
+        """A simulation of its own at `tick`: started from the nearest keyframe (a copy of
+        it: the playback's own simulation is not touched) and stepped there. For playing."""
+        tick = max(0, min(int(tick), self.ticks))
+        with self._lock:
+            key = self._ticks[bisect.bisect_right(self._ticks, tick) - 1]
+            keyframe = self._keyframes[key]
+        sim = self.sim.fork(keyframe)
+        while sim.tick < tick:
+            if work is not None:
+                work.raise_if_cancelled()
+            sim.step(min(tick - sim.tick, max(1, int(0.02 / self._per_tick))))
+        return sim
+
     def seconds_to(self, tick: int) -> float:
         """A guess at how long reaching `tick` takes from the best start (no lock)."""
         tick = max(0, min(int(tick), self.ticks))

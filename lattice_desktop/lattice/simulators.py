@@ -103,6 +103,8 @@ class Simulator(Protocol):
 
     def records(self) -> np.ndarray: ...  # (n, 2) u64 (key, value) pairs of the state now
 
+    def fork(self, keyframe: object) -> Simulator: ...  # another simulator of the same run at `keyframe`
+
 
 class PythonSimulator:
     """The reference rules; a keyframe is a copy of the factory's mutable state."""
@@ -141,6 +143,11 @@ class PythonSimulator:
     def records(self) -> np.ndarray:
         return records_array(self.factory.records())
 
+    def fork(self, keyframe: object) -> PythonSimulator:
+        other = PythonSimulator(self.factory.scenario)
+        other.load(keyframe)
+        return other
+
 
 class ReplaySimulator:
     """An engine with only `lattice_records` (§8): each state is simulated from tick 0."""
@@ -162,6 +169,11 @@ class ReplaySimulator:
 
     def records(self) -> np.ndarray:
         return records_array(self.engine.records(self.data, self.tick))
+
+    def fork(self, keyframe: object) -> ReplaySimulator:
+        other = ReplaySimulator(self.engine, self.data)
+        other.load(keyframe)
+        return other
 
 
 @lru_cache(maxsize=8)
@@ -205,11 +217,15 @@ class WasmSimulator:
 
     keeps_keyframes = True
 
-    def __init__(self, path: str | Path, scenario_bytes: bytes) -> None:
+    def __init__(self, path: str | Path, scenario_bytes: bytes | None) -> None:
         module = stepping_module(path)
         if module is None:
             raise EngineError(f"{path} lacks the stepping exports {', '.join(STEPPING_EXPORTS)}")
-        self.module, self.limits = module, DEFAULT_LIMITS
+        self.path, self.module, self.limits = path, module, DEFAULT_LIMITS
+        self.tick = 0
+        if scenario_bytes is None:  # a fork: `load` gives it its state
+            self._instantiate()
+            return
         try:
             exports = self._instantiate()
             ptr = exported(exports, "alloc", wasmtime.Func)(self.store, len(scenario_bytes))
@@ -217,7 +233,6 @@ class WasmSimulator:
             exported(exports, "lattice_begin", wasmtime.Func)(self.store, ptr, len(scenario_bytes))
         except (wasmtime.WasmtimeError, KeyError, TypeError) as exc:
             raise EngineError(f"{path} cannot begin the scenario: {exc}") from None
-        self.tick = 0
 
     def _instantiate(self) -> InstanceExports:
         """A fresh store and instance of the module (its exports); nothing run in it yet."""
@@ -257,6 +272,13 @@ class WasmSimulator:
         memory[: len(data)] = np.frombuffer(data, np.uint8)
         memory[len(data) :] = 0
         self.tick = keyframe.tick
+
+    def fork(self, keyframe: object) -> WasmSimulator:
+        """A new instance of the module holding `keyframe`'s memory (the scenario is not
+        parsed again)."""
+        other = WasmSimulator(self.path, None)
+        other.load(keyframe)
+        return other
 
     def records(self) -> np.ndarray:
         """The records now, copied once out of linear memory (no hash, no bytes object: at

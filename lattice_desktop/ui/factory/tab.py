@@ -94,6 +94,7 @@ class FactoryTab(QWidget):
         self.transport.back.clicked.connect(lambda: self.step_ticks(-1))
         self.transport.forward.clicked.connect(lambda: self.step_ticks(+1))
         self.transport.play.clicked.connect(self.toggle_play)
+        self.transport.speed.valueChanged.connect(self.player.set_speed)
         self.tools = w.tools
         self.transport.bookmarks.seek.connect(self._seek)
         self.bar.hunt.clicked.connect(self.player.hunt)
@@ -365,6 +366,17 @@ class FactoryTab(QWidget):
         self._caching = "" if fraction >= 1 else f"caching keyframes {fraction:.0%}"
         if not self.loader.busy:
             self.transport.status.setText(self._caching)
+
+    def show_played(self, state: FactoryState) -> None:
+        """A state the player stepped to: drawn, and every pane follows it."""
+        self.tick = self.navigator.tick = state.tick
+        self.transport.show_tick(state.tick)
+        self.transport.bookmarks.set_tick(state.tick)
+        self.navigator.show_state(state)
+
+    def drawn_by(self) -> str:
+        """Which engine draws the states, and why it is trusted."""
+        return self.playback.engine_name if self.playback is not None else ""
 
     def _hovered(self, text: str) -> None:
         self.hover.setText(text.replace("\n", " · "))
