@@ -246,7 +246,9 @@ def main() -> None:
     limit = engine_limit(tab.playback)
     print(f"playing shows {played:.1f} ticks/s at speed 1000")
     print(f"fastest engine steps {limit:.1f} ticks/s")
-    print(f"  (shown / engine alone: {played / limit:.2f}, measured in this run; drawn by {tab.drawn_by()})")
+    print(
+        f"  (shown / engine alone: {played / limit:.2f}, measured in this run; drawn by {tab.player.drawn_by()})"
+    )
 
     playback = tab.playback
     tab.shutdown()

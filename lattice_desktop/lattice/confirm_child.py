@@ -61,10 +61,16 @@ class Confirmation:
     """How far the child has got: the reference's checksum at each snapshot so far, and the
     last tick up to which the fast engine agreed at every snapshot."""
 
+    fast: str  # the fast engine's module
     interval: int
     reference: tuple[int, ...]
     confirmed_to: int  # 0: nothing confirmed yet
     parted_at: int | None  # the first snapshot's tick where the fast engine disagreed
+
+    @property
+    def name(self) -> str:
+        """The fast engine's name: its sample folder's (e.g. "lines")."""
+        return Path(self.fast).parent.name
 
 
 def confirm_in_child(fast: Path, reference: Path, data: bytes, *, work: Work | None = None) -> Confirmation:
@@ -100,7 +106,7 @@ def confirm_in_child(fast: Path, reference: Path, data: bytes, *, work: Work | N
                 confirmed = int(k) * interval
             elif parted is None:
                 parted = int(k) * interval
-            so_far = Confirmation(interval, tuple(reference_sums), confirmed, parted)
+            so_far = Confirmation(str(fast), interval, tuple(reference_sums), confirmed, parted)
             work.report(len(reference_sums) / max(1, total), f"confirmed to tick {confirmed:,}", so_far)
         child.wait()
         drain.join()
@@ -109,7 +115,7 @@ def confirm_in_child(fast: Path, reference: Path, data: bytes, *, work: Work | N
     if len(reference_sums) != total:
         message = b"".join(errors).decode("utf-8", "replace").strip().splitlines()
         raise UserError(message[-1] if message else f"the confirmation stopped (exit {child.returncode})")
-    return Confirmation(interval, tuple(reference_sums), confirmed, parted)
+    return Confirmation(str(fast), interval, tuple(reference_sums), confirmed, parted)
 
 
 def main() -> int:

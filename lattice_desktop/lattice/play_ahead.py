@@ -17,12 +17,13 @@ from __future__ import annotations
 
 import threading
 import time
+from pathlib import Path
 
 import numpy as np
 
 from lattice_desktop.errors import Cancelled
 from lattice_desktop.lattice.playback import Playback
-from lattice_desktop.lattice.simulators import state_from_records
+from lattice_desktop.lattice.simulators import Simulator, WasmSimulator, state_from_records
 from lattice_desktop.work import Work
 
 STEP_SECONDS = 0.01  # a step call covers at most about this much stepping (cancel stays quick)
@@ -31,8 +32,11 @@ STEP_SECONDS = 0.01  # a step call covers at most about this much stepping (canc
 class PlayAhead:
     """One play from `start` to the end of the run (or until cancelled)."""
 
-    def __init__(self, playback: Playback, start: int, *, speed: float) -> None:
+    def __init__(
+        self, playback: Playback, start: int, *, speed: float, engine: str | Path | None = None
+    ) -> None:
         self.playback, self.start = playback, start
+        self.engine = engine  # another engine to play with (confirmed on this run), None: the playback's
         self.speed = float(speed)  # ticks a second; the screen may change it while playing
         self._ready = threading.Event()  # the screen has drawn the last state it was given
         self._ready.set()
@@ -49,7 +53,7 @@ class PlayAhead:
     def run(self, work: Work) -> int:
         """Step to the end, reporting states as they can be drawn; the last tick reached."""
         playback = self.playback
-        sim = playback.fork(self.start, work)
+        sim = playback.fork(self.start, work) if self.engine is None else self._fresh(work)
         decoder = threading.Thread(target=self._decode_loop, args=(work,), daemon=True, name="play-decoder")
         decoder.start()
         try:
@@ -91,6 +95,14 @@ class PlayAhead:
             with self._lock:
                 self._lock.notify_all()
             decoder.join(timeout=5)
+
+    def _fresh(self, work: Work) -> Simulator:
+        """`engine` begun on the scenario and stepped to `start` (it keeps no keyframes here)."""
+        sim = WasmSimulator(str(self.engine), self.playback.data)
+        while sim.tick < self.start:
+            work.raise_if_cancelled()
+            sim.step(min(8, self.start - sim.tick))
+        return sim
 
     # --- the decoding thread --------------------------------------------------------------
 

@@ -60,7 +60,15 @@ class Player(QObject):
             return
         start = 0 if tab.tick >= playback.ticks else tab.tick  # from the tick asked for last
         tab.loader.drop_seeks()  # a seek still coming would draw a tick behind the play
-        self.ahead = ahead = PlayAhead(playback, start, speed=tab.transport.ticks_per_second)
+        confirmed = tab.confirmation
+        fast = (
+            confirmed.fast
+            if confirmed is not None
+            and confirmed.parted_at is None
+            and confirmed.confirmed_to >= max(1, start)
+            else None
+        )
+        self.ahead = ahead = PlayAhead(playback, start, speed=tab.transport.ticks_per_second, engine=fast)
         task = Task(ahead.run, work=True)
         task.signals.progress.connect(self._played)
         task.signals.done.connect(self._ended)
@@ -119,13 +127,29 @@ class Player(QObject):
             return 0.0
         return (recent[-1][1] - recent[0][1]) / (recent[-1][0] - recent[0][0])
 
+    def drawn_by(self) -> str:
+        """Which engine draws the states, why it is trusted, and for one confirmed against
+        the reference as it goes, how far it has been (and whether the tick drawn is past it)."""
+        tab, ahead, confirmed = self.tab, self.ahead, self.tab.confirmation
+        if tab.playback is None:
+            return ""
+        if ahead is not None and ahead.engine is not None and confirmed is not None:
+            text = f"{confirmed.name}, confirmed against the reference to tick {confirmed.confirmed_to:,}"
+            if tab.tick > confirmed.confirmed_to:
+                text += f" — ⚠ tick {tab.tick:,} not confirmed yet"
+            return text
+        text = tab.playback.engine_name
+        if confirmed is not None and confirmed.parted_at is not None:
+            return f"{text} ({confirmed.name} parted from it at tick {confirmed.parted_at:,})"
+        if confirmed is not None:
+            return f"{text} ({confirmed.name} confirmed to tick {confirmed.confirmed_to:,} so far)"
+        return text
+
     def _frame(self) -> None:
         playback = self.tab.playback
         if playback is None or self.ahead is None:
             return
-        self.tab.transport.status.setText(
-            f"playing {self.rate():,.0f} ticks/s · drawn by {self.tab.drawn_by()}"
-        )
+        self.tab.transport.status.setText(f"playing {self.rate():,.0f} ticks/s · drawn by {self.drawn_by()}")
 
     # --- to the next divergence -----------------------------------------------------------
 

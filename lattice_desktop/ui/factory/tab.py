@@ -9,6 +9,7 @@ from pathlib import Path
 from PySide6.QtCore import Qt, Signal, Slot
 from PySide6.QtWidgets import QWidget
 
+from lattice_desktop.lattice.confirm_child import Confirmation
 from lattice_desktop.lattice.divergence import Divergence
 from lattice_desktop.lattice.playback import Playback
 from lattice_desktop.lattice.snapshots import Snapshots
@@ -374,9 +375,10 @@ class FactoryTab(QWidget):
         self.transport.bookmarks.set_tick(state.tick)
         self.navigator.show_state(state)
 
-    def drawn_by(self) -> str:
-        """Which engine draws the states, and why it is trusted."""
-        return self.playback.engine_name if self.playback is not None else ""
+    @property
+    def confirmation(self) -> Confirmation | None:
+        """How far a fast engine has been seen to agree with the reference on the open file."""
+        return self._checksums.confirmation
 
     def _hovered(self, text: str) -> None:
         self.hover.setText(text.replace("\n", " · "))
