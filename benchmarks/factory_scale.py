@@ -32,7 +32,9 @@ from PySide6.QtCore import QThreadPool
 from PySide6.QtWidgets import QApplication
 
 from lattice_desktop.lattice.generator import generate
+from lattice_desktop.lattice.simulators import WasmSimulator
 from lattice_desktop.lattice.submission_records import open_submission
+from lattice_desktop.lattice.wasm_engine import WasmEngine
 from lattice_desktop.manifest import load_case
 from lattice_desktop.resources import CASES
 from lattice_desktop.services.divergence_hunt import hunt_divergence
@@ -131,9 +133,10 @@ def play_rate(app: QApplication, tab: FactoryTab) -> float:
     return (k1 - k0) / max(t1 - t0, 1e-9)
 
 
-def engine_limit(playback) -> float:
-    """The playing engine stepping alone through the run: no records, no drawing."""
-    sim = playback.fork(0)
+def engine_limit(tab: FactoryTab) -> float:
+    """The engine Play used, stepping alone through the run: no records, no drawing."""
+    playback, engine = tab.playback, tab.player.last_engine
+    sim = playback.fork(0) if engine is None else WasmSimulator(engine, playback.data)
     started = time.perf_counter()
     sim.step(playback.ticks)
     return playback.ticks / (time.perf_counter() - started)
@@ -243,7 +246,7 @@ def main() -> None:
     print(f"  (5 seeks, max {max(seeks):.2f} s)")
 
     played = play_rate(app, tab)
-    limit = engine_limit(tab.playback)
+    limit = engine_limit(tab)
     print(f"playing shows {played:.1f} ticks/s at speed 1000")
     print(f"fastest engine steps {limit:.1f} ticks/s")
     print(
@@ -251,6 +254,14 @@ def main() -> None:
     )
 
     playback = tab.playback
+    confirmed = tab.confirmation
+    trusted = (
+        WasmEngine(confirmed.fast)
+        if confirmed is not None
+        and confirmed.parted_at is None
+        and confirmed.confirmed_to >= playback.ticks - playback.ticks % playback.scenario.snapshot
+        else None
+    )
     tab.shutdown()
     QThreadPool.globalInstance().waitForDone(60000)
     # P (play to the next divergence) from tick 0, as the tab runs it: the playback's engine
@@ -260,7 +271,7 @@ def main() -> None:
     wrong = open_submission(str(LATTICE / "submissions" / args.wrong), case, case.stress[-1].name)
     for attempt in ("first wrong tick", "  (again"):
         started = time.perf_counter()
-        _, _, found = hunt_divergence(wrong, playback, 0, Work())
+        _, _, found = hunt_divergence(wrong, playback, 0, Work(), engine=trusted)
         spent = time.perf_counter() - started
         where = (
             "none: it agrees on every tick"
@@ -270,7 +281,8 @@ def main() -> None:
         if attempt == "first wrong tick":
             print(f"P from tick 0 to the first wrong tick {spent:.1f} s")
             print(
-                f"  ({args.wrong}: {where}; found tick by tick from tick 0, {found.submission_runs if found else 0} submission runs)"
+                f"  ({args.wrong}: {where}; found tick by tick from tick 0, {found.submission_runs if found else 0} submission runs; "
+                f"the reference's side by {confirmed.name + ' (confirmed on this file)' if trusted else playback.engine_name})"
             )
         else:
             print(

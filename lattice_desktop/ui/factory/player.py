@@ -29,20 +29,21 @@ from lattice_desktop.ui.tasks import Task
 from lattice_desktop.work import Step
 
 if TYPE_CHECKING:
-    from lattice_desktop.ui.factory.tab import FactoryTab
+    from lattice_desktop.ui.factory.controls import FactoryControls
 
 FRAME_MS = 100  # how often the status's rate is brought up to date while playing
 RATE_SECONDS = 2.0  # the rate shown is over about this many seconds of drawn states
 
 
 class Player(QObject):
-    def __init__(self, tab: FactoryTab) -> None:
-        super().__init__(tab)
+    def __init__(self, tab: FactoryControls, parent: QObject | None = None) -> None:
+        super().__init__(parent)
         self.tab = tab
         self.timer = QTimer(self, interval=FRAME_MS)  # active while playing
         self.timer.timeout.connect(self._frame)
         self._play = tasks.Background(self)
         self.ahead: PlayAhead | None = None
+        self.last_engine: str | None = None
         self._drawn: list[tuple[float, int]] = []  # (when, tick) of the states drawn lately
         self._hunt = tasks.Background(self)
 
@@ -69,6 +70,7 @@ class Player(QObject):
             else None
         )
         self.ahead = ahead = PlayAhead(playback, start, speed=tab.transport.ticks_per_second, engine=fast)
+        self.last_engine = fast  # what the last play stepped with (None: the playback's engine)
         task = Task(ahead.run, work=True)
         task.signals.progress.connect(self._played)
         task.signals.done.connect(self._ended)

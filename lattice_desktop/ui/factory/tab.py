@@ -31,6 +31,7 @@ from lattice_desktop.ui.factory.opening import (
     open_file_to_show,
 )
 from lattice_desktop.ui.factory.player import Player
+from lattice_desktop.ui.factory.snapshots import snapshot_step
 from lattice_desktop.ui.factory.tab_layout import FactoryTabWidgets
 from lattice_desktop.ui.latest_query import LatestQuery
 
@@ -62,7 +63,7 @@ class FactoryTab(QWidget):
         self._open_query.failed.connect(self._open_failed)
         self._submission_query = LatestQuery(self._submission_checked, self)
         self._submission_query.failed.connect(self._submission_unavailable)
-        self.player = Player(self)
+        self.player = Player(self, self)
         self.timer = self.player.timer  # active while playing
 
         self.widgets = w = FactoryTabWidgets(self)
@@ -87,7 +88,7 @@ class FactoryTab(QWidget):
         self.case_box.activated.connect(self._case_chosen)
         self.open_error = MapMessage(self.canvas, lambda: self._opening)  # an open's error, on the map
         self._open_query.failed.connect(self.open_error.show_open_error)
-        self.canvas.hovered.connect(self._hovered)
+        self.canvas.hovered.connect(lambda text: self.hover.setText(text.replace("\n", " · ")))
         self.table.selectionModel().currentRowChanged.connect(self._row_chosen)
         self.transport.seek.connect(self.show_tick)
         self.transport.first.clicked.connect(lambda: self.step_snapshot(-1))
@@ -99,7 +100,7 @@ class FactoryTab(QWidget):
         self.tools = w.tools
         self.transport.bookmarks.seek.connect(self._seek)
         self.bar.hunt.clicked.connect(self.player.hunt)
-        bind_keys(self)
+        bind_keys(self, self)
 
     # --- the public face ------------------------------------------------------------------
 
@@ -176,9 +177,6 @@ class FactoryTab(QWidget):
         """The next snapshot after the current tick whose checksums differ (stays if none)."""
         self.navigator.step_divergent_snapshot(+1)
 
-    def previous_divergence(self) -> None:
-        self.navigator.step_divergent_snapshot(-1)
-
     def go_to_first_divergence(self) -> None:
         first = self.model.first_divergence
         if self.snapshots is None:
@@ -201,13 +199,7 @@ class FactoryTab(QWidget):
     def step_snapshot(self, direction: int) -> None:
         if self.snapshots is None or not len(self.snapshots):
             return
-        interval = self.snapshots.interval
-        target = (
-            (self.tick // interval + 1) * interval
-            if direction > 0
-            else ((self.tick - 1) // interval) * interval
-        )
-        target = max(0, min(target, len(self.snapshots) * interval))
+        target = snapshot_step(self.snapshots, self.tick, direction)
         row = self.snapshots.row_of(target)
         if row is not None:
             self.table.select_row(row)
@@ -379,9 +371,6 @@ class FactoryTab(QWidget):
     def confirmation(self) -> Confirmation | None:
         """How far a fast engine has been seen to agree with the reference on the open file."""
         return self._checksums.confirmation
-
-    def _hovered(self, text: str) -> None:
-        self.hover.setText(text.replace("\n", " · "))
 
     def stop_playing(self) -> None:
         self.player.stop()
