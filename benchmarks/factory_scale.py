@@ -199,6 +199,9 @@ def main() -> None:
     path = scenario(args.size, args.ticks, folder)
     print(f"  (load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores)")
 
+    QThreadPool.globalInstance().setMaxThreadCount(
+        max(4, QThreadPool.globalInstance().maxThreadCount())
+    )  # as the app
     tab = FactoryTab()
     tab.resize(1100, 680)
     tab.show()

@@ -17,7 +17,7 @@ from __future__ import annotations
 import time
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QObject, QTimer, Slot
+from PySide6.QtCore import QObject, QThreadPool, QTimer, Slot
 
 from lattice_desktop.lattice.divergence import Divergence
 from lattice_desktop.lattice.play_ahead import PlayAhead
@@ -25,8 +25,8 @@ from lattice_desktop.lattice.playback import Playback
 from lattice_desktop.lattice.view import FactoryState
 from lattice_desktop.services.divergence_hunt import hunt_divergence
 from lattice_desktop.ui import tasks
-from lattice_desktop.ui.tasks import Task
-from lattice_desktop.work import Step
+from lattice_desktop.ui.tasks import Task, TaskSignals
+from lattice_desktop.work import Step, Work
 
 if TYPE_CHECKING:
     from lattice_desktop.ui.factory.controls import FactoryControls
@@ -41,7 +41,12 @@ class Player(QObject):
         self.tab = tab
         self.timer = QTimer(self, interval=FRAME_MS)  # active while playing
         self.timer.timeout.connect(self._frame)
-        self._play = tasks.Background(self)
+        # Play has a thread of its own: in the shared pool it would queue behind the keyframe
+        # walk and the tasks waiting for the census's and the checksums' child processes.
+        self._pool = QThreadPool(self)
+        self._pool.setMaxThreadCount(1)
+        self._pool.setStackSize(tasks.WORKER_STACK)
+        self._playing: tuple[Work, TaskSignals] | None = None  # the play under way
         self.ahead: PlayAhead | None = None
         self.last_engine: str | None = None
         self._drawn: list[tuple[float, int]] = []  # (when, tick) of the states drawn lately
@@ -75,12 +80,20 @@ class Player(QObject):
         task.signals.progress.connect(self._played)
         task.signals.done.connect(self._ended)
         task.signals.failed.connect(self._failed)
-        self._play.start(task)
+        self._cancel_play()
+        assert task.work is not None
+        self._playing = (task.work, task.signals)  # kept alive while the task may emit
+        self._pool.start(task)
         self._drawn = []
         self.timer.start()
         tab.navigator.set_playing(True)
         tab.transport.set_playing(True)
         self._frame()
+
+    def _cancel_play(self) -> None:
+        if self._playing is not None:
+            self._playing[0].cancel()
+            self._playing = None
 
     def set_speed(self, ticks_per_second: int) -> None:
         if self.ahead is not None:
@@ -88,7 +101,7 @@ class Player(QObject):
 
     def stop(self) -> None:
         """Stop where it is; the navigator then compares the tick it landed on."""
-        self._play.cancel()
+        self._cancel_play()
         self.ahead = None
         was = self.timer.isActive()
         self.timer.stop()

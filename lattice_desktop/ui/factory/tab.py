@@ -268,9 +268,9 @@ class FactoryTab(QWidget):
         # The census and a file's checksums wait for the first frame: on two cores, two
         # long tasks ahead of it in the pool would hold the map back for their whole length.
         case_dir = self.case.path.parent if self.case is not None else None
-        self._after_first_frame = [lambda: self._census.count(playback.data, case_dir)]
-        if opened.pending:
-            self._after_first_frame.append(lambda: self._checksums.count(Path(opened.name), playback))
+        after = self._after_first_frame = [lambda: self._census.count(playback.data, case_dir)]
+        if opened.pending:  # first: they tell which engine may play the file
+            after.insert(0, lambda: self._checksums.count(Path(opened.name), playback))
         self._show_snapshots(snapshots)
         if opened.pending:
             self.scenario_file_opened.emit(Path(opened.name))
