@@ -99,6 +99,7 @@ class Playback:
         self._lock = threading.Lock()
         self._waiting = 0
         self._waiting_lock = threading.Lock()
+        self.paused = False  # the keyframe walk waits meanwhile (Play wants both cores)
         # The engine's checksum after each tick (index i: tick i + 1), as far as a search for
         # the next divergence has run it: the next search reads them instead of rerunning.
         self.tick_checksums: list[int] = []
@@ -197,7 +198,8 @@ class Playback:
             return
         work = work or Work()
         while self._frontier < self.ticks:
-            while self._waiting > 0:
+            while self._waiting > 0 or self.paused:
+                work.raise_if_cancelled()
                 time.sleep(0.002)
             work.raise_if_cancelled()
             with self._lock:

@@ -19,6 +19,10 @@ from lattice_desktop.lattice.submission_records import (
 from lattice_desktop.lattice.wasm_engine import WasmEngine
 from lattice_desktop.work import Work
 
+# The first window's ticks past the start: a divergence near the start (the usual case when
+# P is pressed on a wrong run) costs half of next_divergence's 64; a far one about the same.
+FIRST_WINDOW = 32
+
 
 def hunt_divergence(
     sub: SubmissionRecords, playback: Playback, start: int, work: Work, *, engine: WasmEngine | None = None
@@ -63,6 +67,7 @@ def hunt_divergence(
             reference_records=reference_records,
             submission_records=lambda tick: collected(("records", tick), submission_records_at, tick),
             work=work,
+            window=FIRST_WINDOW,
             known=playback.tick_checksums,
         )
     return playback, start, found

@@ -77,7 +77,8 @@ class Player(QObject):
         self.ahead = ahead = PlayAhead(playback, start, speed=tab.transport.ticks_per_second, engine=fast)
         self.last_engine = fast  # what the last play stepped with (None: the playback's engine)
         task = Task(ahead.run, work=True)
-        task.signals.progress.connect(self._played)
+        task.signals.progress.connect(lambda step, ahead=ahead: self._played(step, ahead))
+        playback.paused = True  # the keyframe walk waits while playing
         task.signals.done.connect(self._ended)
         task.signals.failed.connect(self._failed)
         self._cancel_play()
@@ -102,6 +103,8 @@ class Player(QObject):
     def stop(self) -> None:
         """Stop where it is; the navigator then compares the tick it landed on."""
         self._cancel_play()
+        if self.ahead is not None:
+            self.ahead.playback.paused = False
         self.ahead = None
         was = self.timer.isActive()
         self.timer.stop()
@@ -113,10 +116,13 @@ class Player(QObject):
             if drawn is None or drawn.tick != self.tab.tick:  # stopped before its first state
                 self.tab.show_tick(self.tab.tick)
 
-    @Slot(object)
-    def _played(self, step: Step) -> None:
-        state, ahead = step.item, self.ahead
-        if not isinstance(state, FactoryState) or ahead is None or ahead.playback is not self.tab.playback:
+    def _played(self, step: Step, ahead: PlayAhead) -> None:
+        state = step.item
+        if (
+            not isinstance(state, FactoryState)
+            or ahead is not self.ahead
+            or ahead.playback is not self.tab.playback
+        ):
             return
         self.tab.show_played(state)
         self._drawn.append((time.perf_counter(), state.tick))
