@@ -121,8 +121,11 @@ def play_rate(app: QApplication, tab: FactoryTab) -> float:
         drawn.append((time.perf_counter(), state.tick))
 
     tab.show_played = timed  # type: ignore[method-assign]
+    said: list[str] = []
+    tab.timer.timeout.connect(lambda: said.append(tab.transport.status.text()))
     tab.toggle_play()
     wait(app, lambda: not tab.timer.isActive(), timeout=1200)
+    print(f"  (the status while playing: {said[len(said) // 2] if said else '—'!r})")
     tab.show_played = show  # type: ignore[method-assign]
     (t0, k0), (t1, k1) = drawn[0], drawn[-1]
     print(
@@ -253,7 +256,7 @@ def main() -> None:
     print(f"playing shows {played:.1f} ticks/s at speed 1000")
     print(f"fastest engine steps {limit:.1f} ticks/s")
     print(
-        f"  (shown / engine alone: {played / limit:.2f}, measured in this run; drawn by {tab.player.drawn_by()})"
+        f"  (shown / engine alone: {played / limit:.2f}, both measured in this run; the engine: {tab.player.last_engine or tab.playback.engine_name})"
     )
 
     playback = tab.playback

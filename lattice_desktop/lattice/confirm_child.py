@@ -14,6 +14,7 @@ snapshot so far agreed. Cancelling kills the child.
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 import threading
@@ -119,6 +120,7 @@ def confirm_in_child(fast: Path, reference: Path, data: bytes, *, work: Work | N
 
 
 def main() -> int:
+    os.nice(5)  # background work: the app's own threads (Play, seeks, drawing) come first
     fast_path, reference_path = sys.argv[1:3]
     data = sys.stdin.buffer.read()
     scenario = parse_scenario(data)

@@ -73,7 +73,7 @@ def decode_state(
     sinks = kind == 3
     sink_counts = SinkTable(cell[sinks], low16[sinks] & 0xFF, values[sinks].astype(np.int64))
     assemblers = AssemblerTable.of(scenario, kind, cell, low16, values)
-    return FactoryState(
+    state = FactoryState(
         tick=tick,
         entity=entity,
         direction=direction,
@@ -81,4 +81,8 @@ def decode_state(
         source_buffer=source_buffer.reshape(h, w),
         sink_counts=sink_counts,  # type: ignore[arg-type]  # a read-only Mapping, as the dict is read
         assemblers=assemblers,
-    ).drawable()
+    )
+    # The sources holding an item, from their few records rather than a pass over the grid
+    # (the same cells `held_sources` would find: one record a source, type 0 is no item).
+    state.__dict__["held_sources"] = np.unique(cell[held][(low16[held] & 0xFF) != 0])
+    return state.drawable()
