@@ -78,14 +78,14 @@ def timed_frames(tab: FactoryTab) -> list[float]:
 
     tab.loader.loaded.disconnect(tab._on_loaded)
     tab.loader.loaded.connect(on_loaded)
-    played = tab.show_played
+    played = tab.player.show_played
 
     def on_played(state) -> None:  # the states Play draws
         started = time.perf_counter()
         played(state)
         frames.append(time.perf_counter() - started)
 
-    tab.show_played = on_played  # type: ignore[method-assign]
+    tab.player.show_played = on_played  # type: ignore[method-assign]
     return frames
 
 
@@ -111,7 +111,7 @@ def play_rate(app: QApplication, tab: FactoryTab) -> float:
     tab.transport.speed.setValue(1000)
     drawn: list[tuple[float, int]] = []
     gui: list[float] = []
-    show = tab.show_played
+    show = tab.player.show_played
 
     def timed(state) -> None:
         started = time.perf_counter()
@@ -120,13 +120,13 @@ def play_rate(app: QApplication, tab: FactoryTab) -> float:
         gui.append(time.perf_counter() - started)
         drawn.append((time.perf_counter(), state.tick))
 
-    tab.show_played = timed  # type: ignore[method-assign]
+    tab.player.show_played = timed  # type: ignore[method-assign]
     said: list[str] = []
     tab.timer.timeout.connect(lambda: said.append(tab.transport.status.text()))
     tab.toggle_play()
     wait(app, lambda: not tab.timer.isActive(), timeout=1200)
     print(f"  (the status while playing: {said[len(said) // 2] if said else '—'!r})")
-    tab.show_played = show  # type: ignore[method-assign]
+    tab.player.show_played = show  # type: ignore[method-assign]
     (t0, k0), (t1, k1) = drawn[0], drawn[-1]
     print(
         f"  (played ticks {k0:,} to {k1:,} in {t1 - t0:.1f} s: {len(drawn):,} states drawn, "

@@ -37,11 +37,11 @@ def play_through(qtbot, tab: FactoryTab) -> tuple[list[str], list]:
     said: list[str] = []
     drawn: list = []
     tab.timer.timeout.connect(lambda: said.append(tab.transport.status.text()))
-    shown = tab.show_played
-    tab.show_played = lambda state: (drawn.append(state), shown(state))  # type: ignore[method-assign]
+    shown = tab.player.show_played
+    tab.player.show_played = lambda state: (drawn.append(state), shown(state))  # type: ignore[method-assign]
     tab.toggle_play()
     qtbot.waitUntil(lambda: not tab.timer.isActive(), timeout=60000)
-    tab.show_played = shown  # type: ignore[method-assign]
+    tab.player.show_played = shown  # type: ignore[method-assign]
     return said, drawn
 
 
@@ -62,6 +62,11 @@ def test_a_file_plays_with_the_fast_engine_once_it_is_confirmed(qtbot, tab):
         == tab.playback.ticks // tab.playback.scenario.snapshot * tab.playback.scenario.snapshot
     )
     assert list(tab.snapshots.expected) == list(confirmed.reference)  # the table: the reference's checksums
+    label = tab.engine_label.text()  # the map's heading says what draws a seek and what plays
+    assert (
+        "wasm reference" in label
+        and f"Play: lines, confirmed against it at each snapshot to tick {confirmed.confirmed_to:,}" in label
+    )
 
     said, drawn = play_through(qtbot, tab)
     assert tab.player.ahead is None and drawn[-1].tick == tab.playback.ticks

@@ -8,7 +8,6 @@ from typing import TYPE_CHECKING, Protocol
 if TYPE_CHECKING:
     from lattice_desktop.lattice.confirm_child import Confirmation
     from lattice_desktop.lattice.playback import Playback
-    from lattice_desktop.lattice.view import FactoryState
     from lattice_desktop.ui.factory.canvas import FactoryCanvas
     from lattice_desktop.ui.factory.divergence_bar import DivergenceBar
     from lattice_desktop.ui.factory.divergence_view import DivergenceNavigator
@@ -44,8 +43,6 @@ class FactoryControls(Protocol):
     def confirmation(self) -> Confirmation | None: ...
 
     def show_tick(self, tick: int) -> None: ...
-
-    def show_played(self, state: FactoryState) -> None: ...
 
     def step_ticks(self, delta: int) -> None: ...
 

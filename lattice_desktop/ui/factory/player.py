@@ -116,6 +116,14 @@ class Player(QObject):
             if drawn is None or drawn.tick != self.tab.tick:  # stopped before its first state
                 self.tab.show_tick(self.tab.tick)
 
+    def show_played(self, state: FactoryState) -> None:
+        """A state the play stepped to: drawn, and every pane follows it."""
+        tab = self.tab
+        tab.tick = tab.navigator.tick = state.tick
+        tab.transport.show_tick(state.tick)
+        tab.transport.bookmarks.set_tick(state.tick)
+        tab.navigator.show_state(state)
+
     def _played(self, step: Step, ahead: PlayAhead) -> None:
         state = step.item
         if (
@@ -124,7 +132,7 @@ class Player(QObject):
             or ahead.playback is not self.tab.playback
         ):
             return
-        self.tab.show_played(state)
+        self.show_played(state)
         self._drawn.append((time.perf_counter(), state.tick))
         ahead.shown()
 
@@ -165,6 +173,17 @@ class Player(QObject):
         if confirmed is not None:
             return f"{text} ({confirmed.name} confirmed to tick {confirmed.confirmed_to:,} so far)"
         return text
+
+    def plays_with(self) -> str:
+        """For a file whose fast engine has been checked against the reference: which engine
+        Play will use, and why ("" when there was nothing to check)."""
+        confirmed = self.tab.confirmation
+        if confirmed is None:
+            return ""
+        if confirmed.parted_at is not None:
+            return f"{confirmed.name} parted from it at tick {confirmed.parted_at:,}: Play uses the reference"
+        name, to = confirmed.name, confirmed.confirmed_to
+        return f"Play: {name}, confirmed against it at each snapshot to tick {to:,}"
 
     def _frame(self) -> None:
         playback = self.tab.playback

@@ -297,7 +297,8 @@ class FactoryTab(QWidget):
 
     def _checksums_ready(self, result: FileChecksums) -> None:
         self.transport.status.setText("")
-        self.engine_label.setText(f"{self.engine_label.text()} · {result.source}")
+        note = [self.engine_label.text(), result.source, self.player.plays_with()]
+        self.engine_label.setText(" · ".join(filter(None, note)))
         self._show_snapshots(result.snapshots)
 
     def _submission_checked(self, sub: SubmissionRecords) -> None:
@@ -359,13 +360,6 @@ class FactoryTab(QWidget):
         self._caching = "" if fraction >= 1 else f"caching keyframes {fraction:.0%}"
         if not self.loader.busy:
             self.transport.status.setText(self._caching)
-
-    def show_played(self, state: FactoryState) -> None:
-        """A state the player stepped to: drawn, and every pane follows it."""
-        self.tick = self.navigator.tick = state.tick
-        self.transport.show_tick(state.tick)
-        self.transport.bookmarks.set_tick(state.tick)
-        self.navigator.show_state(state)
 
     @property
     def confirmation(self) -> Confirmation | None:
