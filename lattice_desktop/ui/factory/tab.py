@@ -358,7 +358,7 @@ class FactoryTab(QWidget):
     def _on_prepared(self, fraction: float) -> None:
         self.transport.timeline.set_prepared(fraction)
         self._caching = "" if fraction >= 1 else f"caching keyframes {fraction:.0%}"
-        if not self.loader.busy:
+        if not self.loader.busy and not self.timer.isActive():  # playing: the player says
             self.transport.status.setText(self._caching)
 
     @property
