@@ -251,12 +251,12 @@ def main() -> None:
     print(f"warm seek {statistics.median(seeks):.2f} s")
     print(f"  (5 seeks, max {max(seeks):.2f} s)")
 
-    played = play_rate(app, tab)
+    shown_rate = play_rate(app, tab)
     limit = engine_limit(tab)
-    print(f"playing shows {played:.1f} ticks/s at speed 1000")
+    print(f"playing shows {shown_rate:.1f} ticks/s at speed 1000")
     print(f"fastest engine steps {limit:.1f} ticks/s")
     print(
-        f"  (shown / engine alone: {played / limit:.2f}, both measured in this run; the engine: {tab.player.last_engine or tab.playback.engine_name})"
+        f"  (shown / engine alone: {shown_rate / limit:.2f}, both measured in this run; the engine: {tab.player.last_engine or tab.playback.engine_name})"
     )
 
     playback = tab.playback
