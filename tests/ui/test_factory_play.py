@@ -4,6 +4,8 @@ status always says which engine draws and how far it is confirmed."""
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import pytest
 from PySide6.QtCore import QThreadPool
@@ -79,3 +81,35 @@ def test_a_file_plays_with_the_fast_engine_once_it_is_confirmed(qtbot, tab):
         assert np.array_equal(state.slots, reference.slots) and dict(state.assemblers) == dict(
             reference.assemblers
         )
+
+
+def test_a_tick_drawn_past_the_confirmation_says_so_and_a_parted_engine_never_plays(qtbot, tab):
+    tab.show_scenario_files([LATTICE / "stress" / "stress-64.lat"])
+    qtbot.waitUntil(lambda: tab.snapshots is not None and len(tab.snapshots) > 0, timeout=60000)
+    whole = tab.confirmation
+    assert whole is not None
+    # As if the reference's check had only reached tick 30: lines may start from 0, and every
+    # frame past 30 carries the warning.
+    tab._checksums.confirmation = dataclasses.replace(whole, confirmed_to=30)
+    tab.transport.speed.setValue(20)  # slow enough for frames on both sides of tick 30
+    said: list[tuple[int, str]] = []
+    tab.timer.timeout.connect(lambda: said.append((tab.tick, tab.transport.status.text())))
+    tab.toggle_play()
+    qtbot.waitUntil(lambda: tab.tick > 45, timeout=60000)
+    tab.stop_playing()
+    assert any(t <= 30 for t, _ in said) and any(t > 30 for t, _ in said)
+    for tick, text in said:
+        assert "drawn by lines, confirmed against the reference to tick 30" in text, text
+        assert (f"⚠ tick {tick:,} not confirmed yet" in text) == (tick > 30), (tick, text)
+    # An engine that parted from the reference never draws: Play uses the reference.
+    tab._checksums.confirmation = dataclasses.replace(whole, confirmed_to=20, parted_at=30)
+    said.clear()
+    tab.show_tick(0)
+    qtbot.waitUntil(lambda: tab.settled, timeout=30000)
+    tab.toggle_play()
+    qtbot.waitUntil(lambda: len(said) > 3 or not tab.timer.isActive(), timeout=60000)
+    tab.stop_playing()
+    assert tab.player.last_engine is None
+    assert said and all(
+        "drawn by wasm reference (lines parted from it at tick 30)" in text for _, text in said
+    )
