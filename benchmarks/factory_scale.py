@@ -1,13 +1,14 @@
 """The Factory tab on a big factory, offscreen: how soon the map shows, how long a frame
-takes on the GUI thread while panning and playing, a warm seek, the first wrong tick, and
-the peak memory.
+takes on the GUI thread while panning and playing, a warm seek, the play rate at speed
+1,000 beside the engine stepping alone, P (play to the first wrong tick), and the peak memory.
 
     QT_QPA_PLATFORM=offscreen python benchmarks/factory_scale.py [--size N] [--ticks T]
 
 `--size 512` opens the bundled stress-512.lat; any other size a generated N×N scenario
 (`scenario generate --size N N`). Prints one line per figure (`first frame 1.23 s`, …)
 and the parts that make them up; asserts nothing. Targets at 2048²: first frame ≤ 3 s,
-median frame ≤ 16 ms, warm seek ≤ 1 s, peak memory ≤ 2 GB.
+median frame ≤ 16 ms, warm seek ≤ 1 s, playing ≥ 30 ticks/s shown and ≥ half the
+engine alone, P to stuck_rings' tick 21 ≤ 2 s, peak memory ≤ 2 GB.
 """
 
 from __future__ import annotations
@@ -31,7 +32,9 @@ from PySide6.QtCore import QThreadPool
 from PySide6.QtWidgets import QApplication
 
 from lattice_desktop.lattice.generator import generate
+from lattice_desktop.lattice.simulators import WasmSimulator
 from lattice_desktop.lattice.submission_records import open_submission
+from lattice_desktop.lattice.wasm_engine import WasmEngine
 from lattice_desktop.manifest import load_case
 from lattice_desktop.resources import CASES
 from lattice_desktop.services.divergence_hunt import hunt_divergence
@@ -75,6 +78,14 @@ def timed_frames(tab: FactoryTab) -> list[float]:
 
     tab.loader.loaded.disconnect(tab._on_loaded)
     tab.loader.loaded.connect(on_loaded)
+    played = tab.player.show_played
+
+    def on_played(state) -> None:  # the states Play draws
+        started = time.perf_counter()
+        played(state)
+        frames.append(time.perf_counter() - started)
+
+    tab.player.show_played = on_played  # type: ignore[method-assign]
     return frames
 
 
@@ -90,6 +101,48 @@ def pan(app: QApplication, tab: FactoryTab, steps: int = 60) -> list[float]:
         app.processEvents()
         out.append(time.perf_counter() - started)
     return out
+
+
+def play_rate(app: QApplication, tab: FactoryTab) -> float:
+    """Ticks a second the drawn tick moves while playing the whole run at speed 1,000 (every
+    state drawn counts once; drawing included), and the GUI thread's time per state."""
+    tab.show_tick(0)
+    wait(app, lambda: tab.settled)
+    tab.transport.speed.setValue(1000)
+    drawn: list[tuple[float, int]] = []
+    gui: list[float] = []
+    show = tab.player.show_played
+
+    def timed(state) -> None:
+        started = time.perf_counter()
+        show(state)
+        app.processEvents()  # the map's repaint
+        gui.append(time.perf_counter() - started)
+        drawn.append((time.perf_counter(), state.tick))
+
+    tab.player.show_played = timed  # type: ignore[method-assign]
+    said: list[str] = []
+    tab.timer.timeout.connect(lambda: said.append(tab.transport.status.text()))
+    tab.toggle_play()
+    wait(app, lambda: not tab.timer.isActive(), timeout=1200)
+    print(f"  (the status while playing: {said[len(said) // 2] if said else '—'!r})")
+    tab.player.show_played = show  # type: ignore[method-assign]
+    (t0, k0), (t1, k1) = drawn[0], drawn[-1]
+    print(
+        f"  (played ticks {k0:,} to {k1:,} in {t1 - t0:.1f} s: {len(drawn):,} states drawn, "
+        f"{len(drawn) / max(t1 - t0, 1e-9):.1f} a second; GUI thread per state: median "
+        f"{statistics.median(gui) * 1000:.1f} ms, max {max(gui) * 1000:.0f} ms)"
+    )
+    return (k1 - k0) / max(t1 - t0, 1e-9)
+
+
+def engine_limit(tab: FactoryTab) -> float:
+    """The engine Play used, stepping alone through the run: no records, no drawing."""
+    playback, engine = tab.playback, tab.player.last_engine
+    sim = playback.fork(0) if engine is None else WasmSimulator(engine, playback.data)
+    started = time.perf_counter()
+    sim.step(playback.ticks)
+    return playback.ticks / (time.perf_counter() - started)
 
 
 class ResidentPeak(threading.Thread):
@@ -149,6 +202,9 @@ def main() -> None:
     path = scenario(args.size, args.ticks, folder)
     print(f"  (load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores)")
 
+    QThreadPool.globalInstance().setMaxThreadCount(
+        max(4, QThreadPool.globalInstance().maxThreadCount())
+    )  # as the app
     tab = FactoryTab()
     tab.resize(1100, 680)
     tab.show()
@@ -195,7 +251,23 @@ def main() -> None:
     print(f"warm seek {statistics.median(seeks):.2f} s")
     print(f"  (5 seeks, max {max(seeks):.2f} s)")
 
+    shown_rate = play_rate(app, tab)
+    limit = engine_limit(tab)
+    print(f"playing shows {shown_rate:.1f} ticks/s at speed 1000")
+    print(f"fastest engine steps {limit:.1f} ticks/s")
+    print(
+        f"  (shown / engine alone: {shown_rate / limit:.2f}, both measured in this run; the engine: {tab.player.last_engine or tab.playback.engine_name})"
+    )
+
     playback = tab.playback
+    confirmed = tab.confirmation
+    trusted = (
+        WasmEngine(confirmed.fast)
+        if confirmed is not None
+        and confirmed.parted_at is None
+        and confirmed.confirmed_to >= playback.ticks - playback.ticks % playback.scenario.snapshot
+        else None
+    )
     tab.shutdown()
     QThreadPool.globalInstance().waitForDone(60000)
     # P (play to the next divergence) from tick 0, as the tab runs it: the playback's engine
@@ -205,7 +277,7 @@ def main() -> None:
     wrong = open_submission(str(LATTICE / "submissions" / args.wrong), case, case.stress[-1].name)
     for attempt in ("first wrong tick", "  (again"):
         started = time.perf_counter()
-        _, _, found = hunt_divergence(wrong, playback, 0, Work())
+        _, _, found = hunt_divergence(wrong, playback, 0, Work(), engine=trusted)
         spent = time.perf_counter() - started
         where = (
             "none: it agrees on every tick"
@@ -213,9 +285,10 @@ def main() -> None:
             else f"tick {found.tick:,}, {len(found.diffs):,} records"
         )
         if attempt == "first wrong tick":
-            print(f"first wrong tick {spent:.1f} s")
+            print(f"P from tick 0 to the first wrong tick {spent:.1f} s")
             print(
-                f"  ({args.wrong}: {where}; found tick by tick from tick 0, {found.submission_runs if found else 0} submission runs)"
+                f"  ({args.wrong}: {where}; found tick by tick from tick 0, {found.submission_runs if found else 0} submission runs; "
+                f"the reference's side by {confirmed.name + ' (confirmed on this file)' if trusted else playback.engine_name})"
             )
         else:
             print(

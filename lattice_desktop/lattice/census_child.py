@@ -12,6 +12,7 @@ and is killed the moment its `Work` is cancelled; it caches what it counted on d
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 import threading
@@ -90,6 +91,7 @@ def _print_step(step: Step) -> None:
 
 
 def main() -> int:
+    os.nice(10)  # background work: Play, seeks and the file's confirmation come first
     data = sys.stdin.buffer.read()
     counted = census_of(data, parse_scenario(data), work=Work(_print_step))
     print(RESULT, json.dumps(asdict(counted)), flush=True)

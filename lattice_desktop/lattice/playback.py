@@ -99,6 +99,7 @@ class Playback:
         self._lock = threading.Lock()
         self._waiting = 0
         self._waiting_lock = threading.Lock()
+        self.paused = False  # the keyframe walk waits meanwhile (Play wants both cores)
         # The engine's checksum after each tick (index i: tick i + 1), as far as a search for
         # the next divergence has run it: the next search reads them instead of rerunning.
         self.tick_checksums: list[int] = []
@@ -163,9 +164,23 @@ class Playback:
         try:
             self._seek(tick)
             self._advance(tick, work, previews=previews)
-            return np.array(self.sim.records(), copy=True)
+            return self.sim.records()  # a fresh array, the simulator's own copy
         finally:
             self._lock.release()
+
+    def fork(self, tick: int, work: Work | None = None) -> Simulator:
+        """A simulation of its own at `tick`: started from the nearest keyframe (a copy of
+        it: the playback's own simulation is not touched) and stepped there. For playing."""
+        tick = max(0, min(int(tick), self.ticks))
+        with self._lock:
+            key = self._ticks[bisect.bisect_right(self._ticks, tick) - 1]
+            keyframe = self._keyframes[key]
+        sim = self.sim.fork(keyframe)
+        while sim.tick < tick:
+            if work is not None:
+                work.raise_if_cancelled()
+            sim.step(min(tick - sim.tick, max(1, int(0.02 / self._per_tick))))
+        return sim
 
     def seconds_to(self, tick: int) -> float:
         """A guess at how long reaching `tick` takes from the best start (no lock)."""
@@ -183,7 +198,8 @@ class Playback:
             return
         work = work or Work()
         while self._frontier < self.ticks:
-            while self._waiting > 0:
+            while self._waiting > 0 or self.paused:
+                work.raise_if_cancelled()
                 time.sleep(0.002)
             work.raise_if_cancelled()
             with self._lock:
@@ -282,9 +298,7 @@ class Playback:
                 if time.perf_counter() - shown >= PREVIEW_SECONDS:
                     at = self.sim.tick
                     state = (
-                        state_from_records(
-                            self.scenario, np.array(self.sim.records(), copy=True), tick=at, grid=self.grid
-                        )
+                        state_from_records(self.scenario, self.sim.records(), tick=at, grid=self.grid)
                         if previews
                         else None
                     )

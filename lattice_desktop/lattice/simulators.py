@@ -24,13 +24,13 @@ from typing import TYPE_CHECKING, Protocol, cast
 import numpy as np
 import wasmtime
 
-from lattice_desktop.lattice.records import key_cells
+from lattice_desktop.lattice.fast_decode import decode_state
 from lattice_desktop.lattice.rules import Factory
 from lattice_desktop.lattice.scenario import Scenario
-from lattice_desktop.lattice.view import AssemblerTable, FactoryState, check_records, layout
+from lattice_desktop.lattice.view import FactoryState, check_records, layout
 from lattice_desktop.lattice.wasm_engine import DEFAULT_LIMITS, EngineError, WasmEngine
 from lattice_desktop.sandbox.engine import exported, unmetered_engine
-from lattice_desktop.sandbox.guest import Refused, limited_store, read_packed, rearm
+from lattice_desktop.sandbox.guest import limited_store, rearm
 
 if TYPE_CHECKING:
     from wasmtime._instance import InstanceExports
@@ -54,34 +54,10 @@ def state_from_records(
 
     Gives the same state as `FactoryState.from_records` without a Python loop over belt
     items (a stress factory holds hundreds of thousands); it does not validate records.
+    Its sparse layers are worked out here, off the GUI thread (see `fast_decode`).
     """
-    w, h = scenario.width, scenario.height
-    entity, direction = grid if grid is not None else layout(scenario)
     pairs = np.frombuffer(data, "<u8").reshape(-1, 2) if isinstance(data, bytes) else data
-    keys, values = pairs[:, 0], pairs[:, 1]
-    kind = keys >> np.uint64(56)
-    cell = key_cells(keys)
-    low = (keys & np.uint64(0xFFFF)).astype(np.int64)
-    slots = np.zeros((h * w, 4), np.uint8)
-    belt = kind == 1
-    slots[cell[belt], (low[belt] >> 8) & 3] = low[belt] & 0xFF
-    source_buffer = np.zeros(h * w, np.uint8)
-    held = kind == 2
-    source_buffer[cell[held]] = low[held] & 0xFF
-    sink_counts: dict[int, dict[int, int]] = {}
-    sinks = np.nonzero(kind == 3)[0]
-    for c, lo, v in zip(cell[sinks].tolist(), low[sinks].tolist(), values[sinks].tolist(), strict=True):
-        sink_counts.setdefault(c, {})[lo & 0xFF] = v
-    assemblers = AssemblerTable.of(scenario, kind, cell, low, values)
-    return FactoryState(
-        tick=tick,
-        entity=entity,
-        direction=direction,
-        slots=slots.reshape(h, w, 4),
-        source_buffer=source_buffer.reshape(h, w),
-        sink_counts=sink_counts,
-        assemblers=assemblers,
-    ).drawable()  # its sparse layers worked out here, off the GUI thread
+    return decode_state(scenario, pairs, tick=tick, grid=grid if grid is not None else layout(scenario))
 
 
 def checked_state(
@@ -127,6 +103,8 @@ class Simulator(Protocol):
 
     def records(self) -> np.ndarray: ...  # (n, 2) u64 (key, value) pairs of the state now
 
+    def fork(self, keyframe: object) -> Simulator: ...  # another simulator of the same run at `keyframe`
+
 
 class PythonSimulator:
     """The reference rules; a keyframe is a copy of the factory's mutable state."""
@@ -165,6 +143,11 @@ class PythonSimulator:
     def records(self) -> np.ndarray:
         return records_array(self.factory.records())
 
+    def fork(self, keyframe: object) -> PythonSimulator:
+        other = PythonSimulator(self.factory.scenario)
+        other.load(keyframe)
+        return other
+
 
 class ReplaySimulator:
     """An engine with only `lattice_records` (§8): each state is simulated from tick 0."""
@@ -186,6 +169,11 @@ class ReplaySimulator:
 
     def records(self) -> np.ndarray:
         return records_array(self.engine.records(self.data, self.tick))
+
+    def fork(self, keyframe: object) -> ReplaySimulator:
+        other = ReplaySimulator(self.engine, self.data)
+        other.load(keyframe)
+        return other
 
 
 @lru_cache(maxsize=8)
@@ -229,11 +217,15 @@ class WasmSimulator:
 
     keeps_keyframes = True
 
-    def __init__(self, path: str | Path, scenario_bytes: bytes) -> None:
+    def __init__(self, path: str | Path, scenario_bytes: bytes | None) -> None:
         module = stepping_module(path)
         if module is None:
             raise EngineError(f"{path} lacks the stepping exports {', '.join(STEPPING_EXPORTS)}")
-        self.module, self.limits = module, DEFAULT_LIMITS
+        self.path, self.module, self.limits = path, module, DEFAULT_LIMITS
+        self.tick = 0
+        if scenario_bytes is None:  # a fork: `load` gives it its state
+            self._instantiate()
+            return
         try:
             exports = self._instantiate()
             ptr = exported(exports, "alloc", wasmtime.Func)(self.store, len(scenario_bytes))
@@ -241,7 +233,6 @@ class WasmSimulator:
             exported(exports, "lattice_begin", wasmtime.Func)(self.store, ptr, len(scenario_bytes))
         except (wasmtime.WasmtimeError, KeyError, TypeError) as exc:
             raise EngineError(f"{path} cannot begin the scenario: {exc}") from None
-        self.tick = 0
 
     def _instantiate(self) -> InstanceExports:
         """A fresh store and instance of the module (its exports); nothing run in it yet."""
@@ -282,15 +273,30 @@ class WasmSimulator:
         memory[len(data) :] = 0
         self.tick = keyframe.tick
 
+    def fork(self, keyframe: object) -> WasmSimulator:
+        """A new instance of the module holding `keyframe`'s memory (the scenario is not
+        parsed again)."""
+        other = WasmSimulator(self.path, None)
+        other.load(keyframe)
+        return other
+
     def records(self) -> np.ndarray:
+        """The records now, copied once out of linear memory (no hash, no bytes object: at
+        2048² that copying and hashing cost more than the engine writing the records)."""
         rearm(self.store, self.limits)
-        try:
-            data = read_packed(self.store, self.memory, int(self._records_now(self.store)), self.limits).data
-        except Refused as refused:
-            raise EngineError(f"lattice_records_now: {refused.detail}") from None
-        if len(data) % 16:
+        packed = int(self._records_now(self.store)) & (2**64 - 1)
+        ptr, length = packed >> 32, packed & 0xFFFF_FFFF
+        size = self.memory.data_len(self.store)
+        if length > self.limits.max_output_bytes:
+            raise EngineError(f"lattice_records_now: {length:,} bytes is over the output limit")
+        if ptr + length > size:
+            raise EngineError(
+                f"lattice_records_now: 0x{ptr:x}+{length:,} lies outside memory ({size:,} bytes)"
+            )
+        if length % 16:
             raise EngineError("lattice_records_now returned a partial record")
-        return np.frombuffer(data, "<u8").reshape(-1, 2)
+        memory = np.frombuffer(memoryview(self.memory.get_buffer_ptr(self.store, size)), np.uint8)
+        return memory[ptr : ptr + length].view("<u8").reshape(-1, 2).copy()
 
 
 def make_simulator(scenario: Scenario, scenario_bytes: bytes, engine: WasmEngine | None) -> Simulator:

@@ -66,6 +66,7 @@ class DivergenceNavigator(QObject):
         self.auto_diff = False  # open the Diff view at the first divergence once the records exist
         self.focus_pending = False  # zoom to the first differing cell when the next diff arrives
         self._diff_pending: int | None = None
+        self._keep_focus: int | None = None  # the cell focused when the diff now coming was asked for
         self._last: SubmissionDiff | None = None  # the newest diff worked out (stepping back reuses it)
         self._search_from: int | None = None  # the divergent snapshot's tick the search started at
         self._search_queued: tuple[int, int] | None = None  # (agrees, differs) to search once shown
@@ -94,7 +95,7 @@ class DivergenceNavigator(QObject):
         self._diffs.forget()
         self.playback, self.snapshots, self.submission = None, None, None
         self.divergence, self._search_from = None, None  # auto_diff is the opener's to set
-        self._search_queued, self._diff_pending, self._last = None, None, None
+        self._search_queued, self._diff_pending, self._last, self._keep_focus = None, None, None, None
         self.reference, self.cells, self.cell_index = None, [], None
         self.marked, self.counts, self.diff_tick = frozenset(), {}, None
         self.bar.first_tick.setEnabled(False)
@@ -145,7 +146,7 @@ class DivergenceNavigator(QObject):
 
     def show_state(self, state: FactoryState) -> None:
         """The reference's state at the tick shown: drawn as it is (nothing compared: the
-        panel says so), or diffed first (the previous picture and its diff stay meanwhile)."""
+        panel says so), or diffed (every pane says "comparing…" meanwhile)."""
         self.reference = state
         if self.modes.mode == "Reference" or self.playing:
             self.canvas.set_state(state)
@@ -165,20 +166,20 @@ class DivergenceNavigator(QObject):
         """The Diff view (when shown) has been worked out for the tick shown."""
         return self.modes.mode == "Reference" or (self.diff_tick == self.tick and not self.playing)
 
-    def _why_uncompared(self) -> str:
+    def _why_uncompared(self, *, comparing: bool = False) -> str:
         if self.submission is None or self.modes.mode == "Reference":
             return "not compared here (Diff compares)"
-        return f"tick {self.tick:,}: not compared yet"
+        return f"tick {self.tick:,}: comparing…" if comparing else f"tick {self.tick:,}: not compared yet"
 
-    def _uncompared(self, tick: int) -> None:
+    def _uncompared(self, tick: int, *, comparing: bool = False) -> None:
         """Nothing on screen may speak of another tick's diff: unmark the map, the minimap
-        and the heatmap, and say that this tick has not been compared."""
+        and the heatmap, and say that this tick has not been compared (or is being compared)."""
         self.cells, self.cell_index, self.diff_tick = [], None, None
         self.marked, self.counts = frozenset(), {}
         self.canvas.set_marked(())
         if self.playback is not None:
             self.minimap.set_grid(self.playback.grid[0] if self._big() else None, None)
-        self.bar.show_uncompared(self._why_uncompared())
+        self.bar.show_uncompared(self._why_uncompared(comparing=comparing))
         if self.modes.mode != "Reference" and self.submission is not None:
             reason = "playing — pause (Space) to compare it" if self.playing else "comparing…"
             self.diff_list.set_message(f"Tick {tick:,}: not compared yet ({reason})")
@@ -303,7 +304,21 @@ class DivergenceNavigator(QObject):
         if self._diff_pending == tick:
             return
         self._diff_pending = tick
-        self.diff_list.set_message(f"Tick {tick:,}: not compared yet (running the submission to it…)")
+        # Until this tick's diff is in, no pane keeps the tick before's verdict: the Diff view
+        # draws the reference's new state unmarked; the Submission view, whose state is not
+        # known yet, keeps its picture and says which tick that is.
+        reference = self.reference
+        drawn = self.canvas.state
+        if self.modes.mode != "Submission" and reference is not None and reference.tick == tick:
+            self.canvas.set_state(reference)
+            drawn = reference
+        index = self.cell_index
+        self._keep_focus = self.cells[index] if index is not None and index < len(self.cells) else None
+        self._uncompared(tick, comparing=True)
+        still = (
+            f"; the map still shows tick {drawn.tick:,}" if drawn is not None and drawn.tick != tick else ""
+        )
+        self.diff_list.set_message(f"Tick {tick:,}: not compared yet (running the submission to it…{still})")
         self._diffs.request(submission_diff, self.submission, self.playback, tick)
 
     def _diff_done(self, result: SubmissionDiff) -> None:
@@ -318,7 +333,8 @@ class DivergenceNavigator(QObject):
         if reference is None or reference.tick != tick:
             return
         index = self.cell_index
-        focused = self.cells[index] if index is not None and index < len(self.cells) else None
+        focused = self.cells[index] if index is not None and index < len(self.cells) else self._keep_focus
+        self._keep_focus = None
         self.cells = list(result.counts)  # grid order, worked out on the worker
         self.diff_tick, self.marked, self.counts = tick, frozenset(self.cells), result.counts
         self.canvas.set_state(state if self.modes.mode == "Submission" else reference)

@@ -8,14 +8,15 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QKeySequence, QShortcut
+from PySide6.QtWidgets import QWidget
 
 from lattice_desktop.ui.factory.divergence_bar import KEYS
 
 if TYPE_CHECKING:
-    from lattice_desktop.ui.factory.tab import FactoryTab
+    from lattice_desktop.ui.factory.controls import FactoryControls
 
 
-def key_table(tab: FactoryTab) -> list[tuple[str, str, Callable[[], object]]]:
+def key_table(tab: FactoryControls) -> list[tuple[str, str, Callable[[], object]]]:
     """(key, what it does, the slot) for every key of the tab."""
     nav, tools, marks, speed = tab.navigator, tab.tools, tab.transport.bookmarks, tab.transport.change_speed
     ticks = lambda: tab.playback.ticks if tab.playback else 0  # noqa: E731
@@ -47,9 +48,10 @@ def key_table(tab: FactoryTab) -> list[tuple[str, str, Callable[[], object]]]:
     ]
 
 
-def bind_keys(tab: FactoryTab) -> None:
+def bind_keys(tab: FactoryControls, owner: QWidget) -> None:
+    """Bind every key of `key_table` on `owner` (the tab's widget) and what it holds."""
     for key, what, slot in key_table(tab):  # the Help menu lists them by their whatsThis
-        shortcut = QShortcut(QKeySequence(key), tab)
+        shortcut = QShortcut(QKeySequence(key), owner)
         shortcut.setContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
         shortcut.setWhatsThis(what)
         shortcut.activated.connect(slot)

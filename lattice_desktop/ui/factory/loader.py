@@ -56,6 +56,11 @@ class StateLoader(tasks.Op):
         self.requested = tick
         self._seeks.request(self.playback.state_at, tick, work=True)
 
+    def drop_seeks(self) -> None:
+        """Forget the seeks under way (they stop at their next chunk); the walk goes on."""
+        self._seeks.forget()
+        self.requested = None
+
     def stop(self) -> None:
         """Forget the playback: running tasks cancel themselves at their next chunk."""
         self.set_playback(None)

@@ -128,3 +128,10 @@ class SnapshotTable(QTableView):
             index, QItemSelectionModel.SelectionFlag.ClearAndSelect | QItemSelectionModel.SelectionFlag.Rows
         )
         self.scrollTo(index, QAbstractItemView.ScrollHint.PositionAtCenter)
+
+
+def snapshot_step(snapshots: Snapshots, tick: int, direction: int) -> int:
+    """The snapshot's tick after `tick` (direction > 0) or before it, within the run's snapshots."""
+    interval = snapshots.interval
+    target = (tick // interval + 1) * interval if direction > 0 else ((tick - 1) // interval) * interval
+    return max(0, min(target, len(snapshots) * interval))

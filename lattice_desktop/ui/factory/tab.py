@@ -9,6 +9,7 @@ from pathlib import Path
 from PySide6.QtCore import Qt, Signal, Slot
 from PySide6.QtWidgets import QWidget
 
+from lattice_desktop.lattice.confirm_child import Confirmation
 from lattice_desktop.lattice.divergence import Divergence
 from lattice_desktop.lattice.playback import Playback
 from lattice_desktop.lattice.snapshots import Snapshots
@@ -31,6 +32,7 @@ from lattice_desktop.ui.factory.opening import (
     open_file_to_show,
 )
 from lattice_desktop.ui.factory.player import Player
+from lattice_desktop.ui.factory.snapshots import snapshot_step
 from lattice_desktop.ui.factory.tab_layout import FactoryTabWidgets
 from lattice_desktop.ui.factory.why import WhyTool
 
@@ -62,7 +64,7 @@ class FactoryTab(QWidget):
         self._open_query.failed.connect(self._open_failed)
         self._submission_query = LatestQuery(self._submission_checked, self)
         self._submission_query.failed.connect(self._submission_unavailable)
-        self.player = Player(self)
+        self.player = Player(self, self)
         self.timer = self.player.timer  # active while playing
 
         self.widgets = w = FactoryTabWidgets(self)
@@ -87,7 +89,7 @@ class FactoryTab(QWidget):
         self.case_box.activated.connect(self._case_chosen)
         self.open_error = MapMessage(self.canvas, lambda: self._opening)  # an open's error, on the map
         self._open_query.failed.connect(self.open_error.show_open_error)
-        self.canvas.hovered.connect(self._hovered)
+        self.canvas.hovered.connect(lambda text: self.hover.setText(text.replace("\n", " · ")))
         self.table.selectionModel().currentRowChanged.connect(self._row_chosen)
         self.transport.seek.connect(self.show_tick)
         self.transport.first.clicked.connect(lambda: self.step_snapshot(-1))
@@ -95,11 +97,12 @@ class FactoryTab(QWidget):
         self.transport.back.clicked.connect(lambda: self.step_ticks(-1))
         self.transport.forward.clicked.connect(lambda: self.step_ticks(+1))
         self.transport.play.clicked.connect(self.toggle_play)
+        self.transport.speed.valueChanged.connect(self.player.set_speed)
         self.tools = w.tools
         self.transport.bookmarks.seek.connect(self._seek)
         self.bar.hunt.clicked.connect(self.player.hunt)
         self.why = WhyTool(self)  # "Why?" on a differing cell; the Results tab's jumps
-        bind_keys(self)
+        bind_keys(self, self)
 
     # --- the public face ------------------------------------------------------------------
 
@@ -176,9 +179,6 @@ class FactoryTab(QWidget):
         """The next snapshot after the current tick whose checksums differ (stays if none)."""
         self.navigator.step_divergent_snapshot(+1)
 
-    def previous_divergence(self) -> None:
-        self.navigator.step_divergent_snapshot(-1)
-
     def go_to_first_divergence(self) -> None:
         first = self.model.first_divergence
         if self.snapshots is None:
@@ -190,9 +190,8 @@ class FactoryTab(QWidget):
     def show_tick(self, tick: int) -> None:
         if self.playback is None:
             return
+        # The tick box and the bookmarks follow the tick drawn (`_on_loaded`), not the one asked for.
         self.tick = self.navigator.tick = max(0, min(int(tick), self.playback.ticks))
-        self.transport.show_tick(self.tick)
-        self.transport.bookmarks.set_tick(self.tick)
         self.loader.request(self.tick)
 
     def step_ticks(self, delta: int) -> None:
@@ -202,13 +201,7 @@ class FactoryTab(QWidget):
     def step_snapshot(self, direction: int) -> None:
         if self.snapshots is None or not len(self.snapshots):
             return
-        interval = self.snapshots.interval
-        target = (
-            (self.tick // interval + 1) * interval
-            if direction > 0
-            else ((self.tick - 1) // interval) * interval
-        )
-        target = max(0, min(target, len(self.snapshots) * interval))
+        target = snapshot_step(self.snapshots, self.tick, direction)
         row = self.snapshots.row_of(target)
         if row is not None:
             self.table.select_row(row)
@@ -277,9 +270,9 @@ class FactoryTab(QWidget):
         # The census and a file's checksums wait for the first frame: on two cores, two
         # long tasks ahead of it in the pool would hold the map back for their whole length.
         case_dir = self.case.path.parent if self.case is not None else None
-        self._after_first_frame = [lambda: self._census.count(playback.data, case_dir)]
-        if opened.pending:
-            self._after_first_frame.append(lambda: self._checksums.count(Path(opened.name), playback))
+        after = self._after_first_frame = [lambda: self._census.count(playback.data, case_dir)]
+        if opened.pending:  # first: they tell which engine may play the file
+            after.insert(0, lambda: self._checksums.count(Path(opened.name), playback))
         self._show_snapshots(snapshots)
         if opened.pending:
             self.scenario_file_opened.emit(Path(opened.name))
@@ -306,7 +299,8 @@ class FactoryTab(QWidget):
 
     def _checksums_ready(self, result: FileChecksums) -> None:
         self.transport.status.setText("")
-        self.engine_label.setText(f"{self.engine_label.text()} · {result.source}")
+        note = [self.engine_label.text(), result.source, self.player.plays_with()]
+        self.engine_label.setText(" · ".join(filter(None, note)))
         self._show_snapshots(result.snapshots)
 
     def _submission_checked(self, sub: SubmissionRecords) -> None:
@@ -333,6 +327,7 @@ class FactoryTab(QWidget):
         if self.modes.mode == "Reference" and not self.timer.isActive():
             self.canvas.set_state(state)
             self.canvas.set_marked(())
+            self.transport.show_tick(state.tick)
 
     @Slot(object)
     def _on_loaded(self, state: FactoryState) -> None:
@@ -365,11 +360,13 @@ class FactoryTab(QWidget):
     def _on_prepared(self, fraction: float) -> None:
         self.transport.timeline.set_prepared(fraction)
         self._caching = "" if fraction >= 1 else f"caching keyframes {fraction:.0%}"
-        if not self.loader.busy:
+        if not self.loader.busy and not self.timer.isActive():  # playing: the player says
             self.transport.status.setText(self._caching)
 
-    def _hovered(self, text: str) -> None:
-        self.hover.setText(text.replace("\n", " · "))
+    @property
+    def confirmation(self) -> Confirmation | None:
+        """How far a fast engine has been seen to agree with the reference on the open file."""
+        return self._checksums.confirmation
 
     def stop_playing(self) -> None:
         self.player.stop()

@@ -1,0 +1,55 @@
+"""What the Factory tab's player and keys steer, as a Protocol: they are given the tab but
+know it only by this face, so neither imports the tab that builds them (no import circle)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Protocol
+
+if TYPE_CHECKING:
+    from lattice_desktop.lattice.confirm_child import Confirmation
+    from lattice_desktop.lattice.playback import Playback
+    from lattice_desktop.ui.factory.canvas import FactoryCanvas
+    from lattice_desktop.ui.factory.divergence_bar import DivergenceBar
+    from lattice_desktop.ui.factory.divergence_view import DivergenceNavigator
+    from lattice_desktop.ui.factory.loader import StateLoader
+    from lattice_desktop.ui.factory.map_tools import MapTools
+    from lattice_desktop.ui.factory.transport import TransportBar
+    from lattice_desktop.ui.factory.why import WhyTool
+
+
+class Hunter(Protocol):
+    """Play to the next divergence (P): start or stop it."""
+
+    def hunt(self) -> None: ...
+
+    def stop_hunt(self, why: str = "") -> None: ...
+
+
+class FactoryControls(Protocol):
+    """The Factory tab as its player and keys see it."""
+
+    playback: Playback | None
+    tick: int
+    navigator: DivergenceNavigator
+    transport: TransportBar
+    bar: DivergenceBar
+    loader: StateLoader
+    canvas: FactoryCanvas
+    tools: MapTools
+    why: WhyTool
+
+    @property
+    def player(self) -> Hunter: ...
+
+    @property
+    def confirmation(self) -> Confirmation | None: ...
+
+    def show_tick(self, tick: int) -> None: ...
+
+    def step_ticks(self, delta: int) -> None: ...
+
+    def step_snapshot(self, direction: int) -> None: ...
+
+    def toggle_play(self) -> None: ...
+
+    def next_divergence(self) -> None: ...
