@@ -145,8 +145,8 @@ def run_window(
 
 def _run_window(app: QApplication, db: str | None, paths: list[Path], *, grade_demo: bool) -> int:
     from lattice_desktop.ui.common.errors_dialog import install_excepthook
-    from lattice_desktop.ui.window.main_window import MainWindow
     from lattice_desktop.ui.window import one_instance
+    from lattice_desktop.ui.window.main_window import MainWindow
 
     install_excepthook()
     instance = one_instance.OneInstance(db, app)

@@ -36,7 +36,6 @@ from lattice_desktop.ui.common.latest_query import LatestQuery
 from lattice_desktop.ui.factory.canvas import ARGB
 from lattice_desktop.ui.factory.census_panel import CensusPanel
 from lattice_desktop.ui.factory.raster import Rasterizer, Static
-from lattice_desktop.ui.common.latest_query import LatestQuery
 from lattice_desktop.work import Step, Work
 
 

@@ -20,6 +20,7 @@ from lattice_desktop.services.factory_opening import FileChecksums
 from lattice_desktop.store.queries import StoredRun
 from lattice_desktop.ui.common.latest_query import LatestQuery
 from lattice_desktop.ui.factory.bookmarks import bookmark_key
+from lattice_desktop.ui.factory.canvas import FactoryCanvas
 from lattice_desktop.ui.factory.divergence_view import DivergenceNavigator
 from lattice_desktop.ui.factory.empty_state import MapMessage, no_factory_text
 from lattice_desktop.ui.factory.keys import bind_keys
@@ -39,6 +40,7 @@ from lattice_desktop.ui.factory.why import WhyTool
 
 class FactoryTab(QWidget):
     scenario_file_opened = Signal(object)  # a scenario file's Path, once it opened (for File › Recent)
+    canvas: FactoryCanvas  # declared: the "Why?" tool reads it before this module's types are done
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)

@@ -31,8 +31,8 @@ from lattice_desktop.store.pages import RunPage
 from lattice_desktop.ui.common import theme
 from lattice_desktop.ui.common.copy_table import CopyTable
 from lattice_desktop.ui.common.delegates import BarDelegate, ChipDelegate
-from lattice_desktop.ui.results.model import ResultsModel
 from lattice_desktop.ui.results.diagnosis import DiagnosisPanel
+from lattice_desktop.ui.results.model import ResultsModel
 
 NO_RESULTS = {
     Verdict.RUNNING: "This run is being graded — its results appear when it finishes.",
