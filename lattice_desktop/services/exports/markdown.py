@@ -105,7 +105,7 @@ def compare_markdown(comparison: Comparison, *, threshold: float | None) -> str:
     """The changed cases with their functions, and the gate's verdict when there is one."""
     a, b = comparison.before, comparison.after
     lines = [
-        f"### Fuel: {cell(b.label)} against {cell(a.label)}",
+        f"### Fuel: A: {cell(a.label)} → B: {cell(b.label)}",
         "",
     ]
     if threshold is not None:
