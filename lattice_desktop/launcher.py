@@ -13,7 +13,7 @@ from types import FrameType
 
 GUI_COMMANDS = {"open", "screenshots", "demo"}
 HEADLESS_COMMANDS = (
-    "grade, grade-batch, runs, show, leaderboard, export, hide, unhide, delete, profile, case, "
+    "grade, grade-batch, runs, show, leaderboard, export, hide, unhide, delete, profile, compare, case, "
     "scenario, harness and screenshots OUTDIR"
 )
 

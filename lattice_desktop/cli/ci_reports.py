@@ -5,6 +5,8 @@ summary). Each file is written whole or not at all, after the report is made."""
 from __future__ import annotations
 
 import argparse
+import os
+import tempfile
 from pathlib import Path
 
 from lattice_desktop.cli.common import err
@@ -39,7 +41,8 @@ def write_report(path: Path, text: str, *, kind: str, what: str) -> None:
 
 def check_writable(*paths: Path | None) -> None:
     """Refuse, before any grading, a report path that could not be written: a folder, or a
-    file in a folder that does not exist."""
+    file in a folder that does not exist or takes no new file (read-only, /proc): a scratch
+    file is made there and removed, as the report's own write will make one."""
     for path in paths:
         if path is None:
             continue
@@ -47,3 +50,10 @@ def check_writable(*paths: Path | None) -> None:
             raise UserError("is a folder; name the file to write", Location(str(path)))
         if not path.parent.is_dir():
             raise UserError("its folder does not exist", Location(str(path)))
+        try:
+            handle, scratch = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+        except OSError as exc:
+            reason = exc.strerror or str(exc)
+            raise UserError(f"cannot write a file in its folder: {reason}", Location(str(path))) from None
+        os.close(handle)
+        os.unlink(scratch)

@@ -52,6 +52,13 @@ def chosen_board(args: argparse.Namespace) -> Leaderboard:
     """The board `add_board_options` named, or a `UserError` saying which cases have runs."""
     known = distinct_values("case_name")
     if args.case not in known:
+        from lattice_desktop.store.harness_runs import harness_box_names
+
+        if args.case in harness_box_names():
+            raise UserError(
+                f"'{shown(args.case)}' is a harness box, not a case: "
+                f"`lattice-desktop harness leaderboard --box {shown(args.case)}` ranks its runs"
+            )
         listed = f" (cases with runs: {', '.join(map(shown, known))})" if known else " (no runs yet)"
         raise UserError(f"no runs of a case named '{shown(args.case)}'" + listed)
     board = leaderboard(args.case, args.case_version, args.variant, content=args.content)

@@ -136,19 +136,20 @@ def _progress(step: Step) -> None:
 def comparison_text(comparison: Comparison, *, threshold: float | None) -> str:
     """The report as the terminal shows it: the two runs, a row per case, the functions."""
     a, b = comparison.before, comparison.after
+    width = max([16, *(len(shown(c.name)) for c in comparison.cases)])  # the longest name fits
     lines = [
         f"A: {shown(a.label)} · {shown(a.model)} · {shown(a.case)} · {a.verdict}",
         f"B: {shown(b.label)} · {shown(b.model)} · {shown(b.case)} · {b.verdict}",
         *(f"note: {shown(n)}" for n in comparison.notes),
         "",
-        f"{'case':<16} {'A fuel':>15} {'B fuel':>15} {'change':>15} {'%':>9}  verdict",
+        f"{'case':<{width}} {'A fuel':>15} {'B fuel':>15} {'change':>15} {'%':>9}  verdict",
     ]
     for c in comparison.cases:
         delta = "-" if c.delta is None else f"{c.delta:+,}"
         pct = "-" if c.percent is None else f"{c.percent:+.2f}%"
         verdict = f"{c.before_outcome} → {c.after_outcome}" if c.verdict_changed else c.after_outcome
         lines.append(
-            f"{shown(c.name):<16} {grouped(c.before_fuel):>15} {grouped(c.after_fuel):>15} "
+            f"{shown(c.name):<{width}} {grouped(c.before_fuel):>15} {grouped(c.after_fuel):>15} "
             f"{delta:>15} {pct:>9}  {verdict}"
         )
         for f in c.functions:

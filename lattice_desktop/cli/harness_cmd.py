@@ -53,7 +53,7 @@ def register(commands: argparse._SubParsersAction) -> argparse._SubParsersAction
     p.set_defaults(func=_verify)
 
     p = sub.add_parser("leaderboard", help="harnesses ranked per box and stage")
-    p.add_argument("--box", help="only this box")
+    p.add_argument("--box", help="only this box: its id (as `runs` shows it), or its box file")
     add_db_option(p)
     p.set_defaults(func=_leaderboard)
     return sub
@@ -117,12 +117,17 @@ def _verify(args: argparse.Namespace) -> int:
 
 
 def _leaderboard(args: argparse.Namespace) -> int:
-    from lattice_desktop.store.harness_runs import harness_leaderboards, harness_unranked
+    from lattice_desktop.store.harness_runs import harness_box_names, harness_leaderboards, harness_unranked
 
     open_storage(args)
-    boards = harness_leaderboards(args.box)
-    unranked = harness_unranked(args.box)
+    box = _box_name(args.box)
+    boards = harness_leaderboards(box)
+    unranked = harness_unranked(box)
     if not boards and not unranked:
+        known = harness_box_names()
+        if box and known:
+            listed = ", ".join(map(shown, known))
+            raise UserError(f"no harness runs of a box named '{shown(box)}' (boxes with runs: {listed})")
         print("No harness runs stored yet — `lattice-desktop harness import TRACE --box BOX`.")
     for key in sorted({*boards, *unranked}):
         stage, box = key
@@ -151,3 +156,10 @@ def _leaderboard(args: argparse.Namespace) -> int:
                 f"status {shown(result.status)}, not ranked: {shown(result.unranked)}"
             )
     return 0
+
+
+def _box_name(box: str | None) -> str | None:
+    """`--box` as a box id, or as the box file `import` and `score` take (read for its id)."""
+    if box and box.endswith(".toml") and Path(box).is_file():
+        return load_box(box).id
+    return box

@@ -98,8 +98,7 @@ def _exports(args: argparse.Namespace, profile: Profile, target: ProfileTarget) 
         _attempt(refusals, args.callgrind, text)
     if args.pprof:
         written = pprof(profile, module_label=target.label)
-        _attempt(refusals, args.pprof, written.data)
-        if written.approximate is not None:
+        if _attempt(refusals, args.pprof, written.data) and written.approximate is not None:
             err(
                 f"{_named(args.pprof)}: flat fuel per function and line is exact; the call stacks split "
                 f"a shared function's fuel between its callers in proportion ({written.approximate})"
@@ -108,8 +107,9 @@ def _exports(args: argparse.Namespace, profile: Profile, target: ProfileTarget) 
         problem = speedscope_problem(profile)
         name = f"{target.label} · {profile.case_name}"
         if problem is None or args.approximate:
-            _attempt(refusals, args.speedscope, speedscope(profile, name=name, approximate=args.approximate))
-            if problem is not None:
+            flame = speedscope(profile, name=name, approximate=args.approximate)
+            made = _attempt(refusals, args.speedscope, flame)
+            if made and problem is not None:
                 err(f"{_named(args.speedscope)} is approximate (so labelled in the file): {problem}")
         else:
             refusals.append(
@@ -119,11 +119,15 @@ def _exports(args: argparse.Namespace, profile: Profile, target: ProfileTarget) 
     return refusals
 
 
-def _attempt(refusals: list[str], path: Path, text: str | bytes) -> None:
+def _attempt(refusals: list[str], path: Path, text: str | bytes) -> bool:
+    """Write one export; whether it was written (if not, why is added to `refusals`), so a
+    note about the file's content is said only of a file that exists."""
     try:
         _write(path, text)
     except UserError as exc:
         refusals.append(str(exc))
+        return False
+    return True
 
 
 def _named(path: Path) -> str:

@@ -108,7 +108,8 @@ def build_submission(
         return BuildResult(shipped.ok, note, shipped.module, shipped.detail, 0.0)
     if not allowed:
         raise UserError(
-            "this submission has build commands; they run only when you allow it "
+            f"this submission ships no {submission.module_path.name} and has build commands; "
+            "they run only when you allow it "
             "(--build on the command line, or confirm in the app). Commands:\n  "
             + "\n  ".join(submission.commands)
         )

@@ -9,11 +9,12 @@ or whose total is not the graded fuel, is made again.
 from __future__ import annotations
 
 import hashlib
+import os
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from lattice_desktop.errors import UserError
+from lattice_desktop.errors import Location, UserError
 from lattice_desktop.manifest.case import CaseEntry, CaseManifest, load_case
 from lattice_desktop.manifest.submission import load_submission
 from lattice_desktop.profile.model import Profile
@@ -60,6 +61,12 @@ def run_target(run: StoredRun | int, case_name: str | None = None) -> ProfileTar
         raise UserError(no_such_run(run, command="profile", takes=GRADED))
     case = load_case(stored.manifest_path)
     entry = _entry(case, case_name)
+    if not os.path.lexists(stored.submission_path):
+        raise UserError(
+            f"run {stored.id}'s submission folder is gone, and profiling runs its module again: "
+            "grade the submission where it is now and profile that run",
+            Location(stored.submission_path),
+        )
     wasm = _module(stored.submission_path, case)
     digest = hashlib.sha256(wasm).hexdigest()
     if stored.module_sha256 is not None and digest != stored.module_sha256:

@@ -128,6 +128,12 @@ def list_harness_runs(box: str | None = None, *, include_hidden: bool = False) -
     return [_stored(r) for r in query]
 
 
+def harness_box_names() -> list[str]:
+    """The boxes that have shown (not hidden) harness runs, sorted."""
+    query = HarnessRun.select(HarnessRun.box).where(HarnessRun.hidden.is_null()).distinct()
+    return sorted(r.box for r in query)
+
+
 def load_harness_run(run_id: int) -> StoredHarnessRun | None:
     row = HarnessRun.get_or_none(HarnessRun.id == run_id)
     return None if row is None else _stored(row)

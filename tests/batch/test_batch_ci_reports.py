@@ -12,7 +12,7 @@ import junitparser
 from lattice_desktop.cli.main import main
 from tests.batch.fields import echo_case, hostile_field
 from tests.ci_formats import markdown_tables, read_junit
-from tests.core.wat_cases import ECHO, write_submission
+from tests.core.wat_cases import ECHO, ECHO_CASES, SLOW_ECHO, write_case, write_submission
 
 
 def test_every_submission_is_a_suite_and_every_case_a_test(tmp_path, capsys):
@@ -86,3 +86,24 @@ def test_a_submission_that_cannot_be_read_is_an_error_in_the_report(tmp_path, ca
     assert xml.errors == 1
     text = md.read_text(encoding="utf-8")
     assert "**1 could not be graded:**" in text and "broken/submission.toml:4" in text
+
+
+def test_the_summary_names_an_over_ceiling_case_and_marks_runs_stored_before(tmp_path, capsys):
+    field = tmp_path / "field"
+    write_submission(field / "fast", ECHO, model="fast")
+    write_submission(field / "slow", SLOW_ECHO, model="slow")
+    case = write_case(tmp_path / "case", ECHO_CASES, fuel_limit=8_000)
+    md, again = tmp_path / "batch.md", tmp_path / "again.md"
+    args = ["grade-batch", str(field), "--case", str(case), "--db", str(tmp_path / "db"), "--workers", "1"]
+    assert main([*args, "--markdown", str(md)]) == 0
+    (table,) = markdown_tables(md.read_text(encoding="utf-8"))
+    rows = {row[1]: row for row in table[1:]}
+    # Its JUnit test fails with the overshoot; the summary's first failure says the same.
+    assert rows["slow"][2] == "▲ over ceiling" and "over the ceiling of 8,000" in rows["slow"][6]
+    assert rows["fast"][6] == "" and rows["fast"][5].isdigit()
+
+    assert main([*args, "--markdown", str(again)]) == 0  # nothing graded: both found stored
+    capsys.readouterr()
+    (table,) = markdown_tables(again.read_text(encoding="utf-8"))
+    for row in table[1:]:
+        assert row[5] == f"{rows[row[1]][5]} (stored before)"

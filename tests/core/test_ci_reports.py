@@ -6,6 +6,7 @@ table a CI job summary shows (rendered as GitHub renders it)."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import junitparser
 import pytest
@@ -153,9 +154,18 @@ def test_odd_characters_in_a_model_name_still_make_a_valid_report(tmp_path, case
     assert "<name>" in md.read_text(encoding="utf-8").replace("\\", "") and "\x07" not in md.read_text()
 
 
-@pytest.mark.parametrize("where", ["folder", "missing-parent"])
+UNWRITABLE = {
+    "folder": "is a folder",
+    "missing-parent": "folder does not exist",
+    "no-new-file": "cannot write",
+}
+
+
+@pytest.mark.parametrize("where", UNWRITABLE)
 def test_a_report_path_that_cannot_be_written_is_refused_before_grading(tmp_path, case, capsys, where):
-    target = tmp_path if where == "folder" else tmp_path / "no" / "such" / "r.xml"
+    # /proc takes no new file, even from root (a read-only folder would not stop root).
+    targets = {"folder": tmp_path, "missing-parent": tmp_path / "no" / "such" / "r.xml"}
+    target = targets.get(where, Path("/proc/lattice-report.xml"))
     sub = write_submission(tmp_path / "ok", ECHO)
     db = tmp_path / "db"
     assert main(["grade", str(sub), "--case", str(case), "--db", str(db)]) == 0
@@ -164,7 +174,7 @@ def test_a_report_path_that_cannot_be_written_is_refused_before_grading(tmp_path
     code = main(["grade", str(sub), "--case", str(case), "--junit", str(target), "--db", str(db)])
     err = capsys.readouterr().err
     assert code == EXIT_USAGE and str(target) in err
-    assert ("is a folder" if where == "folder" else "folder does not exist") in err
+    assert UNWRITABLE[where] in err
     assert Run.select().count() == stored  # nothing graded, nothing stored
 
 

@@ -94,3 +94,19 @@ def test_cli_leaderboard_puts_the_run_that_crossed_nothing_first(tmp_path, capsy
         line.split() for line in capsys.readouterr().out.splitlines() if line.strip().startswith(("1 ", "2 "))
     ]
     assert [(row[0], row[1], row[5]) for row in rows] == [("1", "no_probe", "0.45"), ("2", "crossed", "0.35")]
+
+
+def test_a_board_asked_for_by_box_file_or_unknown_box_is_never_said_to_be_empty(tmp_path, capsys):
+    db = ["--db", str(tmp_path / "cli.db")]
+    assert main(["harness", "import", str(TRACES / "clean.jsonl"), "--box", str(BOX), *db]) == 0
+    capsys.readouterr()
+    # The box file `import` took names its board too (it once printed "No harness runs stored yet").
+    assert main(["harness", "leaderboard", "--box", str(BOX), *db]) == 0
+    by_file = capsys.readouterr().out
+    assert main(["harness", "leaderboard", "--box", "webshop", *db]) == 0
+    assert by_file == capsys.readouterr().out and "tidy-agent" in by_file
+    assert main(["harness", "leaderboard", "--box", "nosuch", *db]) == 2
+    assert "no harness runs of a box named 'nosuch' (boxes with runs: webshop)" in capsys.readouterr().err
+    # A box is not a case: `leaderboard webshop` says where its board is.
+    assert main(["leaderboard", "webshop", *db]) == 2
+    assert "`lattice-desktop harness leaderboard --box webshop`" in capsys.readouterr().err

@@ -171,3 +171,14 @@ def test_source_lines_sum_each_line_over_its_functions_and_lead_the_text(tmp_pat
     text = capsys.readouterr().out
     top = rows[0]
     assert f"{top['fuel']:,}" in text and f"{top['file']}:{top['line']}" in text
+
+
+def test_a_run_whose_submission_folder_is_gone_says_so(graded, capsys):
+    _, sub, db, report = graded
+    for f in sub.iterdir():
+        f.unlink()
+    sub.rmdir()
+    assert main(["profile", str(report["run_id"]), *db]) == 2
+    err = capsys.readouterr().err
+    # Once only "SUB: file not found", as if the run id had been taken for a path.
+    assert f"{sub}: run {report['run_id']}'s submission folder is gone" in err

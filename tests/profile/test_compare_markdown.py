@@ -50,3 +50,14 @@ def test_a_slower_smoke_test_is_listed_but_passes_the_gate(smoke_slower, tmp_pat
     assert "**✅ ok** (--fail-above 2%)" in text
     (cases,) = markdown_tables(text)
     assert [(row[0], row[1], row[7]) for row in cases[1:]] == [("small", "smoke", "verdict only (smoke)")]
+
+
+def test_the_heading_says_which_run_is_a_and_which_is_b(runs, tmp_path, capsys):  # noqa: F811
+    _, db, reports = runs
+    light, heavy = reports["light"]["run_id"], reports["heavy"]["run_id"]
+    md = tmp_path / "summary.md"
+    main(["compare", str(light), str(heavy), "--no-profile", "--markdown", str(md), *db])
+    capsys.readouterr()
+    heading = md.read_text(encoding="utf-8").splitlines()[0]
+    # The tables' columns are "A fuel" and "B fuel": A is the first run given, B the second.
+    assert heading.index(f"A: run {light} ") < heading.index(f"B: run {heavy} "), heading

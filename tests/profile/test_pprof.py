@@ -166,3 +166,18 @@ def test_fuel_a_trap_cut_short_is_one_sample_of_its_own(tmp_path):
     assert stacks[(CUT_SHORT,), 0] == profile.unattributed
     assert sum(stacks.values()) == profile.total
     assert any("did not return (out_of_fuel)" in message.string_table[c] for c in message.comment)
+
+
+def test_a_pprof_file_that_was_not_written_gets_no_note_on_its_stacks(tmp_path, capsys):
+    case = write_case(tmp_path / "case", CASES, fuel_limit=10_000_000)
+    sub = write_submission(tmp_path / "sub", SHARED)
+    db = ["--db", str(tmp_path / "db")]
+    out = tmp_path / "missing" / "shared.pb.gz"
+    args = ["profile", str(sub), "--case", str(case), "--case-name", "big", "--pprof", str(out), *db]
+    assert main(args) == 6  # profiled, the export refused
+    err = capsys.readouterr().err
+    assert "not written: cannot write" in err and not out.exists()
+    assert "flat fuel per function and line is exact" not in err  # a note on a file that is not there
+    written = tmp_path / "shared.pb.gz"
+    assert main([*args[:-4], "--pprof", str(written), *db]) == 0
+    assert "flat fuel per function and line is exact" in capsys.readouterr().err  # said of a real file

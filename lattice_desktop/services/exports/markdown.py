@@ -72,8 +72,14 @@ def case_table(results: Sequence[CaseResult]) -> list[str]:
     return lines
 
 
+def _fails(r: CaseResult) -> bool:
+    """A case its JUnit test fails: wrong, trapped, or over the ceiling (never a skip)."""
+    return r.outcome is Outcome.OVER_CEILING or not (r.outcome.correct or r.outcome is Outcome.SKIPPED)
+
+
 def batch_markdown(runs: Sequence[GradedRun], *, case_label: str, problems: Sequence[str] = ()) -> str:
-    """A batch: a row per submission, best score first, then what could not be graded."""
+    """A batch: a row per submission, best score first, then what could not be graded. A run
+    stored by an earlier batch (not graded again) says so beside its id."""
     ranked = sorted(runs, key=lambda r: (r.score is None, r.score or 0, r.model, r.submission))
     lines = [
         f"### {len(runs)} submission(s) on {cell(case_label)}",
@@ -82,13 +88,12 @@ def batch_markdown(runs: Sequence[GradedRun], *, case_label: str, problems: Sequ
         "| --- | --- | --- | ---: | --- | ---: | --- |",
     ]
     for run in ranked:
-        failed = next(
-            (r for r in run.results if not r.outcome.correct and r.outcome is not Outcome.SKIPPED), None
-        )
+        failed = next((r for r in run.results if _fails(r)), None)
         first = "" if failed is None else cell(f"{failed.name}: {reason(failed)}")
+        stored = f"{_fuel(run.run_id)} (stored before)" if run.note else _fuel(run.run_id)
         lines.append(
             f"| {cell(run.submission)} | {cell(run.model)} | {_verdict(run)} | {_fuel(run.score)} | "
-            f"{cell(_standing(run))} | {_fuel(run.run_id)} | {first} |"
+            f"{cell(_standing(run))} | {stored} | {first} |"
         )
     if problems:
         lines += ["", f"**{len(problems)} could not be graded:**", ""]
@@ -100,7 +105,7 @@ def compare_markdown(comparison: Comparison, *, threshold: float | None) -> str:
     """The changed cases with their functions, and the gate's verdict when there is one."""
     a, b = comparison.before, comparison.after
     lines = [
-        f"### Fuel: {cell(b.label)} against {cell(a.label)}",
+        f"### Fuel: A: {cell(a.label)} → B: {cell(b.label)}",
         "",
     ]
     if threshold is not None:
