@@ -44,7 +44,7 @@ class AssemblerTable(Mapping[int, Held]):
         cls, scenario: Scenario, kind: np.ndarray, cell: np.ndarray, low: np.ndarray, values: np.ndarray
     ) -> AssemblerTable:
         """The table from decoded records (kind, cell, low 16 bits and value of each), as
-        `FactoryState.from_records` would lay them out; records naming no assembler of the
+        the slow decoder in tests/lattice/slow_state.py would lay them out; records naming no assembler of the
         scenario are left out (a trusted engine writes none)."""
         cells = np.sort(np.fromiter(scenario.assemblers, np.int64, len(scenario.assemblers)))
         n = len(cells)

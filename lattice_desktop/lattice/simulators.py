@@ -52,7 +52,7 @@ def state_from_records(
 ) -> FactoryState:
     """A `FactoryState` from §8 records of a trusted engine, as (key, value) u64 pairs.
 
-    Gives the same state as `FactoryState.from_records` without a Python loop over belt
+    Gives the same state as the slow decoder in tests/lattice/slow_state.py without a Python loop over belt
     items (a stress factory holds hundreds of thousands); it does not validate records.
     Its sparse layers are worked out here, off the GUI thread (see `fast_decode`).
     """
@@ -67,8 +67,8 @@ def checked_state(
     tick: int,
     grid: tuple[np.ndarray, np.ndarray] | None = None,
 ) -> FactoryState:
-    """An untrusted engine's records drawn as a factory: checked as `FactoryState.from_records`
-    checks them (the same `RecordsError`s), then laid out with numpy. The Python loop took
+    """An untrusted engine's records drawn as a factory: checked by `view.check_records`
+    (its `RecordsError`s), then laid out with numpy. The Python loop took
     3.6 s on the largest stress scenario; see benchmarks/factory_diff.py."""
     grid = grid if grid is not None else layout(scenario)
     pairs = records_array(records)
