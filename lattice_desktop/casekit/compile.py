@@ -22,7 +22,7 @@ TIMEOUT_S = 300
 LOG_TAIL = 2000
 
 
-def compile_submission(folder: Path) -> Path:
+def compile_submission(folder: Path, *, timeout_s: int = TIMEOUT_S) -> Path:
     """Run the folder's [build] commands there; the module they made, or a UserError that
     names the command and ends with what it printed."""
     submission = load_submission(folder)
@@ -39,10 +39,10 @@ def compile_submission(folder: Path) -> Path:
                 env=env,
                 capture_output=True,
                 text=True,
-                timeout=TIMEOUT_S,
+                timeout=timeout_s,
             )
         except subprocess.TimeoutExpired:
-            raise UserError(f"{submission.manifest_path}: `{command}` ran past {TIMEOUT_S} s") from None
+            raise UserError(f"{submission.manifest_path}: `{command}` ran past {timeout_s} s") from None
         if done.returncode != 0:
             log = (done.stdout + done.stderr).strip()[-LOG_TAIL:]
             raise UserError(

@@ -13,6 +13,7 @@ from lattice_desktop.casekit.scaffold import scaffold
 from lattice_desktop.casekit.slips import SlipResult
 from lattice_desktop.cli.census_text import print_census, print_coverage
 from lattice_desktop.cli.common import err, positive_int
+from lattice_desktop.cli.mutants_text import add_parser as add_mutants_parser
 from lattice_desktop.cli.terminal import shown
 from lattice_desktop.errors import UserError
 from lattice_desktop.formatting import fuel
@@ -72,6 +73,7 @@ def register(commands: argparse._SubParsersAction) -> None:
         help="count again rather than read the census the case ships (census.json)",
     )
     stats.set_defaults(func=_stats)
+    add_mutants_parser(sub)
 
 
 def _new(args: argparse.Namespace) -> int:
