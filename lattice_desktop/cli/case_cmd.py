@@ -14,6 +14,7 @@ from lattice_desktop.casekit.slips import SlipResult
 from lattice_desktop.cli.census_text import print_census, print_coverage
 from lattice_desktop.cli.common import err, positive_int
 from lattice_desktop.cli.mutants_text import add_parser as add_mutants_parser
+from lattice_desktop.cli.mutants_text import check_mutants
 from lattice_desktop.cli.terminal import shown
 from lattice_desktop.errors import UserError
 from lattice_desktop.formatting import fuel
@@ -57,6 +58,11 @@ def register(commands: argparse._SubParsersAction) -> None:
         action="store_false",
         help="run the stress cases even after a failed smoke test, and count "
         "the stress cases each sample fails (to judge the case, not the samples)",
+    )
+    check.add_argument(
+        "--mutants",
+        action="store_true",
+        help="also run `case mutants` (kit cases; resumable, slow): report the smoke tests' mutation score",
     )
     check.set_defaults(func=_check)
     stats = sub.add_parser("stats", help="a census of what each of the case's scenarios exercises")
@@ -146,6 +152,8 @@ def _check(args: argparse.Namespace) -> int:
     print("slips (each must fail exactly the smoke tests of its behaviour):")
     slips = check_slips(case, kit, allow_build=args.build, workers=args.workers, each=_print_slip)
     weak = weaknesses(case, samples, slips, kit)
+    if getattr(args, "mutants", False):
+        weak += check_mutants(case, workers=args.workers)
     for line in weak:
         print(f"  weak: {shown(line)}")
     print(

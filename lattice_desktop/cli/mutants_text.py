@@ -14,7 +14,7 @@ from lattice_desktop.casekit.mutants.run import MutationRun, run_mutants
 from lattice_desktop.casekit.mutants.score import Scores, judged, scores
 from lattice_desktop.cli.common import positive_int
 from lattice_desktop.cli.terminal import shown
-from lattice_desktop.manifest import load_case
+from lattice_desktop.manifest import CaseManifest, load_case
 from lattice_desktop.resources import resolve_case_path
 from lattice_desktop.work import Work
 
@@ -54,6 +54,20 @@ def run_command(args: argparse.Namespace) -> int:
     else:
         print_report(run, result)
     return 0 if run.complete else 1
+
+
+def check_mutants(case: CaseManifest, *, workers: int) -> list[str]:
+    """`case check --mutants`: the scores in a few lines; each survivor is a weakness."""
+    run = run_mutants(subject_for(case), workers=workers, each=_Progress(quiet=False))
+    result = scores(run)
+    print(f"mutants ({run.total} of the reference; {result.counts.get(EQUIVALENT, 0)} equivalent):")
+    print(f"  smoke tests kill {result.smoke.text()}; the whole case {result.whole.text()}")
+    return [
+        f"mutant {m.key} ({m.label}: {m.after or '(removed)'}) survives every case "
+        f"but answers generated input {v.differs_on} otherwise"
+        for m, v in judged(run)
+        if v.status == SURVIVED
+    ]
 
 
 class _Progress:

@@ -72,7 +72,6 @@ def run_mutants(
     everything = subject.mutants()
     mutants = chosen(everything, limit)
     samples = subject.samples(subject.sample_count)
-    setup = reference_setup(subject.case, subject.reference, sources, samples, work)
     header = {
         "case": subject.case.manifest_hash,
         "reference": _digest(json.dumps(sources, sort_keys=True).encode()),
@@ -80,6 +79,11 @@ def run_mutants(
     }
     verdicts = _load(results, header)
     pending = [m for m in mutants if m.key not in verdicts]
+    stopped = MutationRun(subject, tuple(mutants), len(everything), verdicts, len(samples), results)
+    try:
+        setup = reference_setup(subject.case, subject.reference, sources, samples, work)
+    except Cancelled:
+        return stopped
     with _Appender(results, header, fresh=not verdicts) as out:
 
         def record(m: Mutant, v: Verdict) -> None:
@@ -96,7 +100,7 @@ def run_mutants(
                 _in_processes(setup, sources, pending, workers, work, record)
         except Cancelled:
             pass
-    return MutationRun(subject, tuple(mutants), len(everything), verdicts, len(samples), results)
+    return stopped
 
 
 def _in_processes(
