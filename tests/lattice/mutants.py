@@ -370,7 +370,6 @@ class RefusalEndsTheTick(Mutant):
         return accepted
 
 
-
 class ClockPausesWhileFull(Mutant):
     slip = "a source's clock stops while its buffer is full: it counts its own empty ticks, not (t − 1) mod p"
     decisive = "skipped_productions"
@@ -400,6 +399,7 @@ class EdgeWrapsAsTorus(Mutant):
     def neighbour(self, c: int, d: Dir) -> int:
         w, h = self.scenario.width, self.scenario.height
         return (c // w + d.dy) % h * w + (c % w + d.dx) % w
+
 
 # The smoke test that must catch each slip: the one named after the rule it breaks.
 CAUGHT_BY: dict[str, tuple[type[Mutant], ...]] = {
