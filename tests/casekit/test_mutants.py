@@ -199,3 +199,14 @@ def test_lattice_v5_catches_the_slips_of_issue_43_with_their_own_smoke_tests():
     assert all(not r.missed for r in by_rule.values()), {
         r.rule: [m.name for m in r.missed] for r in by_rule.values()
     }
+
+
+@pytest.mark.slow
+def test_case_check_reports_the_smoke_tests_mutation_score_only_when_asked(capsys):
+    assert main(["case", "check", "inversions"]) == 0
+    assert "mutants" not in capsys.readouterr().out  # as fast as before: no mutant is built
+    assert main(["case", "check", "inversions", "--mutants"]) == 0  # version 2: no survivor
+    out = capsys.readouterr().out
+    line = next(line for line in out.splitlines() if line.startswith("  smoke tests kill "))
+    assert "the whole case 100.0%" in line
+    assert out.splitlines()[-1].startswith("the case is sound")
