@@ -44,6 +44,7 @@ LINES = (
     ("target_of", "K_ASM", "assembler_capacity"),
     ("belt_contenders", "out[0]", "straight_belt"),
     ("step", "CONTENDER_ORDER", "side_load_priority"),
+    ("step", "for (u32 r = 0; r < 3; r++)", "side_load_priority"),
     ("step", "cc != (i32)c", "side_load_priority"),
     ("step", "engine_exit_item(w, (u32)cc)", "side_load_priority"),
     ("step", "case T_SINK", "sink_counting"),

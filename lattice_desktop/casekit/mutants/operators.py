@@ -197,6 +197,7 @@ def _of_function(sources: dict[str, str], masked: str, fn: Function, types: set[
         head, var, low, high = m.groups()
         add("loop_direction", m.start(), m.end(), f"for ({head}{var} = {high}; {var}-- > {low};)")
     statements = _statements(masked, fn)
+    statements = [(a, b) for a, b in statements if not _else_follows(masked, b)]  # if-else: one statement
     for start, end in statements:
         if not _declaration(masked[start:end], types):
             add("remove", start, end + 1, "")
@@ -243,6 +244,12 @@ def _statements(masked: str, fn: Function) -> list[tuple[int, int]]:
                 spans.append((start, i))
             begin = i + 1
     return spans
+
+
+def _else_follows(masked: str, semicolon: int) -> bool:
+    """Whether an `else` follows the statement ending at `semicolon`: then it is the body of
+    an `if` that goes on, and moving or removing it alone would move that `else` too."""
+    return re.match(r"\s*else\b", masked[semicolon + 1 : semicolon + 64]) is not None
 
 
 def _declaration(statement: str, types: set[str]) -> bool:
