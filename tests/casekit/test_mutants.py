@@ -210,3 +210,13 @@ def test_case_check_reports_the_smoke_tests_mutation_score_only_when_asked(capsy
     line = next(line for line in out.splitlines() if line.startswith("  smoke tests kill "))
     assert "the whole case 100.0%" in line
     assert out.splitlines()[-1].startswith("the case is sound")
+
+
+def test_a_case_without_a_kit_or_a_lattice_reference_is_a_clear_error(tmp_path, capsys):
+    import shutil
+
+    folder = Path(shutil.copytree(CASES / "inversions", tmp_path / "inversions"))
+    (folder / "kit.toml").unlink()
+    assert main(["case", "mutants", str(folder)]) != 0
+    err = capsys.readouterr().err
+    assert "no kit.toml beside it, so no reference to mutate" in err and str(folder) in err
