@@ -21,7 +21,9 @@ from lattice_desktop.work import Work
 TIMEOUT_S = 300
 
 
-def compile_submission(folder: Path, *, allow_unisolated: bool = False, work: Work | None = None) -> Path:
+def compile_submission(
+    folder: Path, *, allow_unisolated: bool = False, work: Work | None = None, timeout_s: int = TIMEOUT_S
+) -> Path:
     """Run the folder's [build] commands, jailed; the module they made, or a UserError that
     names the command and ends with what it printed."""
     submission = load_submission(folder)
@@ -30,7 +32,7 @@ def compile_submission(folder: Path, *, allow_unisolated: bool = False, work: Wo
             submission.folder,
             submission.commands,
             where=str(submission.manifest_path),
-            timeout=TIMEOUT_S,
+            timeout=timeout_s,
             allow_unisolated=allow_unisolated,
             work=work,
         )

@@ -5,6 +5,7 @@
     [calibration]  headroom, reading, step, slack           # the rule of casebuild/calibrate.py
                    reading_sample = "submissions/quadratic" # optional: the reading engine
     [[slip]]       submission = "slips/counts_ties", breaks = "ties"
+    [mutants], [[mutant]]                                   # `case mutants`: mutants/subject.py
 
 It sits beside case.toml and is optional: a case without one grades and checks as before.
 Its paths are relative to its folder; every mistake is reported with its file and line.
@@ -58,7 +59,7 @@ def load_kit(case_path: Path) -> Kit | None:
 
 def read_kit(path: Path) -> Kit:
     doc = TomlDocument.load(path)
-    doc.check_top_level(("reference", "inputs", "calibration", "slip"))
+    doc.check_top_level(("reference", "inputs", "calibration", "slip", "mutants", "mutant"))
     reference = doc.table("reference")
     reference.check_keys(("submission",))
     inputs = doc.table("inputs", required=False)

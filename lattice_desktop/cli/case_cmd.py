@@ -13,6 +13,8 @@ from lattice_desktop.casekit.scaffold import scaffold
 from lattice_desktop.casekit.slips import SlipResult
 from lattice_desktop.cli.census_text import print_census, print_coverage
 from lattice_desktop.cli.common import err, positive_int
+from lattice_desktop.cli.mutants_text import add_consent, check_mutants, refuse_without_consent
+from lattice_desktop.cli.mutants_text import add_parser as add_mutants_parser
 from lattice_desktop.cli.terminal import shown
 from lattice_desktop.errors import UserError
 from lattice_desktop.formatting import fuel
@@ -71,6 +73,12 @@ def register(commands: argparse._SubParsersAction) -> None:
         help="run the stress cases even after a failed smoke test, and count "
         "the stress cases each sample fails (to judge the case, not the samples)",
     )
+    check.add_argument(
+        "--mutants",
+        action="store_true",
+        help="also run `case mutants` (kit cases; resumable, slow): report the smoke tests' mutation score",
+    )
+    add_consent(check)
     check.set_defaults(func=_check)
     stats = sub.add_parser("stats", help="a census of what each of the case's scenarios exercises")
     stats.add_argument(
@@ -86,6 +94,7 @@ def register(commands: argparse._SubParsersAction) -> None:
         help="count again rather than read the census the case ships (census.json)",
     )
     stats.set_defaults(func=_stats)
+    add_mutants_parser(sub)
 
 
 def _new(args: argparse.Namespace) -> int:
@@ -114,6 +123,8 @@ def _build(args: argparse.Namespace) -> int:
 
 def _check(args: argparse.Namespace) -> int:
     case = load_case(resolve_case_path(args.manifest))
+    if args.mutants:
+        refuse_without_consent(args, case)
     kit = load_kit(case.path)
     print(
         f"{shown(case.label)}: {len(case.smoke)} smoke tests, {len(case.stress)} stress cases, "
@@ -161,6 +172,8 @@ def _check(args: argparse.Namespace) -> int:
     print("slips (each must fail exactly the smoke tests of its behaviour):")
     slips = check_slips(case, kit, allow_build=args.build, workers=args.workers, each=_print_slip)
     weak = weaknesses(case, samples, slips, kit)
+    if args.mutants:
+        weak += check_mutants(case, workers=args.workers)
     for line in weak:
         print(f"  weak: {shown(line)}")
     print(

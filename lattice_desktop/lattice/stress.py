@@ -1,4 +1,4 @@
-"""The stress scenarios of the bundled Lattice case (version 4), deterministic from a seed.
+"""The stress scenarios of the bundled Lattice case (version 5), deterministic from a seed.
 
 A stress factory is cut into stripes of 16 rows. Most stripes are packed with belt lanes
 in bands of three: the outer two lanes turn into the first belt of the middle one from
@@ -9,9 +9,11 @@ at the east edge, a belt pointing off the grid. Every fourth
 stripe holds the generator's features: rotating rings fed two item types, rings that rotate
 until a slow feeder jams them, two-stage crafting chains, assemblers offered one type from
 three sides, lines to the east or west edge with a sink where a row-wrapping engine would
-send their items, merges, lines with turns and walls. So every rule of the spec is decisive
-(a slip of it changes the state) at every size, and the largest factories hold well over
-100,000 belts.
+send their items, merges, lines with turns and walls. Since version 5, about half the rows
+whose last belt points off the east edge begin with a sink (their first lane's source one
+cell in), where an engine that wraps exits round as on a torus would deliver. So every
+rule of the spec is decisive (a slip of it changes the state) at every size, and the largest
+factories hold well over 100,000 belts.
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ CELLS_PER_FEATURE = 40  # then features of every kind
 EDGE_EXIT = 0.3  # lanes reaching the east edge that end in a belt pointing off the grid
 HEAD_ON = 0.06  # other lanes that end in a head-on belt
 HUB = 0.3  # units of three lanes that end in one sink fed from three sides
+TORUS = 0.5  # rows ending in a belt off the east edge whose west edge cell becomes a sink
 _N, _E, _S, _W = 0, 1, 2, 3
 
 
@@ -74,7 +77,24 @@ def stress(seed: int, *, size: int, ticks: int, snapshot: int) -> str:
             lay.rows = (0, size)
         else:
             _lane_stripe(lay, top, bottom, ticks=ticks)
-    return lay.text(ticks=ticks, snapshot=snapshot, comment=f"stress v4: seed {seed}, {size}x{size}")
+    _torus_catchers(lay)
+    return lay.text(ticks=ticks, snapshot=snapshot, comment=f"stress v5: seed {seed}, {size}x{size}")
+
+
+def _torus_catchers(lay: Layout) -> None:
+    """In rows whose last cell is a belt pointing off the east edge and whose first lane
+    starts with a source at the west edge, now and then make that cell a sink and start the
+    lane one cell in: the sink is where a torus-wrapping exit would land, and it accepts."""
+    w = lay.width
+    for y, row in enumerate(lay.grid):
+        if row[w - 1] != ord(">") or (0, y) not in lay.sources or row[1] != ord(">"):
+            continue
+        d, item, period = lay.sources[(0, y)]
+        if d != _E or lay.rng.random() >= TORUS:
+            continue
+        del lay.sources[(0, y)]
+        row[0] = ord("K")
+        lay.source(1, y, _E, item=item, period=period)
 
 
 def _lane_stripe(lay: Layout, top: int, bottom: int, *, ticks: int) -> None:

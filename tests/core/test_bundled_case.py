@@ -48,7 +48,7 @@ SMOKE_RULES = {
 
 def test_case_shape():
     case = load_case(demo_case())
-    assert case.version == 4
+    assert case.version == 5
     assert {c.name for c in case.smoke} == SMOKE_RULES
     assert all(c.behaviour for c in case.smoke)
     stress = case.stress
@@ -149,17 +149,17 @@ def test_buggy_fails_exactly_its_rule_and_reference_lands_on_the_runway(checked)
     assert len(expected) // 8 == len(struct.unpack(f"<{len(expected) // 8}Q", expected))
 
 
-def test_older_runs_stay_readable_and_are_never_ranked_with_version_4(tmp_path):
-    # The field key holds the case version: a v1, v2 or v3 run, even a faster one, never
-    # ranks with v4, and each older version keeps its own leaderboard.
+def test_older_runs_stay_readable_and_are_never_ranked_with_version_5(tmp_path):
+    # The field key holds the case version: a v1, v2, v3 or v4 run, even a faster one, never
+    # ranks with v5, and each older version keeps its own leaderboard.
     writer = Writer(open_database(tmp_path / "runs.db"))
     v3 = load_case(demo_case())
     older = {}
-    for version in (1, 2, 3):
+    for version in (1, 2, 3, 4):
         old = tmp_path / f"lattice-v{version}"
         shutil.copytree(v3.path.parent, old)
         manifest = old / "case.toml"
-        manifest.write_text(manifest.read_text().replace("version = 4", f"version = {version}"))
+        manifest.write_text(manifest.read_text().replace("version = 5", f"version = {version}"))
         fast = old / "submissions" / "lines"
         toml = fast / "submission.toml"
         toml.write_text(toml.read_text().replace('model = "sample-lines"', f'model = "old-fast-v{version}"'))
@@ -170,7 +170,7 @@ def test_older_runs_stay_readable_and_are_never_ranked_with_version_4(tmp_path):
     writer.close()
     assert standing(new_run).of == 1 and all(standing(run).of == 1 for _, run in older.values())
     board = leaderboard("lattice")
-    assert board.version == 4 and [e.model for e in board.entries] == ["sample-lines"]
+    assert board.version == 5 and [e.model for e in board.entries] == ["sample-lines"]
     for version, (case, run) in older.items():
         assert [e.model for e in leaderboard("lattice", version=version).entries] == [f"old-fast-v{version}"]
         stored = load_run(run)

@@ -370,6 +370,37 @@ class RefusalEndsTheTick(Mutant):
         return accepted
 
 
+class ClockPausesWhileFull(Mutant):
+    slip = "a source's clock stops while its buffer is full: it counts its own empty ticks, not (t − 1) mod p"
+    decisive = "skipped_productions"
+
+    def __init__(self, scenario: Scenario) -> None:
+        super().__init__(scenario)
+        self.phase = [0] * len(self._sources)
+
+    def step(self) -> None:
+        sources, self._sources = self._sources, []  # phase 1 is this class's, not the base's
+        for i, (pos, type_, period) in enumerate(sources):
+            if self._hold[pos]:
+                continue
+            if self.phase[i] == 0:
+                self._hold[pos] = type_
+            self.phase[i] = (self.phase[i] + 1) % period
+        try:
+            super().step()
+        finally:
+            self._sources = sources
+
+
+class EdgeWrapsAsTorus(Mutant):
+    slip = "an exit off the grid comes back on the opposite edge, as on a torus"
+    decisive = "wrapped_exits"
+
+    def neighbour(self, c: int, d: Dir) -> int:
+        w, h = self.scenario.width, self.scenario.height
+        return (c // w + d.dy) % h * w + (c % w + d.dx) % w
+
+
 # The smoke test that must catch each slip: the one named after the rule it breaks.
 CAUGHT_BY: dict[str, tuple[type[Mutant], ...]] = {
     "straight_belt": (SlotOneLanding,),
@@ -387,4 +418,12 @@ CAUGHT_BY: dict[str, tuple[type[Mutant], ...]] = {
     "crafting_timing": (CraftWhileOutputWaits,),
     "grid_edge": (EdgeWrapsByIndex,),
     "assembler_refuses_unneeded_type": (UnneededTypeTaken, RefusalEndsTheTick),
+}
+
+# Slips found after version 4 (issue 43: a mutation run of the reference, and a review), each
+# caught by its rule's smoke test since version 5. They have no C switch in slip_engines/:
+# the mutation run's declared mutants (casekit/mutants/lattice_subject.py) are their C form.
+CAUGHT_SINCE_V5: dict[str, tuple[type[Mutant], ...]] = {
+    "source_period_and_full_buffer": (ClockPausesWhileFull,),
+    "grid_edge": (EdgeWrapsAsTorus,),
 }

@@ -13,7 +13,7 @@ from lattice_desktop.lattice.rules import simulate
 from lattice_desktop.lattice.scenario import parse_scenario
 from lattice_desktop.manifest import load_case
 from lattice_desktop.resources import demo_case
-from tests.lattice.mutants import CAUGHT_BY, Mutant
+from tests.lattice.mutants import CAUGHT_BY, CAUGHT_SINCE_V5, Mutant
 from tests.lattice.slips import first_wrong_snapshot
 
 CASE = load_case(demo_case())
@@ -45,6 +45,17 @@ def test_the_mutants_harness_is_the_reference_engine_without_a_slip(name):
 def test_a_smoke_test_fails_the_engine_that_breaks_its_rule(name, mutant):
     expected = np.frombuffer(SMOKE[name].expected_bytes(), "<u8").tolist()
     assert mutant.slip
+    assert run(mutant, name) != expected, f"{name} is blind to: {mutant.slip}"
+
+
+LATER = [(name, mutant) for name, mutants in CAUGHT_SINCE_V5.items() for mutant in mutants]
+
+
+@pytest.mark.parametrize(("name", "mutant"), LATER, ids=[f"{n}-{m.__name__}" for n, m in LATER])
+def test_version_5s_smoke_tests_fail_the_slips_found_by_the_mutation_run(name, mutant):
+    """Issue 43: on version 4 a source clock that stops while the buffer is full passed
+    source_period_and_full_buffer (caught only by side_load_priority)."""
+    expected = np.frombuffer(SMOKE[name].expected_bytes(), "<u8").tolist()
     assert run(mutant, name) != expected, f"{name} is blind to: {mutant.slip}"
 
 

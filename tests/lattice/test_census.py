@@ -69,14 +69,15 @@ def test_what_makes_each_rule_observable_is_counted_on_its_smoke_test():
     jammed = smoke("jammed_ring")
     assert (jammed.jam_ticks, jammed.rotating_rings) == (12, 0)
     assert smoke("ring_rotation").jam_ticks == 0
-    # grid_edge: the west edge belt's slot 3 is full from tick 8 (held on 9..12) and the
-    # south-facing source holds its sand on all 12 ticks; the east belt fills only at 12.
-    assert smoke("grid_edge").edge_exits == 4 + 12
+    # grid_edge: the east and the west edge belt's slot 3 are each full from tick 8 (held on
+    # 9..12).
+    assert smoke("grid_edge").edge_exits == 4 + 4
     assert smoke("sink_counting").multi_side_sink_ticks == 12  # N and W feed it every tick
     assert smoke("side_load_priority").multi_side_sink_ticks == 0  # one side only
     assert smoke("assembler_refuses_unneeded_type").unneeded_offers == 12  # the coal, every tick
-    # the production due at tick 9 is skipped and the buffer is empty at tick 10, not due
-    assert smoke("source_period_and_full_buffer").skipped_productions == 1
+    # top row: the productions due at ticks 9 and 23 are skipped and the buffer is empty at
+    # ticks 10 and 24, not due; bottom row: the one due at 19 is, and the buffer empty at 20
+    assert smoke("source_period_and_full_buffer").skipped_productions == 2 + 1
     assert smoke("compression_behind_blocked_exit").skipped_productions == 0  # never empties again
 
 

@@ -156,14 +156,21 @@ def test_jammed_ring() -> None:
 
 def test_source_period_and_full_buffer() -> None:
     f = factory("source_period_and_full_buffer")
-    # worked out tick by tick (period 2, assembler capacity 2, craft time 6): made at 7, the
-    # item waits for room until 9; at 9 the due production is skipped, so the buffer is empty
-    # at 9 and 10 and full again at 11 (the next due tick)
-    held = [0, 0, 0, 0, 0, 0, 1, 1, 0, 0, 1, 1, 1, 1, 1, 0, 1, 1, 1, 1]
+    # worked out tick by tick. Top row (period 2, assembler capacity 2, craft time 6): made
+    # at 7, the item waits for room until 9; at 9 the due production is skipped, so the
+    # buffer is empty at 9 and 10 and full again at 11 (the next due tick).
+    top = [0, 0, 0, 0, 0, 0, 1, 1, 0, 0, 1, 1, 1, 1, 1, 0, 1, 1, 1, 1, 1, 1, 0, 0]
+    # Bottom row (period 3, due 1, 4, 7, ...; craft time 5): made at 13, the item waits one
+    # tick; made at 16, it waits until 20, so the production due at 19 is skipped and the
+    # buffer stays empty at 20 and 21 until the next due tick, 22. A clock that stopped on
+    # the four full ticks 16..19 would make the next item at 21 instead.
+    bottom = [0] * 12 + [1, 0, 0, 1, 1, 1, 1, 0, 0, 1, 1, 1]
     for t in ticks(f):
-        assert f.source_buffer(0) == held[t - 1], t
-        made = sum(t >= d for d in (8, 15))
+        assert f.source_buffer(0) == top[t - 1] and f.source_buffer(3) == bottom[t - 1], t
+        made = sum(t >= d for d in (8, 15, 22))
         assert f.sink_counts(2) == ({9: made} if made else {}), t
+        made = sum(t >= d for d in (7, 13, 19))
+        assert f.sink_counts(5) == ({9: made} if made else {}), t
 
 
 def test_sink_counting() -> None:
@@ -233,13 +240,12 @@ def test_crafting_timing() -> None:
 def test_grid_edge() -> None:
     f = factory("grid_edge")
     for t in ticks(f):
-        n = min(t, 12)  # row 0: three east belts, cells 1, 2, 3
-        assert line(f, [1, 2, 3]) == [1] * n + [0] * (12 - n), t
-        n = min(t, 8)  # row 2: two west belts, cells 9 then 8
-        assert line(f, [9, 8]) == [2] * n + [0] * (8 - n), t
-        assert f.source_buffer(10) == (2 if t >= 9 else 0), t
-        assert f.source_buffer(11) == 3, t
-        assert f.sink_counts(4) == f.sink_counts(7) == {}, t  # nothing wrapped round
+        n = min(t, 8)  # row 0: two east belts, cells 2, 3
+        assert line(f, [2, 3]) == [1] * n + [0] * (8 - n), t
+        assert line(f, [9, 8]) == [2] * n + [0] * (8 - n), t  # row 2: two west belts, 9 then 8
+        assert f.source_buffer(1) == (1 if t >= 9 else 0) and f.source_buffer(10) == (2 if t >= 9 else 0), t
+        # nothing wrapped round: not to the next or previous row (4, 7), nor as on a torus (0, 11)
+        assert f.sink_counts(0) == f.sink_counts(4) == f.sink_counts(7) == f.sink_counts(11) == {}, t
 
 
 def test_assembler_refuses_unneeded_type() -> None:
