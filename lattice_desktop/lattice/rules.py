@@ -198,6 +198,7 @@ class Factory:
         fate: dict[int, int] = {}
         accepted: dict[int, set[int]] = {}
         successor, seen_fate = self._successor, fate.get
+        movers: list[int] = []  # the positions whose item moves, walk by walk
         # §4d. Each item has at most one successor (the item in the slot it is the
         # candidate for), so the items form a functional graph; walk it. A walk ends at a
         # decided item (free or blocked), at an item decided by an earlier walk, or on its
@@ -231,9 +232,11 @@ class Factory:
                 break
             for pos in path:
                 fate[pos] = outcome
+            if outcome == _MOVES:
+                movers += path
 
         # Apply all moves at once: empty every moving position, then fill the targets.
-        moving = [(pos, hold[pos]) for pos, f in fate.items() if f == _MOVES]
+        moving = [(pos, hold[pos]) for pos in movers]
         for pos, _ in moving:
             hold[pos] = 0
         for pos, item in moving:
