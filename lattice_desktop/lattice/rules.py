@@ -209,7 +209,7 @@ class Factory:
         for start in self._positions:
             if not hold[start] or start in fate:
                 continue
-            path = []
+            path: list[int] = []
             add = path.append
             pos = start
             while True:
