@@ -129,22 +129,33 @@ class DecisiveFactory(Factory):
         fate = super()._move()
         self.left_right += sum(1 for p in pairs if fate[p] == 1)
         compressed = set()
+        # Counted in locals, added once a tick: this loop sees every item that moved.
+        chains = crossings = landings = side_loads = 0
+        exit_kind, exit_dest, side_feeders, stayed = (
+            self._exit_kind,
+            self._exit_dest,
+            self._side_feeders,
+            fate.get,
+        )
         for pos, moved in fate.items():
             if not moved:
                 continue
             if pos & 3 != 3:  # within a belt
-                self.chain_moves += pos + 1 in fate
-                if fate.get(pos | 3) == 0:
+                chains += pos + 1 in fate
+                if stayed(pos | 3) == 0:
                     compressed.add(pos >> 2)
                 continue
             hi = pos >> 2
-            if self._exit_kind[hi] != _BELT:
+            if exit_kind[hi] != _BELT:
                 continue
-            slot0 = self._exit_dest[hi] * 4
-            self.chain_moves += slot0 in fate
-            self.chain_crossings += slot0 in fate
-            self.landings += not hold[slot0 + 1]
-            self.side_loads += pos in self._side_feeders
+            slot0 = exit_dest[hi] * 4
+            crossings += slot0 in fate
+            landings += not hold[slot0 + 1]
+            side_loads += pos in side_feeders
+        self.chain_moves += chains + crossings
+        self.chain_crossings += crossings
+        self.landings += landings
+        self.side_loads += side_loads
         self.compressions += len(compressed)
         return fate
 

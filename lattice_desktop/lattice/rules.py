@@ -197,24 +197,34 @@ class Factory:
         hold = self._hold
         fate: dict[int, int] = {}
         accepted: dict[int, set[int]] = {}
+        successor, seen_fate = self._successor, fate.get
+        movers: list[int] = []  # the positions whose item moves, walk by walk
         # §4d. Each item has at most one successor (the item in the slot it is the
         # candidate for), so the items form a functional graph; walk it. A walk ends at a
         # decided item (free or blocked), at an item decided by an earlier walk, or on its
         # own path: a ring of full slots, each the candidate of the next, which by the
         # greatest fixed point rotates. Every item on the walk shares that outcome.
+        # (A slot inside a belt targets the next slot: that case, the commonest, is
+        # `_successor`'s first line written inline.)
         for start in self._positions:
             if not hold[start] or start in fate:
                 continue
-            path = []
+            path: list[int] = []
+            add = path.append
             pos = start
             while True:
                 fate[pos] = _ON_PATH
-                path.append(pos)
-                nxt = self._successor(pos, accepted)
+                add(pos)
+                if pos & 3 == 3:
+                    nxt = successor(pos, accepted)
+                elif hold[pos + 1]:
+                    nxt = pos + 1
+                else:
+                    nxt = _FREE
                 if nxt < 0:
                     outcome = _MOVES if nxt == _FREE else _STAYS
                     break
-                seen = fate.get(nxt)
+                seen = seen_fate(nxt)
                 if seen is None:
                     pos = nxt
                     continue
@@ -222,9 +232,11 @@ class Factory:
                 break
             for pos in path:
                 fate[pos] = outcome
+            if outcome == _MOVES:
+                movers += path
 
         # Apply all moves at once: empty every moving position, then fill the targets.
-        moving = [(pos, hold[pos]) for pos, f in fate.items() if f == _MOVES]
+        moving = [(pos, hold[pos]) for pos in movers]
         for pos, _ in moving:
             hold[pos] = 0
         for pos, item in moving:
