@@ -41,10 +41,11 @@ def build_parser() -> argparse.ArgumentParser:
     commands.add_parser("demo", help="open the app and grade the bundled demo samples")
     shots = commands.add_parser(
         "screenshots",
-        help="save eleven PNGs of the tabs and views (in a temporary database of its own)",
+        help="save twelve PNGs of the tabs and views (in a temporary database of its own)",
         description="Grade the bundled demo and import the harness examples into a temporary "
-        "database (yours is not used), then save eleven PNGs: Results, Fuel and Leaderboard "
-        "of a correct run, Results and Factory of wrong runs (also the largest scenario and "
+        "database (yours is not used), then save twelve PNGs: Results, Fuel and Leaderboard "
+        'of a correct run, Results and Factory of wrong runs (also a "Why?" trail, the largest '
+        "scenario and "
         "scale_bug with and without the heatmap), a harness run's Results and board, and a "
         "scenario file opened alone.",
     )

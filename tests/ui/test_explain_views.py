@@ -96,3 +96,29 @@ def test_a_wrong_run_of_a_case_that_is_not_a_factory_shows_no_diagnosis(qtbot, t
     panel.show_run(run)
     qtbot.waitUntil(panel.isHidden, timeout=30000)
     assert panel.diagnosis is None
+
+
+def test_the_why_panel_wraps_each_step_to_its_width_at_1366_by_768(qtbot, graded):
+    """A step's sentence is longer than the panel is wide: it wraps, every row is in view,
+    and nothing scrolls sideways."""
+    case, run = graded
+    tab = FactoryTab()
+    qtbot.addWidget(tab)
+    tab.resize(1366 - 440, 768 - 200)  # the window's share left of the runs list, below the header
+    tab.show()
+    tab.show_run(run, case)
+    try:
+        qtbot.waitUntil(lambda: bool(tab.navigator.marked), timeout=60000)
+        tab.why.why(sorted(tab.navigator.marked)[0])
+        qtbot.waitUntil(tab.why.overlay.isVisible, timeout=30000)
+        qtbot.waitUntil(lambda: not tab.why.busy, timeout=30000)
+        panel = tab.why.panel
+        texts = [panel.item(i).text() for i in range(panel.count())]
+        assert any(panel.fontMetrics().horizontalAdvance(t) > panel.viewport().width() for t in texts)
+        assert panel.horizontalScrollBar().maximum() == 0
+        for i in range(panel.count()):
+            rect = panel.visualItemRect(panel.item(i))
+            assert rect.right() <= panel.viewport().width() and rect.bottom() <= panel.viewport().height()
+    finally:
+        tab.shutdown()
+        QThreadPool.globalInstance().waitForDone(30000)

@@ -1,6 +1,6 @@
 """`lattice-desktop screenshots OUTDIR`: whatever the user's database holds, it grades the
 bundled demo into a temporary database of its own, imports the harness examples, saves
-eleven real pictures, finishes, and leaves stderr clean."""
+twelve real pictures, finishes, and leaves stderr clean."""
 
 from __future__ import annotations
 
@@ -19,6 +19,7 @@ TABS = [
     "leaderboard",
     "results_incorrect",
     "factory",
+    "factory_why",
     "factory_largest",
     "factory_scale",
     "factory_scale_heatmap",

@@ -59,6 +59,8 @@ class WhyTool(QObject):
         tab.canvas.box.addItem(self.overlay)
         self.panel = QListWidget(tab.canvas)
         self.panel.setObjectName("whyTrail")
+        self.panel.setWordWrap(True)  # a step's sentence is read whole, never scrolled sideways
+        self.panel.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.panel.hide()
         self.panel.itemActivated.connect(self._step_chosen)
         self.panel.itemClicked.connect(self._step_chosen)
@@ -106,6 +108,11 @@ class WhyTool(QObject):
             return 0
         return snapshots.first_divergence * snapshots.interval
 
+    @property
+    def busy(self) -> bool:
+        """A trail is being traced."""
+        return self._query.busy
+
     def clear(self) -> None:
         self._query.forget()
         self.overlay.clear()
@@ -133,14 +140,15 @@ class WhyTool(QObject):
         self._place_panel()
 
     def _place_panel(self) -> None:
-        canvas = self.tab.canvas
+        canvas, panel = self.tab.canvas, self.panel
         width = min(560, max(240, canvas.width() - 16))
-        height = min(
-            self.panel.sizeHintForRow(0) * (self.panel.count() + 1) + 8, max(60, canvas.height() // 2)
-        )
-        self.panel.setGeometry(8, max(8, canvas.height() - height - 8), width, height)
-        self.panel.show()
-        self.panel.raise_()
+        panel.setGeometry(8, 8, width, 60)  # the width first: the rows wrap to it
+        panel.doItemsLayout()
+        rows = sum(panel.visualItemRect(panel.item(i)).height() for i in range(panel.count()))
+        height = min(rows + 2 * panel.frameWidth() + 4, max(60, canvas.height() // 2))
+        panel.setGeometry(8, max(8, canvas.height() - height - 8), width, height)
+        panel.show()
+        panel.raise_()
 
     @Slot(QListWidgetItem)
     def _step_chosen(self, item: QListWidgetItem) -> None:

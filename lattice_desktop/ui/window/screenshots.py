@@ -1,6 +1,6 @@
 """`lattice-desktop screenshots OUTDIR`: in a temporary database of its own (the user's is
 never read, so what it shows does not depend on what they graded), grade the demo and
-import the bundled harness examples, then save the eleven pictures `capture` lists
+import the bundled harness examples, then save the twelve pictures `capture` lists
 (widget.grab(), so it works under offscreen Qt)."""
 
 from __future__ import annotations
@@ -92,12 +92,24 @@ def open_largest_scenario(window: MainWindow) -> bool:
     return True
 
 
+def show_why_trail(window: MainWindow) -> bool:
+    """Ask "Why?" of the ringed differing cell, as the W key does, and wait for its trail."""
+    tab = window.factory_tab
+    nav, why = tab.navigator, tab.why
+    if nav.submission is None or nav.cell_index is None or not nav.cells:
+        return False
+    why.why(nav.cells[nav.cell_index])
+    wait_until(lambda: not why.busy, what="the Why? trail")
+    return bool(why.overlay.steps)
+
+
 def pick(summaries: list[RunSummary], submission: str) -> RunSummary | None:
     return next((s for s in summaries if s.submission == submission), None)
 
 
 def capture(window: MainWindow, outdir: Path) -> list[Path]:
-    """Save results, factory (buggy sample at its first divergence), the scale divergence
+    """Save results, factory (buggy sample at its first divergence, then its "Why?" trail
+    from the ringed cell), the scale divergence
     (scale_bug at its first wrong tick, then with the heatmap over the whole grid), fuel,
     leaderboard, a harness run's results and its box's leaderboard, and a scenario file
     opened alone."""
@@ -145,6 +157,8 @@ def capture(window: MainWindow, outdir: Path) -> list[Path]:
     factory.go_to_first_divergence()  # after the search, which moves to the first wrong tick
     wait_until(lambda: factory.settled, what="the first divergence")
     shot(FACTORY, "factory")
+    if show_why_trail(window):
+        shot(FACTORY, "factory_why")
     if open_largest_scenario(window):
         shot(FACTORY, "factory_largest")
     scale = pick(summaries, "scale_bug")
