@@ -13,8 +13,8 @@ from types import FrameType
 
 GUI_COMMANDS = {"open", "screenshots", "demo"}
 HEADLESS_COMMANDS = (
-    "grade, grade-batch, runs, show, leaderboard, export, hide, unhide, delete, profile, compare, case, "
-    "scenario, harness and screenshots OUTDIR"
+    "grade, grade-batch, runs, show, leaderboard, export, hide, unhide, delete, profile, compare, "
+    "explain, case, scenario, harness and screenshots OUTDIR"
 )
 
 

@@ -30,7 +30,7 @@ from lattice_desktop.lattice.scenario import Scenario
 from lattice_desktop.lattice.view import FactoryState, check_records, layout
 from lattice_desktop.lattice.wasm_engine import DEFAULT_LIMITS, EngineError, WasmEngine
 from lattice_desktop.sandbox.engine import exported, unmetered_engine
-from lattice_desktop.sandbox.guest import limited_store, rearm
+from lattice_desktop.sandbox.guest import Refused, limited_store, packed_span, rearm
 
 if TYPE_CHECKING:
     from wasmtime._instance import InstanceExports
@@ -284,15 +284,12 @@ class WasmSimulator:
         """The records now, copied once out of linear memory (no hash, no bytes object: at
         2048² that copying and hashing cost more than the engine writing the records)."""
         rearm(self.store, self.limits)
-        packed = int(self._records_now(self.store)) & (2**64 - 1)
-        ptr, length = packed >> 32, packed & 0xFFFF_FFFF
-        size = self.memory.data_len(self.store)
-        if length > self.limits.max_output_bytes:
-            raise EngineError(f"lattice_records_now: {length:,} bytes is over the output limit")
-        if ptr + length > size:
-            raise EngineError(
-                f"lattice_records_now: 0x{ptr:x}+{length:,} lies outside memory ({size:,} bytes)"
+        try:
+            ptr, length, size = packed_span(
+                self.store, self.memory, int(self._records_now(self.store)), self.limits
             )
+        except Refused as e:
+            raise EngineError(f"lattice_records_now: {e.detail}") from None
         if length % 16:
             raise EngineError("lattice_records_now returned a partial record")
         memory = np.frombuffer(memoryview(self.memory.get_buffer_ptr(self.store, size)), np.uint8)

@@ -177,10 +177,11 @@ def call_packed(
     return read_packed(store, memory, packed, limits, keep=keep)
 
 
-def read_packed(
-    store: wasmtime.Store, memory: wasmtime.Memory, packed: int, limits: Limits, *, keep: int | None = None
-) -> PackedOutput:
-    """The output a (ptr << 32 | len) result points at, refused when too long or out of memory."""
+def packed_span(
+    store: wasmtime.Store, memory: wasmtime.Memory, packed: int, limits: Limits
+) -> tuple[int, int, int]:
+    """(ptr, len, memory size) of a (ptr << 32 | len) result, refused when the output is too
+    long or lies outside memory: the one place the packed convention is unpacked."""
     packed &= _U64
     out_ptr, out_len = packed >> 32, packed & 0xFFFF_FFFF
     size = memory.data_len(store)
@@ -194,6 +195,14 @@ def read_packed(
             Outcome.CONTRACT_VIOLATION,
             f"output 0x{out_ptr:x}+{out_len:,} lies outside memory ({size:,} bytes)",
         )
+    return out_ptr, out_len, size
+
+
+def read_packed(
+    store: wasmtime.Store, memory: wasmtime.Memory, packed: int, limits: Limits, *, keep: int | None = None
+) -> PackedOutput:
+    """The output a (ptr << 32 | len) result points at, refused when too long or out of memory."""
+    out_ptr, out_len, size = packed_span(store, memory, packed, limits)
     if keep is None or out_len <= keep:
         return PackedOutput.of(
             bytes(memory.read(store, out_ptr, out_ptr + out_len)) if out_len else b"", size

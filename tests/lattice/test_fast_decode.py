@@ -1,5 +1,5 @@
 """The fast decoder gives the state the records describe, its sparse layers included, exactly as
-the checked Python decoder (`FactoryState.from_records`) lays them out; and reading records out
+the checked Python decoder (tests/lattice/slow_state.py) lays them out; and reading records out
 of a live engine refuses an answer that lies outside its memory."""
 
 from __future__ import annotations
@@ -10,9 +10,10 @@ import pytest
 from lattice_desktop.lattice.fast_decode import decode_state
 from lattice_desktop.lattice.scenario import parse_scenario
 from lattice_desktop.lattice.simulators import WasmSimulator
-from lattice_desktop.lattice.view import FactoryState, layout
+from lattice_desktop.lattice.view import layout
 from lattice_desktop.lattice.wasm_engine import EngineError
 from lattice_desktop.resources import CASES
+from tests.lattice.slow_state import slow_state
 
 LINES = CASES / "lattice" / "submissions" / "lines" / "engine.wasm"
 pytestmark = pytest.mark.skipif(not LINES.is_file(), reason="the sample engines are not built")
@@ -27,7 +28,7 @@ def test_decoded_states_equal_the_checked_decoders(name):
         sim.step(tick - sim.tick)
         pairs = sim.records()
         fast = decode_state(scenario, pairs, tick=tick, grid=layout(scenario))
-        slow = FactoryState.from_records(
+        slow = slow_state(
             scenario, dict(zip(pairs[:, 0].tolist(), pairs[:, 1].tolist(), strict=True)), tick=tick
         ).drawable()
         assert np.array_equal(fast.slots, slow.slots) and np.array_equal(

@@ -21,6 +21,7 @@ SHOTS = [
     "leaderboard",
     "results_incorrect",
     "factory",
+    "factory_why",
     "factory_largest",
     "factory_scale",
     "factory_scale_heatmap",

@@ -98,12 +98,13 @@ def pool() -> QThreadPool:
     return p
 
 
-def start(task: Task) -> None:
-    """Run `task` on the pool. Call on the GUI thread, after connecting its signals."""
+def start(task: Task, on: QThreadPool | None = None) -> None:
+    """Run `task` on the pool (or the pool `on`). Call on the GUI thread, after connecting its
+    signals: the keeper holds them until the task's last signal, however early it is cancelled."""
     keeper = _the_keeper()
     task.signals.setParent(keeper)
     task.signals.finished.connect(keeper.release)
-    pool().start(task)
+    (on or pool()).start(task)
 
 
 class Changed(enum.Flag):

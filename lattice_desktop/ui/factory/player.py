@@ -25,7 +25,7 @@ from lattice_desktop.lattice.playback import Playback
 from lattice_desktop.lattice.view import FactoryState
 from lattice_desktop.services.divergence_hunt import hunt_divergence
 from lattice_desktop.ui.common import tasks
-from lattice_desktop.ui.common.tasks import Task, TaskSignals
+from lattice_desktop.ui.common.tasks import Task
 from lattice_desktop.work import Step, Work
 
 if TYPE_CHECKING:
@@ -46,7 +46,7 @@ class Player(QObject):
         self._pool = QThreadPool(self)
         self._pool.setMaxThreadCount(1)
         self._pool.setStackSize(tasks.WORKER_STACK)
-        self._playing: tuple[Work, TaskSignals] | None = None  # the play under way
+        self._playing: Work | None = None  # the play under way
         self.ahead: PlayAhead | None = None
         self.last_engine: str | None = None
         self._drawn: list[tuple[float, int]] = []  # (when, tick) of the states drawn lately
@@ -83,8 +83,8 @@ class Player(QObject):
         task.signals.failed.connect(self._failed)
         self._cancel_play()
         assert task.work is not None
-        self._playing = (task.work, task.signals)  # kept alive while the task may emit
-        self._pool.start(task)
+        self._playing = task.work
+        tasks.start(task, self._pool)
         self._drawn = []
         self.timer.start()
         tab.navigator.set_playing(True)
@@ -93,8 +93,12 @@ class Player(QObject):
 
     def _cancel_play(self) -> None:
         if self._playing is not None:
-            self._playing[0].cancel()
+            self._playing.cancel()
             self._playing = None
+
+    def wait(self, timeout_ms: int = 30_000) -> bool:
+        """Wait for the play thread (cancelled first by `stop`): closing must not outlive it."""
+        return self._pool.waitForDone(timeout_ms)
 
     def set_speed(self, ticks_per_second: int) -> None:
         if self.ahead is not None:

@@ -217,6 +217,7 @@ class FactoryTab(QWidget):
         self._leave_scenario()
         self._open_query.forget()  # cancels an opening scenario file's reference run
         self.navigator.stop_search()
+        self.player.wait()  # Play runs on a pool of its own, which cancel_all does not wait for
 
     def _leave_scenario(self) -> None:
         """Stop what the open scenario started: playing, seeks, the keyframe walk, its census

@@ -384,6 +384,7 @@ class MainWindow(QMainWindow):
     def closeEvent(self, event: QCloseEvent) -> None:
         """Cancel everything before waiting for the pool, so the window closes at once and
         no worker outlives its signals."""
+        self.factory_tab.shutdown()
         self.cancel_all()
         self.writer.close()
         super().closeEvent(event)
