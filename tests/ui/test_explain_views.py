@@ -42,6 +42,7 @@ def test_the_results_diagnosis_names_the_rule_and_its_links_name_a_place(qtbot, 
     assert d.rules[0].rule == "side_load_priority"
     text = panel.label.text()
     assert "Likely rule" in text and "side_load_priority" in text and "§4c" in text
+    assert "Most likely broken" not in text  # the rule is named once, not again in a summary
     evidence = d.rules[0].evidence[0]
     with qtbot.waitSignal(panel.place_chosen) as chosen:
         panel._link(f"place:{d.case}:{evidence.tick}:{evidence.cell[0]}:{evidence.cell[1]}")

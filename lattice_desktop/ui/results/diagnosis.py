@@ -37,8 +37,9 @@ def diagnosis_html(d: Diagnosis) -> str:
     rows = [
         f"<b>Why it is wrong</b> — <code>{html.escape(d.case)}</code>, first wrong tick "
         f"<a href='{link}'>{d.tick:,} at ({d.cell[0]}, {d.cell[1]})</a>, {d.differing_cells:,} cells differ",
-        html.escape(d.summary),
     ]
+    if not d.explained:  # an explained run's summary says again what its rows below say
+        rows.append(html.escape(d.summary))
     rows += [f"⚠ {html.escape(law.side)}: {html.escape(law.text)}" for law in d.conservation]
     for i, rule in enumerate(d.rules[:MAX_RULES]):
         head = "Likely rule" if i == 0 and d.explained else ("Decided nearby" if not d.explained else "Also")
