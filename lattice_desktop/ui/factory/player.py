@@ -186,8 +186,23 @@ class Player(QObject):
             return ""
         if confirmed.parted_at is not None:
             return f"{confirmed.name} parted from it at tick {confirmed.parted_at:,}: Play uses the reference"
-        name, to = confirmed.name, confirmed.confirmed_to
-        return f"Play: {name}, confirmed against it at each snapshot to tick {to:,}"
+        return f"Play: {confirmed.name}, confirmed to tick {confirmed.confirmed_to:,}"
+
+    def heading(self, label: str, source: str) -> tuple[str, str]:
+        """A file's heading once its checksums are in (`label` then where they came from,
+        unless that engine is named already, and `plays_with`) and its tooltip, the long form:
+        short enough to sit beside the scenario picker in a 1366-pixel window."""
+        playback, confirmed = self.tab.playback, self.tab.confirmation
+        engine = playback.engine_name if playback is not None else ""
+        said = source == f"checksums from the {engine}"
+        note = " · ".join(filter(None, [label, "" if said else source, self.plays_with()]))
+        why = [note, source]
+        if confirmed is not None and confirmed.parted_at is None:
+            why.append(
+                f"Play uses {confirmed.name}: its checksums matched the reference's at every "
+                f"snapshot to tick {confirmed.confirmed_to:,}"
+            )
+        return note, " · ".join(filter(None, why))
 
     def _frame(self) -> None:
         playback = self.tab.playback

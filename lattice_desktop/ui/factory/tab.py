@@ -260,11 +260,11 @@ class FactoryTab(QWidget):
 
     def _opened(self, ready: ReadyToShow) -> None:
         opened = ready.opened
-        playback, snapshots = opened.playback, opened.snapshots
-        self.playback, self.snapshots = playback, snapshots
+        self.playback, self.snapshots = playback, snapshots = opened.playback, opened.snapshots
         self._show_stale(opened.stale, opened.specific)
         size = f"{playback.scenario.width}×{playback.scenario.height}"
         self.engine_label.setText(" · ".join(filter(None, [size, playback.engine_name, opened.source])))
+        self.engine_label.setToolTip("")
         self.canvas.set_scenario(playback.scenario, ready.raster)
         self.navigator.open(playback, snapshots)
         self.legend.set_scenario(playback.scenario)
@@ -302,8 +302,9 @@ class FactoryTab(QWidget):
 
     def _checksums_ready(self, result: FileChecksums) -> None:
         self.transport.status.setText("")
-        note = [self.engine_label.text(), result.source, self.player.plays_with()]
-        self.engine_label.setText(" · ".join(filter(None, note)))
+        note, why = self.player.heading(self.engine_label.text(), result.source)
+        self.engine_label.setText(note)
+        self.engine_label.setToolTip(why)
         self._show_snapshots(result.snapshots)
 
     def _submission_checked(self, sub: SubmissionRecords) -> None:
