@@ -149,7 +149,14 @@ class AppRun:
     def wait_for(self, marker: str, timeout: float = 300) -> str:
         deadline = time.monotonic() + timeout
         while True:
-            line = self.lines.get(timeout=max(0.1, deadline - time.monotonic()))
+            try:
+                line = self.lines.get(timeout=max(0.1, deadline - time.monotonic()))
+            except queue.Empty:
+                # Never leave the app behind: a live one would hold its database's one-instance
+                # socket, and a later app on the same path would wait on the "already open" dialog.
+                os.killpg(self.process.pid, signal.SIGKILL)
+                self.process.wait()
+                raise AssertionError(f"no {marker} in {timeout:.0f} s:\n{self.errors.read_text()}") from None
             if line.startswith(marker):
                 return line
             if line == "" and self.process.poll() is not None:
