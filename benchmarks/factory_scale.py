@@ -31,12 +31,14 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from PySide6.QtCore import QThreadPool
 from PySide6.QtWidgets import QApplication
 
+from lattice_desktop.lattice import divergence
 from lattice_desktop.lattice.generator import generate
-from lattice_desktop.lattice.simulators import WasmSimulator
+from lattice_desktop.lattice.simulators import WasmSimulator, state_from_records
 from lattice_desktop.lattice.submission_records import open_submission
 from lattice_desktop.lattice.wasm_engine import WasmEngine
 from lattice_desktop.manifest import load_case
 from lattice_desktop.resources import CASES
+from lattice_desktop.services import divergence_hunt
 from lattice_desktop.services.divergence_hunt import hunt_divergence
 from lattice_desktop.ui.factory.tab import FactoryTab
 from lattice_desktop.work import Work
@@ -137,12 +139,88 @@ def play_rate(app: QApplication, tab: FactoryTab) -> float:
 
 
 def engine_limit(tab: FactoryTab) -> float:
-    """The engine Play used, stepping alone through the run: no records, no drawing."""
+    """The engine Play used, stepping alone through the run: no records, no drawing. Also
+    prints what a drawn state adds: its records read (on the stepping thread, the engine
+    waiting) and its decoding (on the decoding thread, beside the engine)."""
     playback, engine = tab.playback, tab.player.last_engine
     sim = playback.fork(0) if engine is None else WasmSimulator(engine, playback.data)
+    steps: list[float] = []
     started = time.perf_counter()
-    sim.step(playback.ticks)
-    return playback.ticks / (time.perf_counter() - started)
+    for _ in range(playback.ticks):
+        began = time.perf_counter()
+        sim.step(1)
+        steps.append(time.perf_counter() - began)
+    limit = playback.ticks / (time.perf_counter() - started)
+    reads, decodes = [], []
+    for _ in range(3):
+        began = time.perf_counter()
+        records = sim.records()
+        reads.append(time.perf_counter() - began)
+        began = time.perf_counter()
+        state_from_records(playback.scenario, records, tick=sim.tick, grid=playback.grid)
+        decodes.append(time.perf_counter() - began)
+    print(
+        f"  (the engine's bare step: median {statistics.median(steps) * 1000:.1f} ms a tick, "
+        f"{steps[0] * 1000:.1f} ms at tick 1, {steps[-1] * 1000:.1f} ms at the last; a state drawn adds "
+        f"its records read, {min(reads) * 1000:.1f} ms with the engine waiting, and its decoding, "
+        f"{min(decodes) * 1000:.1f} ms on the decoding thread beside it)"
+    )
+    return limit
+
+
+class Phases:
+    """When each part of P ran (wall-clock seconds from the start of P), per thread."""
+
+    def __init__(self) -> None:
+        self.spans: dict[str, list[tuple[float, float]]] = {}
+        self.zero = time.perf_counter()
+
+    def timed(self, name: str, fn):
+        def run(*args, **kwargs):
+            began = time.perf_counter()
+            try:
+                return fn(*args, **kwargs)
+            finally:
+                span = (began - self.zero, time.perf_counter() - self.zero)
+                self.spans.setdefault(name, []).append(span)
+
+        return run
+
+    def say(self, name: str) -> str:
+        return ", ".join(f"{a:.2f}–{b:.2f} s" for a, b in self.spans.get(name, [])) or "not run"
+
+
+def timed_hunt(wrong, playback, trusted) -> tuple[float, object, Phases]:
+    """P from tick 0, as the tab runs it, with each of its parts timed."""
+    phases = Phases()
+    saved = (
+        divergence_hunt.submission_checksums,
+        divergence_hunt.submission_pairs,
+        divergence.diff_pairs,
+        playback.records_at,
+    )
+    divergence_hunt.submission_checksums = phases.timed("sub checksums", saved[0])
+    divergence_hunt.submission_pairs = phases.timed("sub records", saved[1])
+    divergence.diff_pairs = phases.timed("diff", saved[2])
+    playback.records_at = phases.timed("ref records", saved[3])
+    if trusted is not None:
+        trusted.run = phases.timed("ref checksums", trusted.run)
+    elif playback.engine is not None:
+        playback.engine.run = phases.timed("ref checksums", playback.engine.run)
+    try:
+        started = phases.zero = time.perf_counter()
+        _, _, found = hunt_divergence(wrong, playback, 0, Work(), engine=trusted)
+        return time.perf_counter() - started, found, phases
+    finally:
+        (
+            divergence_hunt.submission_checksums,
+            divergence_hunt.submission_pairs,
+            divergence.diff_pairs,
+            playback.records_at,
+        ) = saved
+        for engine in (trusted, playback.engine):
+            if engine is not None:
+                vars(engine).pop("run", None)
 
 
 class ResidentPeak(threading.Thread):
@@ -276,13 +354,16 @@ def main() -> None:
     case = load_case(CASES / "lattice" / "case.toml")
     wrong = open_submission(str(LATTICE / "submissions" / args.wrong), case, case.stress[-1].name)
     for attempt in ("first wrong tick", "  (again"):
-        started = time.perf_counter()
-        _, _, found = hunt_divergence(wrong, playback, 0, Work(), engine=trusted)
-        spent = time.perf_counter() - started
+        spent, found, phases = timed_hunt(wrong, playback, trusted)
         where = (
             "none: it agrees on every tick"
             if found is None
             else f"tick {found.tick:,}, {len(found.diffs):,} records"
+        )
+        parts = (
+            f"the submission's per-tick checksums {phases.say('sub checksums')} beside the reference's "
+            f"{phases.say('ref checksums')}; its records (a second run from tick 0) {phases.say('sub records')} "
+            f"beside the reference's from its keyframes {phases.say('ref records')}; the diff {phases.say('diff')}"
         )
         if attempt == "first wrong tick":
             print(f"P from tick 0 to the first wrong tick {spent:.1f} s")
@@ -290,6 +371,7 @@ def main() -> None:
                 f"  ({args.wrong}: {where}; found tick by tick from tick 0, {found.submission_runs if found else 0} submission runs; "
                 f"the reference's side by {confirmed.name + ' (confirmed on this file)' if trusted else playback.engine_name})"
             )
+            print(f"  (P's parts: {parts})")
         else:
             print(
                 f"{attempt}: the reference's per-tick checksums and the submission's answers kept: {spent:.1f} s)"
