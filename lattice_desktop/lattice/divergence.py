@@ -153,6 +153,7 @@ def next_divergence(
     work: Work | None = None,
     window: int = 64,
     known: list[int] | None = None,
+    cap: int | None = None,
 ) -> Divergence | None:
     """The first tick t in (start, end] where the states part: they differ at t and agreed
     at t - 1 (a run already apart at `start` is looked at from where it next comes
@@ -163,11 +164,19 @@ def next_divergence(
 
     `known` holds the reference's checksum after each tick as far as an earlier search ran
     it (index i: tick i + 1); it is read instead of running the reference again, and
-    extended by every longer run, so a second search costs only the submission's runs."""
+    extended by every longer run, so a second search costs only the submission's runs.
+
+    `cap`: a tick where the states are known to differ (a snapshot whose checksums differ):
+    the window that would step over it ends there instead, since a parting lies at or before
+    it unless the states were already apart; from there the windows go on doubling. A
+    divergence found doubling from 32 to tick 256 ran the submission to 32, 96, 224 and 480;
+    with the snapshot at 300 known to differ, the last run stops at 300."""
     work = work or Work()
     runs, high = 0, start
     while high < end:
-        high = min(end, high + window)
+        before, high = high, min(end, high + window)
+        if cap is not None and before < cap < high:
+            high = cap
         window *= 2
         probe = rewrite_run(data, ticks=high, snapshot=1)
         if known is not None and len(known) >= high:

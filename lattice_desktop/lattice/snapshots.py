@@ -48,3 +48,11 @@ class Snapshots:
             return None
         wrong = np.nonzero(self.status() == 0)[0]
         return int(wrong[0]) if len(wrong) else None
+
+    def next_differing(self, after: int) -> int | None:
+        """The first snapshot tick past `after` whose checksums differ (None: none known)."""
+        status = self.status()
+        for row in np.nonzero(status == 0)[0].tolist():
+            if self.tick(row) > after:
+                return self.tick(row)
+        return None

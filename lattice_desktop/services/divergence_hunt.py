@@ -25,11 +25,18 @@ FIRST_WINDOW = 32
 
 
 def hunt_divergence(
-    sub: SubmissionRecords, playback: Playback, start: int, work: Work, *, engine: WasmEngine | None = None
+    sub: SubmissionRecords,
+    playback: Playback,
+    start: int,
+    work: Work,
+    *,
+    engine: WasmEngine | None = None,
+    differs: int | None = None,
 ) -> tuple[Playback, int, Divergence | None]:
     """(playback, start, the next divergence after `start` or None); the reference's side is
     run by `engine`, else the playback's (the fastest proven on this scenario); cancelling
-    `work` interrupts either engine's run.
+    `work` interrupts either engine's run. `differs`: the first snapshot tick past `start`
+    whose checksums are known to differ (the graded run's): no window steps over it.
 
     The two sides run at once, on two cores: whenever the search asks for the reference's
     checksums (or records), the submission's for the same run start on a second thread
@@ -68,6 +75,7 @@ def hunt_divergence(
             submission_records=lambda tick: collected(("records", tick), submission_records_at, tick),
             work=work,
             window=FIRST_WINDOW,
+            cap=differs,
             known=playback.tick_checksums,
         )
     return playback, start, found

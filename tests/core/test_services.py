@@ -54,6 +54,10 @@ def test_snapshots_find_the_first_divergence_and_map_ticks_to_rows():
     assert (snaps.tick(2), snaps.row_of(300), snaps.row_of(250), snaps.row_of(0)) == (300, 2, None, None)
     unknown = Snapshots.from_bytes(100, expected, None)
     assert unknown.status().tolist() == [-1] * 4 and unknown.first_divergence is None
+    # The first snapshot past a tick whose checksums differ (P's cap): rows 2 and 3 differ
+    # (a missing checksum differs), so past 0 or 299 it is 300, past 300 it is 400.
+    assert [snaps.next_differing(t) for t in (0, 299, 300, 400)] == [300, 300, 400, None]
+    assert unknown.next_differing(0) is None
 
 
 def test_a_snapshot_divergence_reads_at_a_glance():

@@ -87,3 +87,42 @@ def test_a_second_search_reads_the_reference_checksums_the_first_one_ran():
     assert runs_after[0] >= 1 and runs_after[1] == runs_after[0]
     assert len(known) >= found[0]
     assert known == reference.run(rewrite_run(data, ticks=len(known), snapshot=1))
+
+
+@pytest.mark.parametrize(
+    ("name", "wrong"), [("side_load_priority", "buggy"), ("ring_rotation", "stuck_rings")]
+)
+def test_no_window_steps_over_a_tick_known_to_differ(name, wrong):
+    """A snapshot known to differ caps the window that would step over it: the same tick is
+    found, and the submission runs no further than it must."""
+    data = (CASES / "lattice" / "smoke" / f"{name}.lat").read_bytes()
+    reference, buggy = (WasmEngine(SUBMISSIONS / n / "engine.wasm") for n in ("reference", wrong))
+    ticks = parse_scenario(data).ticks
+    parting = partings(data, reference, buggy)[0]
+    apart = [
+        t for t in range(parting, ticks + 1) if diff_pairs(reference.records(data, t), buggy.records(data, t))
+    ]
+    cap = apart[1]  # a tick where the states differ, just past the parting
+    highs: dict[int | None, list[int]] = {}
+    for known_to_differ in (None, cap):
+        runs = highs.setdefault(known_to_differ, [])
+
+        def submission(probe: bytes, runs: list[int] = runs) -> list[int]:
+            runs.append(parse_scenario(probe).ticks)
+            return buggy.run(probe)
+
+        found = next_divergence(
+            data,
+            start=0,
+            end=ticks,
+            reference_checksums=reference.run,
+            submission_checksums=submission,
+            reference_records=lambda t: reference.records(data, t),
+            submission_records=lambda t: buggy.records(data, t),
+            window=4,
+            cap=known_to_differ,
+        )
+        assert found is not None and found.tick == parting
+    assert highs[None][-1] > cap  # doubling steps over it (4, 12, 28, …)
+    assert highs[cap][-1] == cap and all(high <= cap for high in highs[cap])
+    assert sum(highs[cap]) < sum(highs[None])

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Protocol
 if TYPE_CHECKING:
     from lattice_desktop.lattice.confirm_child import Confirmation
     from lattice_desktop.lattice.playback import Playback
+    from lattice_desktop.lattice.snapshots import Snapshots
     from lattice_desktop.ui.factory.canvas import FactoryCanvas
     from lattice_desktop.ui.factory.divergence_bar import DivergenceBar
     from lattice_desktop.ui.factory.divergence_view import DivergenceNavigator
@@ -30,6 +31,7 @@ class FactoryControls(Protocol):
 
     playback: Playback | None
     tick: int
+    snapshots: Snapshots | None  # the open scenario's snapshot checksums, once known
     navigator: DivergenceNavigator
     transport: TransportBar
     bar: DivergenceBar

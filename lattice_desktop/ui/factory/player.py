@@ -227,7 +227,9 @@ class Player(QObject):
             bar.status.setText("Playing to the next divergence needs the submission's records export.")
             return
         self.stop()
-        task = Task(hunt_divergence, submission, tab.playback, tab.tick, work=True)
+        snapshots = tab.snapshots
+        differs = snapshots.next_differing(tab.tick) if snapshots is not None else None
+        task = Task(hunt_divergence, submission, tab.playback, tab.tick, work=True, differs=differs)
         task.signals.progress.connect(self._hunt_progress)
         task.signals.done.connect(self._hunt_done)
         task.signals.failed.connect(self._hunt_failed)
