@@ -28,13 +28,15 @@ from pathlib import Path
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+import numpy as np
 from PySide6.QtCore import QThreadPool
 from PySide6.QtWidgets import QApplication
 
 from lattice_desktop.lattice import divergence
 from lattice_desktop.lattice.generator import generate
 from lattice_desktop.lattice.simulators import WasmSimulator, state_from_records
-from lattice_desktop.lattice.submission_records import open_submission
+from lattice_desktop.lattice.snapshots import Snapshots
+from lattice_desktop.lattice.submission_records import open_submission, submission_checksums
 from lattice_desktop.lattice.wasm_engine import WasmEngine
 from lattice_desktop.manifest import load_case
 from lattice_desktop.resources import CASES
@@ -145,12 +147,13 @@ def engine_limit(tab: FactoryTab) -> float:
     playback, engine = tab.playback, tab.player.last_engine
     sim = playback.fork(0) if engine is None else WasmSimulator(engine, playback.data)
     steps: list[float] = []
-    started = time.perf_counter()
+    started, cpu = time.perf_counter(), time.thread_time()
     for _ in range(playback.ticks):
         began = time.perf_counter()
         sim.step(1)
         steps.append(time.perf_counter() - began)
     limit = playback.ticks / (time.perf_counter() - started)
+    cpu = (time.thread_time() - cpu) / playback.ticks
     reads, decodes = [], []
     for _ in range(3):
         began = time.perf_counter()
@@ -160,7 +163,8 @@ def engine_limit(tab: FactoryTab) -> float:
         state_from_records(playback.scenario, records, tick=sim.tick, grid=playback.grid)
         decodes.append(time.perf_counter() - began)
     print(
-        f"  (the engine's bare step: median {statistics.median(steps) * 1000:.1f} ms a tick, "
+        f"  (the engine's bare step: median {statistics.median(steps) * 1000:.1f} ms a tick "
+        f"({cpu * 1000:.1f} ms of CPU: {1 / max(cpu, 1e-9):.1f} ticks/s on a core of its own), "
         f"{steps[0] * 1000:.1f} ms at tick 1, {steps[-1] * 1000:.1f} ms at the last; a state drawn adds "
         f"its records read, {min(reads) * 1000:.1f} ms with the engine waiting, and its decoding, "
         f"{min(decodes) * 1000:.1f} ms on the decoding thread beside it)"
@@ -190,7 +194,7 @@ class Phases:
         return ", ".join(f"{a:.2f}–{b:.2f} s" for a, b in self.spans.get(name, [])) or "not run"
 
 
-def timed_hunt(wrong, playback, trusted) -> tuple[float, object, Phases]:
+def timed_hunt(wrong, playback, trusted, differs) -> tuple[float, object, Phases]:
     """P from tick 0, as the tab runs it, with each of its parts timed."""
     phases = Phases()
     saved = (
@@ -209,7 +213,7 @@ def timed_hunt(wrong, playback, trusted) -> tuple[float, object, Phases]:
         playback.engine.run = phases.timed("ref checksums", playback.engine.run)
     try:
         started = phases.zero = time.perf_counter()
-        _, _, found = hunt_divergence(wrong, playback, 0, Work(), engine=trusted)
+        _, _, found = hunt_divergence(wrong, playback, 0, Work(), engine=trusted, differs=differs)
         return time.perf_counter() - started, found, phases
     finally:
         (
@@ -339,6 +343,7 @@ def main() -> None:
 
     playback = tab.playback
     confirmed = tab.confirmation
+    expected = np.asarray(tab.snapshots.expected)  # the file's snapshot table (the reference's)
     trusted = (
         WasmEngine(confirmed.fast)
         if confirmed is not None
@@ -353,8 +358,17 @@ def main() -> None:
     # the largest stress case's fuel budget: a generated scenario has none of its own).
     case = load_case(CASES / "lattice" / "case.toml")
     wrong = open_submission(str(LATTICE / "submissions" / args.wrong), case, case.stress[-1].name)
+    # The snapshot checksums a graded run would hold, as the tab has them: the first snapshot
+    # that differs caps P's windows (worked out before P, as grading did).
+    graded = Snapshots(
+        playback.scenario.snapshot,
+        expected,
+        np.array(submission_checksums(wrong, playback.data), np.uint64),
+    )
+    differs = graded.next_differing(0)
+    print(f"  (the graded run's first differing snapshot: tick {differs})")
     for attempt in ("first wrong tick", "  (again"):
-        spent, found, phases = timed_hunt(wrong, playback, trusted)
+        spent, found, phases = timed_hunt(wrong, playback, trusted, differs)
         where = (
             "none: it agrees on every tick"
             if found is None
