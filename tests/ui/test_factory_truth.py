@@ -334,3 +334,30 @@ def test_the_tick_box_shows_the_tick_drawn_while_playing(qtbot, tab, runs):
     assert frames and max(drawn for _, drawn in frames) > 0  # it did play
     assert all(box == drawn for box, drawn in frames), [f for f in frames if f[0] != f[1]][:5]
     assert tab.transport.tick_box.value() == tab.canvas.state.tick
+
+
+def test_p_runs_the_submission_no_further_than_the_first_snapshot_known_to_differ(
+    qtbot, tab, runs, monkeypatch
+):
+    """The snapshot list's first differing snapshot past the tick shown caps P's windows: the
+    submission's per-tick runs stop there, and the tick found is the same."""
+    from lattice_desktop.lattice.scenario import parse_scenario
+    from lattice_desktop.services import divergence_hunt
+
+    probes: list[int] = []
+    real = divergence_hunt.submission_checksums
+
+    def counted(sub, data, work=None):
+        probes.append(parse_scenario(data).ticks)
+        return real(sub, data, work=work)
+
+    monkeypatch.setattr(divergence_hunt, "submission_checksums", counted)
+    open_buggy(qtbot, tab, runs)
+    tab.show_tick(0)
+    wait_settled(qtbot, tab)
+    differs = tab.snapshots.next_differing(0)
+    assert differs is not None and differs < tab.playback.ticks  # a cap below the 32-tick window's end
+    tab.player.hunt()
+    qtbot.waitUntil(lambda: not tab.player.hunting, timeout=30000)
+    assert probes and max(probes) == differs, (probes, differs)
+    assert f"Next divergence: tick {tab.divergence.tick:,}" in tab.bar.status.text()
