@@ -10,8 +10,9 @@ by the greatest fixed point the ring rotates as a whole.
 
 A chain can be thousands of slots long (a jammed belt line), so instead of walking it
 item by item every item looks twice as far ahead each round (pointer jumping): after
-round r an item knows its fate if its chain's end lies within 2^r steps. A round that
-settles no item leaves only rings.
+round r an item knows its fate if its chain's end lies within 2^r steps. While chains are
+left, each round settles some item (a chain holds an item at every distance from its end),
+so a round that settles none leaves only rings.
 """
 
 from __future__ import annotations
@@ -26,23 +27,37 @@ EMPTY, MOVED, STAYED = 0, 1, 2
 
 def greatest_fixed_point(held: np.ndarray, successor: np.ndarray, size: int) -> np.ndarray:
     """The fate (EMPTY, MOVED or STAYED) of each of `size` positions, given the held
-    positions and the successor of each (a position, FREE or BLOCKED)."""
-    fate = np.zeros(size, np.int8)
-    fate[held[successor == FREE]] = MOVED
-    fate[held[successor == BLOCKED]] = STAYED
+    positions, in increasing order, and the successor of each (a position, FREE or BLOCKED)."""
+    # Items are numbered by their place in `held`; an item decided alone is its own successor.
+    count = held.size
+    items = np.arange(count, dtype=np.int32)
+    number = np.zeros(size, np.int32)
+    number[held] = items
     chained = successor >= 0
-    waiting = held[chained]  # items whose fate is that of the item ahead
-    ahead = np.zeros(size, np.int64)
-    ahead[waiting] = successor[chained]
+    ahead = items.copy()
+    ahead[chained] = number[successor[chained]]
+    decided = np.full(count, EMPTY, np.int8)
+    decided[successor == FREE] = MOVED
+    decided[successor == BLOCKED] = STAYED
+    # Inside a belt an item's successor is the item in the next slot, the next item in
+    # `held`; so an item first looks past those, to the first exit (a position ending in 3)
+    # or decided item at or after its successor.
+    stop = ~chained | (held & 3 == 3)
+    first_stop = np.minimum.accumulate(np.where(stop, items, count)[::-1])[::-1]
+    ahead = first_stop[ahead]
+    # Then pointer jumping between the exits, whose fate the items behind them share.
+    waiting = np.flatnonzero(chained & stop)
     while waiting.size:
-        known = fate[ahead[waiting]]
+        known = decided[ahead[waiting]]
         settled = known != EMPTY
         if not settled.any():
             break  # what is left lies on rings
-        fate[waiting[settled]] = known[settled]
+        decided[waiting[settled]] = known[settled]
         waiting = waiting[~settled]
         ahead[waiting] = ahead[ahead[waiting]]  # look twice as far ahead
-    fate[waiting] = MOVED  # §4d: a ring of full slots rotates
+    decided[waiting] = MOVED  # §4d: a ring of full slots rotates
+    fate = np.zeros(size, np.int8)
+    fate[held] = decided[ahead]  # an exit's `ahead` shares its fate, as every item's does
     return fate
 
 
