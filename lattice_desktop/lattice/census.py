@@ -147,7 +147,11 @@ class _CountingFactory(DecisiveFactory):
                 off_grid.append(hi * 4 + 3)
             elif s.grid[y * w + x] in BELT_DIRS and BELT_DIRS[s.grid[y * w + x]] == d.opposite():
                 head_on.append((hi * 4 + 3, self._holder_of[y * w + x]))
-        self.head_on_exit, self.head_on_belt = positions(head_on).reshape(-1, 2).T
+        self.head_on_exit, head_on_belt = positions(head_on).reshape(-1, 2).T
+        self.head_on_slot0 = head_on_belt * 4
+        self.head_on_ranked = np.full((len(head_on), 3), self._nowhere, np.int64)  # its contenders
+        for i, b in enumerate(head_on_belt.tolist()):
+            self.head_on_ranked[i, : len(self._contenders[b])] = self._contenders[b]
         self.off_grid = positions(off_grid)
         exits = np.arange(len(self._cells)) * 4 + 3
         self.offers = exits[self._kind_of == _ASSEMBLER]
@@ -215,8 +219,8 @@ class _CountingFactory(DecisiveFactory):
         holding = self.source_exits[hold[self.source_exits] != 0]
         handing = self.handing_exits[hold[self.handing_exits] != 0]
         # A head-on exit holding an item that no contender of the belt outranks.
-        head_on = (hold[self.head_on_exit] != 0) & ~(hold[self._ranked[self.head_on_belt]] != 0).any(axis=1)
-        facing = self.head_on_belt[head_on] * 4
+        head_on = (hold[self.head_on_exit] != 0) & ~(hold[self.head_on_ranked] != 0).any(axis=1)
+        facing = self.head_on_slot0[head_on]
         was_open = hold[facing] == 0
         self.edge_exits += int(count(hold[self.off_grid]))
         offered = hold[self.offers]

@@ -137,13 +137,15 @@ class Factory:
             self._asm_contenders.append(tuple(ranked))
 
         self._sources = [(holder_of[c] * 4 + 3, s.type, s.period) for c, s in scenario.sources.items()]
-        # The same wiring as arrays for phase 2: each holder's exit and its slot-0
-        # contenders in rank order, padded with the empty position.
+        # The same wiring as arrays for phase 2: each holder's exit, and the (at most two)
+        # slot-0 contenders ranked above its exit, padded with the empty position.
         self._kind_of = np.array(self._exit_kind, np.int8)
         self._dest_of = np.array(self._exit_dest, np.int64)
-        self._ranked = np.full((n, 3), self._nowhere, np.int64)
-        for hi, ranked in enumerate(self._contenders):
-            self._ranked[hi, : len(ranked)] = ranked
+        above = np.full((2, n), self._nowhere, np.int64)
+        for ranked in self._contenders:
+            for rank, pos in enumerate(ranked):
+                above[:rank, pos >> 2] = ranked[:rank]
+        self._above_first, self._above_second = above
         self.successors = (np.zeros(0, np.int64), np.zeros(0, np.int64))  # the last phase 2's
 
     # --- one tick ------------------------------------------------------------------------
@@ -177,17 +179,16 @@ class Factory:
         the position of the item in the full slot it is the candidate for, whose fate
         decides its own (§4d)."""
         hold = self._hold
-        nxt = np.full(held.size, FREE, np.int64)
-        # §4c: an item in slot s < 3 targets slot s + 1 of its belt.
-        inner = held & 3 != 3
-        target = held[inner] + 1
-        nxt[inner] = np.where(hold[target] != 0, target, FREE)
-        exits = np.flatnonzero(~inner)
+        # §4c: an item in slot s < 3 targets slot s + 1 of its belt (exits are redone below).
+        after = held + 1
+        nxt = np.where(hold[after] != 0, after, FREE)
+        exits = np.flatnonzero(held & 3 == 3)
         pos = held[exits]
-        kind, dest = self._kind_of[pos >> 2], self._dest_of[pos >> 2]
-        # §3: empty, wall, source, outside, opposite belt: the item stays. §4a: a sink
-        # always accepts (FREE already).
-        nxt[exits[kind == _NEVER]] = BLOCKED
+        hi = pos >> 2
+        kind, dest = self._kind_of[hi], self._dest_of[hi]
+        out = np.full(pos.size, FREE, np.int64)  # §4a: a sink always accepts
+        # §3: empty, wall, source, outside, opposite belt: never, the item stays.
+        out[kind == _NEVER] = BLOCKED
         # §4b: an assembler takes the offers it accepts.
         offered = kind == _ASSEMBLER
         if offered.any():
@@ -195,16 +196,16 @@ class Factory:
             for a in set(dest[offered].tolist()):
                 accepted |= self._accepted(a)
             taken = np.isin(pos[offered], np.fromiter(accepted, np.int64, len(accepted)))
-            nxt[exits[offered]] = np.where(taken, FREE, BLOCKED)
-        # §4c: only the highest-ranked contender holding an item is the candidate for slot 0.
+            out[offered] = np.where(taken, FREE, BLOCKED)
+        # §4c: only the highest-ranked contender holding an item is the candidate: one
+        # whose higher-ranked contenders are all empty.
         onto = kind == _BELT
-        ranked = self._ranked[dest[onto]]
-        candidate = ranked[np.arange(len(ranked)), (hold[ranked] != 0).argmax(axis=1)]
+        h = hi[onto]
+        candidate = (hold[self._above_first[h]] == 0) & (hold[self._above_second[h]] == 0)
         slot0 = dest[onto] * 4
         # §4d: a candidate moves exactly when its target slot is open.
-        nxt[exits[onto]] = np.where(
-            candidate != pos[onto], BLOCKED, np.where(hold[slot0] != 0, slot0, FREE)
-        )
+        out[onto] = np.where(candidate, np.where(hold[slot0] != 0, slot0, FREE), BLOCKED)
+        nxt[exits] = out
         return nxt
 
     def _move(self) -> np.ndarray:
