@@ -170,7 +170,7 @@ class _CountingFactory(DecisiveFactory):
         for j, ranked in enumerate(self.junction_contenders):
             self.junctions[j, : len(ranked)] = ranked
         self.ring_flat = positions([p for ring in self.ring_positions for p in ring])
-        self.ring_starts = np.cumsum([0] + [len(ring) for ring in self.ring_positions][:-1])
+        self.ring_starts = np.cumsum([0, *(len(ring) for ring in self.ring_positions[:-1])])
         self.ring_exits = positions([ring[3] for ring in self.ring_positions])
 
     def step(self) -> None:

@@ -27,7 +27,9 @@ EMPTY, MOVED, STAYED = 0, 1, 2
 
 def greatest_fixed_point(held: np.ndarray, successor: np.ndarray, size: int) -> np.ndarray:
     """The fate (EMPTY, MOVED or STAYED) of each of `size` positions, given the held
-    positions, in increasing order, and the successor of each (a position, FREE or BLOCKED)."""
+    positions, in increasing order, and the successor of each (a position, FREE or BLOCKED).
+    As §4c has it, an item inside a belt (a position not ending in 3) that has a successor
+    has the item in the next slot."""
     # Items are numbered by their place in `held`; an item decided alone is its own successor.
     count = held.size
     items = np.arange(count, dtype=np.int32)

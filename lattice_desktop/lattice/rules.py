@@ -142,9 +142,9 @@ class Factory:
         self._kind_of = np.array(self._exit_kind, np.int8)
         self._dest_of = np.array(self._exit_dest, np.int64)
         above = np.full((2, n), self._nowhere, np.int64)
-        for ranked in self._contenders:
-            for rank, pos in enumerate(ranked):
-                above[:rank, pos >> 2] = ranked[:rank]
+        for feeders in self._contenders:
+            for rank, pos in enumerate(feeders):
+                above[:rank, pos >> 2] = feeders[:rank]
         self._above_first, self._above_second = above
         self.successors = (np.zeros(0, np.int64), np.zeros(0, np.int64))  # the last phase 2's
 
