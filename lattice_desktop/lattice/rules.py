@@ -1,4 +1,4 @@
-"""The reference engine: spec §3–§5 written as plain Python, to be read beside the spec.
+"""The reference engine: spec §3–§5 written in Python, to be read beside the spec.
 
 State lives in flat arrays. Every cell that can hold items (belt, source, assembler) is a
 *holder* h with four positions h*4 + s: a belt's slots 0..3 are its four positions; a
@@ -198,7 +198,8 @@ class Factory:
             taken = np.isin(pos[offered], np.fromiter(accepted, np.int64, len(accepted)))
             out[offered] = np.where(taken, FREE, BLOCKED)
         # §4c: only the highest-ranked contender holding an item is the candidate: one
-        # whose higher-ranked contenders are all empty.
+        # whose higher-ranked contenders are all empty. (Every exit onto a belt is one of
+        # its contenders: the one cell left out, in front, faces it head-on, never.)
         onto = kind == _BELT
         h = hi[onto]
         candidate = (hold[self._above_first[h]] == 0) & (hold[self._above_second[h]] == 0)
