@@ -140,8 +140,8 @@ class Factory:
         # The same wiring as arrays for phase 2: each holder's exit, and the (at most two)
         # slot-0 contenders ranked above its exit, padded with the empty position.
         self._kind_of = np.array(self._exit_kind, np.int8)
-        self._dest_of = np.array(self._exit_dest, np.int64)
-        above = np.full((2, n), self._nowhere, np.int64)
+        self._dest_of = np.array(self._exit_dest, np.int32)
+        above = np.full((2, n), self._nowhere, np.int32)
         for feeders in self._contenders:
             for rank, pos in enumerate(feeders):
                 above[:rank, pos >> 2] = feeders[:rank]
