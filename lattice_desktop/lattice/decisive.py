@@ -10,6 +10,9 @@ kept tight: an event counted here is one where the wrong reading makes a differe
 
 from __future__ import annotations
 
+import numpy as np
+
+from lattice_desktop.lattice.move_phase import EMPTY, MOVED, STAYED
 from lattice_desktop.lattice.rules import _BELT, Factory
 from lattice_desktop.lattice.world import BELT_DIRS, Dir, Scenario
 
@@ -44,9 +47,10 @@ class DecisiveFactory(Factory):
         self.landings = self.side_loads = self.compressions = 0
         self.chain_moves = self.chain_crossings = self.left_right = 0
         self.short_room = self.refusals_before_takes = self.waiting_outputs = self.wrapped_exits = 0
-        self._side_feeders: set[int] = set()
-        self._left_right: list[tuple[int, int, int]] = []  # (behind or -1, left, right) exits
+        self._side_feeder = np.zeros(len(self._hold), bool)  # per position
+        self._left_right: list[tuple[int, int, int]] = []  # (behind or nowhere, left, right) exits
         self._wire_sides()
+        self._behind, self._left, self._right = np.array(self._left_right, np.int64).reshape(-1, 3).T
         self._wrapped = self._wrapped_targets()
 
     def _wire_sides(self) -> None:
@@ -63,10 +67,10 @@ class DecisiveFactory(Factory):
                     pos = self._holder_of[y * w + x] * 4 + 3
                     if pos in ranked:
                         by_side[side] = pos
-            self._side_feeders.update(p for s, p in by_side.items() if s != d.opposite())
+            self._side_feeder[[p for s, p in by_side.items() if s != d.opposite()]] = True
             if d.left() in by_side and d.right() in by_side:
                 self._left_right.append(
-                    (by_side.get(d.opposite(), -1), by_side[d.left()], by_side[d.right()])
+                    (by_side.get(d.opposite(), self._nowhere), by_side[d.left()], by_side[d.right()])
                 )
 
     def _wrapped_targets(self) -> list[tuple[int, int, Dir]]:
@@ -115,48 +119,33 @@ class DecisiveFactory(Factory):
                     break
                 refused = refused or p not in accepted
 
-    def _move(self) -> dict[int, int]:
+    def _move(self) -> np.ndarray:
         hold = self._hold
         self._offers()
         self.wrapped_exits += sum(
             1 for p, cell, d in self._wrapped if hold[p] and self._would_take(cell, d, hold[p])
         )
-        pairs = [
-            left
-            for behind, left, right in self._left_right
-            if hold[left] and hold[right] and (behind < 0 or not hold[behind])
-        ]
+        # Junctions where the left and the right contender hold an item and none is behind.
+        both = (hold[self._left] != 0) & (hold[self._right] != 0) & (hold[self._behind] == 0)
+        pairs = self._left[both]
         fate = super()._move()
-        self.left_right += sum(1 for p in pairs if fate[p] == 1)
-        compressed = set()
-        # Counted in locals, added once a tick: this loop sees every item that moved.
-        chains = crossings = landings = side_loads = 0
-        exit_kind, exit_dest, side_feeders, stayed = (
-            self._exit_kind,
-            self._exit_dest,
-            self._side_feeders,
-            fate.get,
-        )
-        for pos, moved in fate.items():
-            if not moved:
-                continue
-            if pos & 3 != 3:  # within a belt
-                chains += pos + 1 in fate
-                if stayed(pos | 3) == 0:
-                    compressed.add(pos >> 2)
-                continue
-            hi = pos >> 2
-            if exit_kind[hi] != _BELT:
-                continue
-            slot0 = exit_dest[hi] * 4
-            crossings += slot0 in fate
-            landings += not hold[slot0 + 1]
-            side_loads += pos in side_feeders
-        self.chain_moves += chains + crossings
-        self.chain_crossings += crossings
-        self.landings += landings
-        self.side_loads += side_loads
-        self.compressions += len(compressed)
+        self.left_right += int(np.count_nonzero(fate[pairs] == MOVED))
+        movers = np.flatnonzero(fate == MOVED)
+        # Within a belt: a move into a slot that was full (a chain), and one behind a
+        # slot 3 item that stayed (the belt compresses).
+        inner = movers[movers & 3 != 3]
+        chains = np.count_nonzero(fate[inner + 1] != EMPTY)
+        self.compressions += np.unique(inner[fate[inner | 3] == STAYED] >> 2).size
+        # Across belts: into a slot 0 that was full, into one whose slot 1 is empty after
+        # the move, or from the side.
+        exits = movers[movers & 3 == 3]
+        exits = exits[self._kind_of[exits >> 2] == _BELT]
+        slot0 = self._dest_of[exits >> 2] * 4
+        crossings = np.count_nonzero(fate[slot0] != EMPTY)
+        self.chain_moves += int(chains + crossings)
+        self.chain_crossings += int(crossings)
+        self.landings += int(np.count_nonzero(hold[slot0 + 1] == 0))
+        self.side_loads += int(np.count_nonzero(self._side_feeder[exits]))
         return fate
 
     def _craft(self) -> None:

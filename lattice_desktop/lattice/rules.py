@@ -1,12 +1,16 @@
-"""The reference engine: spec §3–§5 written as plain Python, to be read beside the spec.
+"""The reference engine: spec §3–§5 written in Python, to be read beside the spec.
 
-State lives in flat lists. Every cell that can hold items (belt, source, assembler) is a
+State lives in flat arrays. Every cell that can hold items (belt, source, assembler) is a
 *holder* h with four positions h*4 + s: a belt's slots 0..3 are its four positions; a
 source's buffer and an assembler's output sit at position h*4 + 3, so every exit of
 §3 is at a position ending in 3 and every item's next step is found the same way.
+Phase 2 decides every held item at once with numpy (`_successors` here, the fixed point
+in `move_phase.py`): a 512² factory holds half a million items.
 """
 
 from __future__ import annotations
+
+import numpy as np
 
 from lattice_desktop.lattice.checksum import (
     assembler_buffer_key,
@@ -17,15 +21,12 @@ from lattice_desktop.lattice.checksum import (
     sink_count_key,
     source_item_key,
 )
+from lattice_desktop.lattice.move_phase import BLOCKED, FREE, MOVED, greatest_fixed_point
 from lattice_desktop.lattice.world import BELT_DIRS, Dir, Entity, Scenario
 from lattice_desktop.work import Work
 
 # What an exit's target is (§3).
 _NEVER, _SINK, _ASSEMBLER, _BELT = 0, 1, 2, 3
-# Outcome of an item in phase 2, and the mark of a node on the current DFS path.
-_STAYS, _MOVES, _ON_PATH = 0, 1, 2
-# `_successor`'s answers when an item's fate does not hang on another item's.
-_FREE, _BLOCKED = -1, -2
 
 
 class Factory:
@@ -59,7 +60,10 @@ class Factory:
             self._cells.append(c)
             directions.append(d)
         n = len(self._cells)
-        self._hold = [0] * (4 * n)  # item type per position, 0 = empty
+        # Item type per position, 0 = empty; the last position, 4n, is no slot and stays
+        # empty (tables pad with it).
+        self._hold = np.zeros(4 * n + 1, np.uint8)
+        self._nowhere = 4 * n
         self._belt = [grid[c] in BELT_DIRS for c in self._cells]
 
         self._sink_of: dict[int, int] = {}
@@ -133,8 +137,16 @@ class Factory:
             self._asm_contenders.append(tuple(ranked))
 
         self._sources = [(holder_of[c] * 4 + 3, s.type, s.period) for c, s in scenario.sources.items()]
-        # Positions that can hold an item, for scanning.
-        self._positions = [hi * 4 + s for hi in range(n) for s in (range(4) if self._belt[hi] else (3,))]
+        # The same wiring as arrays for phase 2: each holder's exit, and the (at most two)
+        # slot-0 contenders ranked above its exit, padded with the empty position.
+        self._kind_of = np.array(self._exit_kind, np.int8)
+        self._dest_of = np.array(self._exit_dest, np.int32)
+        above = np.full((2, n), self._nowhere, np.int32)
+        for feeders in self._contenders:
+            for rank, pos in enumerate(feeders):
+                above[:rank, pos >> 2] = feeders[:rank]
+        self._above_first, self._above_second = above
+        self.successors = (np.zeros(0, np.int64), np.zeros(0, np.int64))  # the last phase 2's
 
     # --- one tick ------------------------------------------------------------------------
 
@@ -162,96 +174,67 @@ class Factory:
                 accepted.add(pos)
         return accepted
 
-    def _successor(self, pos: int, accepted: dict[int, set[int]]) -> int:
-        """_FREE or _BLOCKED when the item at pos is decided alone; otherwise the position
-        of the item in the full slot it is the candidate for, whose fate decides its own."""
+    def _successors(self, held: np.ndarray) -> np.ndarray:
+        """For each held position: FREE or BLOCKED when its item is decided alone; otherwise
+        the position of the item in the full slot it is the candidate for, whose fate
+        decides its own (§4d)."""
         hold = self._hold
-        if pos & 3 != 3:
-            target = pos + 1  # §4c: slot s < 3 targets slot s + 1
-        else:
-            hi = pos >> 2
-            kind = self._exit_kind[hi]
-            if kind == _SINK:
-                return _FREE  # §4a: a sink always accepts
-            if kind == _ASSEMBLER:
-                a = self._exit_dest[hi]
-                if a not in accepted:
-                    accepted[a] = self._accepted(a)
-                return _FREE if pos in accepted[a] else _BLOCKED
-            if kind == _NEVER:
-                return _BLOCKED  # §3: empty, wall, source, outside, opposite belt
-            dest = self._exit_dest[hi]
-            # §4c: only the highest-ranked contender holding an item is the candidate.
-            for contender in self._contenders[dest]:
-                if hold[contender]:
-                    break
-            if contender != pos:
-                return _BLOCKED
-            target = dest * 4
+        # §4c: an item in slot s < 3 targets slot s + 1 of its belt (exits are redone below).
+        after = held + 1
+        nxt = np.where(hold[after] != 0, after, FREE)
+        exits = np.flatnonzero(held & 3 == 3)
+        pos = held[exits]
+        hi = pos >> 2
+        kind, dest = self._kind_of[hi], self._dest_of[hi]
+        out = np.full(pos.size, FREE, np.int64)  # §4a: a sink always accepts
+        # §3: empty, wall, source, outside, opposite belt: never, the item stays.
+        out[kind == _NEVER] = BLOCKED
+        # §4b: an assembler takes the offers it accepts.
+        offered = kind == _ASSEMBLER
+        if offered.any():
+            accepted: set[int] = set()
+            for a in set(dest[offered].tolist()):
+                accepted |= self._accepted(a)
+            taken = np.isin(pos[offered], np.fromiter(accepted, np.int64, len(accepted)))
+            out[offered] = np.where(taken, FREE, BLOCKED)
+        # §4c: only the highest-ranked contender holding an item is the candidate: one
+        # whose higher-ranked contenders are all empty. (Every exit onto a belt is one of
+        # its contenders: the one cell left out, in front, faces it head-on, never.)
+        onto = kind == _BELT
+        h = hi[onto]
+        candidate = (hold[self._above_first[h]] == 0) & (hold[self._above_second[h]] == 0)
+        slot0 = dest[onto] * 4
         # §4d: a candidate moves exactly when its target slot is open.
-        return target if hold[target] else _FREE
+        out[onto] = np.where(candidate, np.where(hold[slot0] != 0, slot0, FREE), BLOCKED)
+        nxt[exits] = out
+        return nxt
 
-    def _move(self) -> dict[int, int]:
+    def _move(self) -> np.ndarray:
         """§4 phase 2: decide every move as the greatest fixed point, then apply them all.
-        Returns each held item's fate (position -> 1 moved, 0 stayed), for the census."""
+        Returns each position's fate (move_phase.EMPTY, MOVED or STAYED), for the census."""
         hold = self._hold
-        fate: dict[int, int] = {}
-        accepted: dict[int, set[int]] = {}
-        successor, seen_fate = self._successor, fate.get
-        movers: list[int] = []  # the positions whose item moves, walk by walk
-        # §4d. Each item has at most one successor (the item in the slot it is the
-        # candidate for), so the items form a functional graph; walk it. A walk ends at a
-        # decided item (free or blocked), at an item decided by an earlier walk, or on its
-        # own path: a ring of full slots, each the candidate of the next, which by the
-        # greatest fixed point rotates. Every item on the walk shares that outcome.
-        # (A slot inside a belt targets the next slot: that case, the commonest, is
-        # `_successor`'s first line written inline.)
-        for start in self._positions:
-            if not hold[start] or start in fate:
-                continue
-            path: list[int] = []
-            add = path.append
-            pos = start
-            while True:
-                fate[pos] = _ON_PATH
-                add(pos)
-                if pos & 3 == 3:
-                    nxt = successor(pos, accepted)
-                elif hold[pos + 1]:
-                    nxt = pos + 1
-                else:
-                    nxt = _FREE
-                if nxt < 0:
-                    outcome = _MOVES if nxt == _FREE else _STAYS
-                    break
-                seen = seen_fate(nxt)
-                if seen is None:
-                    pos = nxt
-                    continue
-                outcome = _MOVES if seen == _ON_PATH else seen
-                break
-            for pos in path:
-                fate[pos] = outcome
-            if outcome == _MOVES:
-                movers += path
+        held = np.flatnonzero(hold)
+        nxt = self._successors(held)
+        self.successors = (held, nxt)
+        fate = greatest_fixed_point(held, nxt, len(hold))  # §4d
 
         # Apply all moves at once: empty every moving position, then fill the targets.
-        moving = [(pos, hold[pos]) for pos in movers]
-        for pos, _ in moving:
-            hold[pos] = 0
-        for pos, item in moving:
-            if pos & 3 != 3:
-                hold[pos + 1] = item
-                continue
-            hi = pos >> 2
-            kind, dest = self._exit_kind[hi], self._exit_dest[hi]
-            if kind == _BELT:
-                hold[dest * 4] = item
-            elif kind == _SINK:  # end of phase: a sink counts what it received
-                counts = self._sink_counts[dest]
-                counts[item] = counts.get(item, 0) + 1
-            else:  # end of phase: an assembler buffers what it accepted
-                self._buffer[dest][item] += 1
+        movers = held[fate[held] == MOVED]
+        items = hold[movers]
+        hold[movers] = 0
+        inner = movers & 3 != 3
+        hold[movers[inner] + 1] = items[inner]
+        exits, items = movers[~inner], items[~inner]
+        kind, dest = self._kind_of[exits >> 2], self._dest_of[exits >> 2]
+        onto = kind == _BELT
+        hold[dest[onto] * 4] = items[onto]
+        sunk = kind == _SINK  # end of phase: a sink counts what it received
+        for s, item in zip(dest[sunk].tolist(), items[sunk].tolist(), strict=True):
+            counts = self._sink_counts[s]
+            counts[item] = counts.get(item, 0) + 1
+        taken = kind == _ASSEMBLER  # end of phase: an assembler buffers what it accepted
+        for a, item in zip(dest[taken].tolist(), items[taken].tolist(), strict=True):
+            self._buffer[a][item] += 1
         return fate
 
     def _craft(self) -> None:
@@ -278,12 +261,12 @@ class Factory:
     def belt(self, cell: int) -> tuple[int, int, int, int]:
         """The items in slots 0..3 of the belt at `cell` (0 = empty)."""
         hi = self._holder(cell, "a belt", belt=True)
-        a, b, c, d = self._hold[hi * 4 : hi * 4 + 4]
+        a, b, c, d = self._hold[hi * 4 : hi * 4 + 4].tolist()
         return a, b, c, d
 
     def source_buffer(self, cell: int) -> int:
         """The item in the buffer of the source at `cell` (0 = empty)."""
-        return self._hold[self._holder(cell, "a source", belt=False) * 4 + 3]
+        return int(self._hold[self._holder(cell, "a source", belt=False) * 4 + 3])
 
     def sink_counts(self, cell: int) -> dict[int, int]:
         """Items received by the sink at `cell`, per type."""
@@ -292,7 +275,7 @@ class Factory:
     def assembler(self, cell: int) -> tuple[int, int, dict[int, int]]:
         """(remaining, output, buffer per input type) of the assembler at `cell`."""
         a = self._asm_of[cell]
-        output = self._hold[self._asm_holder[a] * 4 + 3]
+        output = int(self._hold[self._asm_holder[a] * 4 + 3])
         return self._remaining[a], output, dict(self._buffer[a])
 
     def place(self, cell: int, slot: int, type_: int) -> None:
@@ -317,7 +300,7 @@ class Factory:
     def records(self) -> dict[int, int]:
         """The state as spec §8 records: key -> value."""
         out: dict[int, int] = {}
-        hold = self._hold
+        hold = self._hold.tolist()
         asm_holders = set(self._asm_holder)
         for hi, c in enumerate(self._cells):
             if self._belt[hi]:

@@ -37,7 +37,7 @@ if TYPE_CHECKING:
 
 STEPPING_EXPORTS = ("lattice_begin", "lattice_step", "lattice_records_now")
 # tick, belt slots, sink counts, assembler timers, assembler buffers (see PythonSimulator.save)
-PythonKeyframe = tuple[int, list[int], list[dict[int, int]], list[int], list[dict[int, int]]]
+PythonKeyframe = tuple[int, np.ndarray, list[dict[int, int]], list[int], list[dict[int, int]]]
 
 
 # --- records to a drawable state, vectorised ----------------------------------------------
@@ -127,7 +127,7 @@ class PythonSimulator:
         f = self.factory
         return (
             f.tick,
-            list(f._hold),
+            f._hold.copy(),
             [dict(d) for d in f._sink_counts],
             list(f._remaining),
             [dict(d) for d in f._buffer],
@@ -136,7 +136,7 @@ class PythonSimulator:
     def load(self, keyframe: object) -> None:
         tick, hold, sinks, remaining, buffer = cast(PythonKeyframe, keyframe)
         f = self.factory
-        f.tick, f._hold, f._remaining = tick, list(hold), list(remaining)
+        f.tick, f._hold, f._remaining = tick, hold.copy(), list(remaining)
         f._sink_counts = [dict(d) for d in sinks]
         f._buffer = [dict(d) for d in buffer]
 

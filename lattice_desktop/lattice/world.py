@@ -18,13 +18,13 @@ class Dir(IntEnum):
 
     def left(self) -> Dir:
         """Turned counter-clockwise: left(E) = N, left(S) = E."""
-        return Dir((self + 3) % 4)
+        return _CLOCKWISE[(self + 3) % 4]
 
     def right(self) -> Dir:
-        return Dir((self + 1) % 4)
+        return _CLOCKWISE[(self + 1) % 4]
 
     def opposite(self) -> Dir:
-        return Dir((self + 2) % 4)
+        return _CLOCKWISE[(self + 2) % 4]
 
     @property
     def dx(self) -> int:
@@ -33,6 +33,9 @@ class Dir(IntEnum):
     @property
     def dy(self) -> int:
         return (-1, 0, 1, 0)[self]
+
+
+_CLOCKWISE = tuple(Dir)  # looked up by value: a call of Dir(value) costs a microsecond
 
 
 class Entity(IntEnum):

@@ -33,6 +33,10 @@ class Mutant(Factory):
     def __init__(self, scenario: Scenario) -> None:
         super().__init__(scenario)
         self._wire()
+        # Positions that can hold an item, for the walk of phase 2.
+        self._positions = [
+            hi * 4 + s for hi in range(len(self._cells)) for s in (range(4) if self._belt[hi] else (3,))
+        ]
 
     def neighbour(self, c: int, d: Dir) -> int:
         w, h = self.scenario.width, self.scenario.height
@@ -101,6 +105,37 @@ class Mutant(Factory):
             self._asm_contenders.append(tuple(ranked))
 
     # --- phase 2 with hooks ----------------------------------------------------------------
+    # The reference decides phase 2 over arrays (rules.Factory._successors); a slip is
+    # easiest to write for one item, so the variants walk the items one by one.
+
+    def _successor(self, pos: int, accepted: dict[int, set[int]]) -> int:
+        """_FREE or _BLOCKED when the item at pos is decided alone; otherwise the position
+        of the item in the full slot it is the candidate for, whose fate decides its own."""
+        hold = self._hold
+        if pos & 3 != 3:
+            target = pos + 1  # §4c: slot s < 3 targets slot s + 1
+        else:
+            hi = pos >> 2
+            kind = self._exit_kind[hi]
+            if kind == _SINK:
+                return _FREE  # §4a: a sink always accepts
+            if kind == _ASSEMBLER:
+                a = self._exit_dest[hi]
+                if a not in accepted:
+                    accepted[a] = self._accepted(a)
+                return _FREE if pos in accepted[a] else _BLOCKED
+            if kind == _NEVER:
+                return _BLOCKED  # §3: empty, wall, source, outside, opposite belt
+            dest = self._exit_dest[hi]
+            # §4c: only the highest-ranked contender holding an item is the candidate.
+            for contender in self._contenders[dest]:
+                if hold[contender]:
+                    break
+            if contender != pos:
+                return _BLOCKED
+            target = dest * 4
+        # §4d: a candidate moves exactly when its target slot is open.
+        return target if hold[target] else _FREE
 
     def cycle_outcome(self, path: list[int]) -> int:
         """What a closed ring of full slots does: rotate (the greatest fixed point)."""
@@ -116,7 +151,7 @@ class Mutant(Factory):
     def buffer_item(self, a: int, item: int) -> None:
         self._buffer[a][item] += 1
 
-    def _move(self) -> dict[int, int]:
+    def _move(self) -> dict[int, int]:  # type: ignore[override]
         hold = self._hold
         fate: dict[int, int] = {}
         accepted: dict[int, set[int]] = {}
@@ -141,7 +176,7 @@ class Mutant(Factory):
             for pos in path:
                 fate[pos] = outcome
         self.adjust(fate)
-        moving = [(pos, hold[pos]) for pos, f in fate.items() if f == _MOVES]
+        moving = [(pos, int(hold[pos])) for pos, f in fate.items() if f == _MOVES]
         for pos, _ in moving:
             hold[pos] = 0
         for pos, item in moving:

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from lattice_desktop.lattice.move_phase import fates
 from lattice_desktop.lattice.rules import _BELT, _SINK, Factory
 from lattice_desktop.lattice.world import BELT_DIRS, Scenario
 
@@ -140,11 +141,6 @@ class TracingFactory(Factory):
             return (self._asm_cells[dest],)
         return ()
 
-    def _successor(self, pos: int, accepted: dict[int, set[int]]) -> int:
-        nxt = super()._successor(pos, accepted)
-        self.trace.successor[pos] = nxt
-        return nxt
-
     def _offers(self) -> None:
         hold, cells, add = self._hold, self._cells, self.trace.add
         for a, ranked in enumerate(self._asm_contenders):
@@ -199,7 +195,7 @@ class TracingFactory(Factory):
                     break
                 refused = refused or p not in accepted
 
-    def _move(self) -> dict[int, int]:
+    def _move(self) -> np.ndarray:
         hold, cells, add = self._hold, self._cells, self.trace.add
         self._offers()
         for p, where in self._off_grid:
@@ -220,8 +216,12 @@ class TracingFactory(Factory):
             if all(hold[p] for p in ring[1]) and len({hold[p] for p in ring[1]}) > 1
         ]
         start = list(hold)
-        fate = Factory._move(self)
+        decided = Factory._move(self)
+        fate = fates(decided)
         trace = self.trace
+        decided_at, successor = self.successors  # each exit's successor (§4d), as phase 2 found it
+        exits = decided_at & 3 == 3
+        trace.successor.update(zip(decided_at[exits].tolist(), successor[exits].tolist(), strict=True))
         for pos in fate:
             trace.position_cell[pos] = cells[pos >> 2]
         for hi, held in contested:
@@ -295,7 +295,7 @@ class TracingFactory(Factory):
                     (self._sink_cells[s], *feeders),
                     f"counts {len(feeders)} items from {len(feeders)} sides",
                 )
-        return fate
+        return decided
 
     def _craft(self) -> None:
         hold = self._hold
