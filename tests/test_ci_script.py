@@ -116,7 +116,7 @@ def test_a_clean_run_runs_every_step_and_removes_the_server(checkout):
     assert done.returncode == 0, done.stderr
     assert calls(checkout) == [
         "fonts",
-        "pip install -e .[test]",
+        "pip install --no-compile -e .[test]",
         "python -m pytest",
         "ruff check .",
         "ruff format --check .",

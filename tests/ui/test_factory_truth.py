@@ -208,7 +208,9 @@ def test_after_any_sequence_the_panel_describes_the_tick_drawn(qtbot, tab, runs,
     if tab.timer.isActive():
         tab.toggle_play()
     qtbot.waitUntil(
-        lambda: tab.open_error.isVisible() or (tab.settled and not tab.loader.busy), timeout=30000
+        # Generous: under load, showing a stored run again waits on its scenarios' proofs.
+        lambda: tab.open_error.isVisible() or (tab.settled and not tab.loader.busy),
+        timeout=120_000,
     )
     if tab.open_error.isVisible():
         assert_shows_the_failure(tab)
