@@ -182,14 +182,6 @@ class Playback:
             sim.step(min(tick - sim.tick, max(1, int(0.02 / self._per_tick))))
         return sim
 
-    def seconds_to(self, tick: int) -> float:
-        """A guess at how long reaching `tick` takes from the best start (no lock)."""
-        tick = max(0, min(int(tick), self.ticks))
-        ticks = self._ticks
-        key = ticks[bisect.bisect_right(ticks, tick) - 1]
-        start = self.sim.tick if key <= self.sim.tick <= tick else key
-        return (tick - start) * self._per_tick
-
     def prepare(self, work: Work | None = None) -> None:
         """Walk the whole run once, saving keyframes, then pack them; seeks go first
         between chunks. Raw keyframes past a quarter of the memory budget are packed

@@ -51,10 +51,6 @@ class Timeline(QSlider):
         left = groove.left() + handle.width() / 2
         return left, max(1.0, groove.width() - handle.width()), groove
 
-    def x_of(self, tick: int) -> float:
-        left, span, _ = self._track()
-        return left + span * (tick - self.minimum()) / max(1, self.maximum() - self.minimum())
-
     def paintEvent(self, event) -> None:
         painter = QPainter(self)
         left, span, groove = self._track()

@@ -73,9 +73,6 @@ class TranscriptModel(QAbstractTableModel):
     def count_of(self, kind: str) -> int:
         return int(np.count_nonzero(self._kinds == KINDS.index(kind)))
 
-    def count_marked(self, marks: int) -> int:
-        return int(np.count_nonzero(self._marks & marks))
-
     def set_filter(
         self, *, kinds: set[str] | None = None, marks: int | None = None, hits: list[int] | None = None
     ) -> None:
