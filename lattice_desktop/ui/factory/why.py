@@ -22,7 +22,7 @@ from lattice_desktop.ui.factory.trail_overlay import TrailOverlay
 from lattice_desktop.work import Work
 
 if TYPE_CHECKING:
-    from lattice_desktop.ui.factory.tab import FactoryTab
+    from lattice_desktop.ui.factory.controls import WhyHost
 
 
 def trail_of(
@@ -52,8 +52,8 @@ def trail_of(
 class WhyTool(QObject):
     """ "Why?" for the tab's map; `go_to` for the Results tab's links."""
 
-    def __init__(self, tab: FactoryTab) -> None:
-        super().__init__(tab)
+    def __init__(self, tab: WhyHost, parent: QObject | None = None) -> None:
+        super().__init__(parent)
         self.tab = tab
         self.overlay = TrailOverlay()
         tab.canvas.box.addItem(self.overlay)
@@ -78,7 +78,7 @@ class WhyTool(QObject):
     def why_here(self) -> None:
         """The W key: the cell under the pointer, else the ringed differing cell."""
         canvas, nav = self.tab.canvas, self.tab.navigator
-        hover = canvas._hover
+        hover = canvas.hovered_cell
         if hover is not None and canvas.scenario is not None:
             self.why(hover[1] * canvas.scenario.width + hover[0])
         elif nav.cell_index is not None and nav.cells:
@@ -181,9 +181,8 @@ class WhyTool(QObject):
             return
         if tab.case_box.currentData() != case or tab.playback is None:
             tab.case_box.setCurrentIndex(index)
-            tab._want_divergence = False
             self._pending = (tick, (x, y))
-            tab._open(case)
+            tab.open_case(case, at_first_divergence=False)
             return
         self._show_place(tick, x, y)
 
