@@ -1,7 +1,7 @@
 """What explaining a divergence costs on the bundled stress-512.
 
     python benchmarks/explain.py [--engine scale_bug|stuck_rings|HSLIP] [--case stress-512]
-        [--cells first,middle,last] [--parallel 2]
+        [--cells first,middle,last] [--parallel 1] [--ahead]
 
 For the wrong engine (a sample by name, or a held-out slip by number, tests/lattice/
 held_out_slips), finds the first wrong tick on the case, reads both states at that tick and
@@ -13,7 +13,9 @@ the first wrong tick), then times:
 * a "Why?" trail from a cell that differs at the first divergent snapshot (`--cells`: the
   first, middle or last of them), back to its first wrong decision, both engines' records
   read as the tab reads them: each tick once, both sides at the tick shown and at the first
-  wrong tick held already (the tab has shown them), `--parallel` submission runs at once.
+  wrong tick held already (the tab has shown them), `--parallel` submission runs at once;
+  with `--ahead`, the submission's records at the `ladder` ticks fetched first (what the
+  tab fetches in the background once it shows a tick past the first wrong one).
   It prints the time and how many times the trail ran the submission (each run simulates
   from tick 0, spec §8): target <= 2 s.
 
@@ -36,7 +38,7 @@ from lattice_desktop.lattice import build_engines
 from lattice_desktop.lattice.divergence import find_divergence, first_difference
 from lattice_desktop.lattice.explain.diagnosis import diagnose
 from lattice_desktop.lattice.explain.tracer import TracingFactory, prepare
-from lattice_desktop.lattice.explain.trail import why_trail
+from lattice_desktop.lattice.explain.trail import ladder, why_trail
 from lattice_desktop.lattice.records import as_pairs, key_cells
 from lattice_desktop.lattice.scenario import parse_scenario
 from lattice_desktop.lattice.wasm_engine import WasmEngine
@@ -77,7 +79,12 @@ def main() -> int:
     parser.add_argument("--engine", default="scale_bug")
     parser.add_argument("--case", default="stress-512")
     parser.add_argument("--cells", default="middle", help="which differing cells to trace: first,middle,last")
-    parser.add_argument("--parallel", type=int, default=2, help="submission runs at once in a trail")
+    parser.add_argument("--parallel", type=int, default=1, help="submission runs at once in a trail")
+    parser.add_argument(
+        "--ahead",
+        action="store_true",
+        help="fetch the ladder's ticks first, as the tab does in the background",
+    )
     args = parser.parse_args()
     os.environ.setdefault("LATTICE_DESKTOP_CACHE", tempfile.mkdtemp(prefix="explain-bench-"))
     entry = load_case(demo_case()).entry(args.case)
@@ -146,6 +153,15 @@ def main() -> int:
         # what the tab holds when Why? is asked: both sides at the tick shown and at the first wrong tick
         for reader in (ref_at, sub_at):
             reader.keep({snapshot, found.tick})
+        ahead = ladder(found.agreed, snapshot) if args.ahead else []
+        if ahead:  # what the tab fetches in the background once it shows the tick
+            runs, start = sub_at.runs, time.perf_counter()
+            for t in ahead:
+                sub_at(t)
+            print(
+                f"  fetched ahead (before the click): the submission's records at {len(ahead)} ticks, "
+                f"{sub_at.runs - runs} runs, {time.perf_counter() - start:.1f} s"
+            )
         for label in ("first look", "again (each tick read once already)"):
             runs, reads = sub_at.runs, ref_at.runs
             start = time.perf_counter()
@@ -156,6 +172,7 @@ def main() -> int:
                 agreed=found.agreed,
                 reference_records=ref_at,
                 submission_records=sub_at,
+                cheap=ahead,
                 parallel=args.parallel,
             )
             took = time.perf_counter() - start

@@ -23,6 +23,7 @@ from lattice_desktop.lattice.records import as_pairs
 from lattice_desktop.lattice.world import BELT_DIRS, Dir, Scenario
 
 MAX_STEPS = 64
+LADDER_RUNGS = 8  # ticks fetched ahead of a first "Why?" (`ladder`)
 
 
 @dataclass(frozen=True)
@@ -123,6 +124,18 @@ class _States:
             self.read(sorted({low + span * (i + 1) // (probes + 1) for i in range(probes)} - {low, high}))
             low, high = self.narrow(cell, low, high)
         return high
+
+
+def ladder(agreed: int, shown: int, *, rungs: int = LADDER_RUNGS) -> list[int]:
+    """Ticks between the first wrong tick (`agreed` + 1) and `shown` whose submission records,
+    fetched ahead while the reviewer looks, a first "Why?" at `shown` bisects before it runs
+    the submission itself (`why_trail`'s `cheap`): `rungs` evenly spaced, and 1, 2, 4, … ticks
+    before `shown` as many again, because a run costs the more ticks it simulates (a bisection
+    left near `shown` is the dearest)."""
+    first, span = agreed + 1, shown - agreed - 1
+    even = {first + span * (i + 1) // (rungs + 1) for i in range(rungs)}
+    near = {shown - (1 << i) for i in range(rungs)}
+    return sorted(t for t in even | near if first < t < shown)
 
 
 def _exit_dir(scenario: Scenario, c: int) -> Dir | None:
