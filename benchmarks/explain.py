@@ -148,20 +148,21 @@ def main() -> int:
     differing = sorted(set(key_cells(ref_s[:, 0]).tolist()) ^ set(key_cells(sub_s[:, 0]).tolist()))
     differing = differing or found.cells
     picks = {"first": differing[0], "middle": differing[len(differing) // 2], "last": differing[-1]}
+    ahead = ladder(found.agreed, snapshot) if args.ahead else []
+    if ahead:  # what the tab fetches in the background once it shows the tick (kept on disk)
+        start = time.perf_counter()
+        for t in ahead:
+            sub_at(t)
+        print(
+            f"fetched ahead (before any click): the submission's records at {len(ahead)} ticks, "
+            f"{len(ahead)} runs, {time.perf_counter() - start:.1f} s"
+        )
     for which in args.cells.split(","):
         cell = picks[which]
-        # what the tab holds when Why? is asked: both sides at the tick shown and at the first wrong tick
-        for reader in (ref_at, sub_at):
-            reader.keep({snapshot, found.tick})
-        ahead = ladder(found.agreed, snapshot) if args.ahead else []
-        if ahead:  # what the tab fetches in the background once it shows the tick
-            runs, start = sub_at.runs, time.perf_counter()
-            for t in ahead:
-                sub_at(t)
-            print(
-                f"  fetched ahead (before the click): the submission's records at {len(ahead)} ticks, "
-                f"{sub_at.runs - runs} runs, {time.perf_counter() - start:.1f} s"
-            )
+        # what the tab holds when Why? is asked: both sides at the tick shown and at the first
+        # wrong tick, and the submission's answers fetched ahead
+        ref_at.keep({snapshot, found.tick})
+        sub_at.keep({snapshot, found.tick, *ahead})
         for label in ("first look", "again (each tick read once already)"):
             runs, reads = sub_at.runs, ref_at.runs
             start = time.perf_counter()

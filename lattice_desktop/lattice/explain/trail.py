@@ -171,7 +171,7 @@ def why_trail(
     reference_records: Callable[[int], Records],
     submission_records: Callable[[int], Records],
     cheap: Sequence[int] = (),
-    parallel: int = 2,
+    parallel: int = 1,
 ) -> list[TrailStep]:
     """The trail from `cell` (wrong at `tick`) back to the first wrong decision; `agreed` is a
     tick where both states agreed everywhere (the first wrong tick - 1, or 0).
