@@ -105,10 +105,14 @@ class _States:
     def turned(
         self, cell: int, low: int, high: int, *, cheap: Sequence[int], probes: int, guess: int | None = None
     ) -> int:
-        """A tick in (low, high] where `cell` turned wrong (it agrees at `low`, the tick
-        before the answer, and differs at `high` and the answer): the ticks read already
-        first, then those in `cheap` (answers the caller holds), then `guess` and the tick
-        before it (read together), then `probes` new ticks at a time, evenly spaced."""
+        """A tick in (low, high] where `cell` turned wrong: it differs there and at `high`
+        and agrees the tick before (as at `low`). Tried in order: the tick after `low` when
+        it is the first of `cheap` (the first wrong tick, which the search read) and the cell
+        is wrong there already; the ticks read so far; a bisection of the `cheap` ticks
+        (answers the caller holds); `guess` and the tick before it, read together; then
+        `probes` new ticks at a time, evenly spaced."""
+        if cheap and cheap[0] == low + 1 < high and self.differs(low + 1, cell):
+            return low + 1  # wrong from the first wrong tick on (the search read that tick)
         low, high = self.narrow(cell, low, high)
         near = [t for t in cheap if low < t < high]
         while near:  # bisecting the cheap ticks
