@@ -11,9 +11,10 @@ import numpy as np
 import pytest
 
 from lattice_desktop.lattice import build_engines
-from lattice_desktop.lattice.explain.trail import TrailStep, why_trail
+from lattice_desktop.lattice.explain.trail import TrailStep, ladder, why_trail
 from lattice_desktop.lattice.records import as_pairs, key_cells
 from lattice_desktop.lattice.scenario import parse_scenario
+from lattice_desktop.lattice.submission_records import open_submission, submission_pairs, ticks_held
 from lattice_desktop.lattice.wasm_engine import WasmEngine
 from lattice_desktop.manifest import load_case
 from lattice_desktop.resources import demo_case
@@ -131,3 +132,20 @@ def test_ticks_the_caller_holds_are_tried_before_any_other(first_wrong):
     trail = _trail(cell, agreed, submission, cheap=held)
     assert set(submission.ticks) <= set(held) | {SHOWN}  # no tick outside those held was run
     assert len(submission.ticks) <= 1 + (1 + math.ceil(math.log2(len(held)))) * len(trail)
+
+
+def test_the_ladder_lies_strictly_between_the_first_wrong_tick_and_the_tick_shown():
+    rungs = ladder(0, 150)
+    assert rungs == sorted(set(rungs)) and all(1 < t < 150 for t in rungs)
+    assert {149, 148, 146, 142} <= set(rungs) and len([t for t in rungs if t < 100]) >= 5
+    assert ladder(5, 6) == [] and ladder(5, 8) == [7]
+
+
+def test_the_ticks_held_on_disk_are_those_a_run_answered(tmp_path, monkeypatch):
+    monkeypatch.setenv("LATTICE_DESKTOP_CACHE", str(tmp_path / "cache"))
+    case = load_case(demo_case())
+    sub = open_submission(str(SUBMISSIONS / "buggy"), case, "stress-64")
+    assert ticks_held(sub, DATA, [3, 5, 7]) == []
+    submission_pairs(sub, SCENARIO, DATA, 5)
+    assert ticks_held(sub, DATA, [7, 5, 3, 5]) == [5]
+    assert ticks_held(sub, DATA + b"\n", [5]) == []  # another scenario's answers are its own
