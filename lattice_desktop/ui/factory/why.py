@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QObject, QPoint, Qt, Signal, Slot
+from PySide6.QtCore import QObject, QPoint, Qt, QThreadPool, Signal, Slot
 from PySide6.QtWidgets import QListWidget, QListWidgetItem, QMenu
 
 from lattice_desktop.lattice.explain.trail import TrailStep, ladder, why_trail
@@ -75,9 +75,9 @@ class WhyTool(QObject):
     """ "Why?" for the tab's map; `go_to` for the Results tab's links.
 
     Once the first wrong tick is known and a later tick is shown, the submission's records
-    at a `ladder` of ticks between them are fetched ahead onto disk (one run at a time, on
-    the pool; a "Why?" or another scenario stops it), so a first "Why?" there starts from
-    them instead of running the submission for each tick it bisects."""
+    at a `ladder` of ticks between them are fetched ahead onto disk (one run at a time, on a
+    one-thread pool of its own; a "Why?" or another scenario stops it), so a first "Why?"
+    there starts from them instead of running the submission for each tick it bisects."""
 
     fetched_ahead = Signal(int)  # a fetch ahead finished: the submission runs it took
 
@@ -97,6 +97,11 @@ class WhyTool(QObject):
         self._query.failed.connect(self._failed)
         self._pending: tuple[int, tuple[int, int]] | None = None  # (tick, (x, y)) once a scenario opens
         self._ahead = tasks.Background(self)
+        # a pool of its own: in the shared one a fetch ahead would hold a thread for minutes
+        # and the map's loads would queue behind it and the keyframe walk
+        self._ahead_pool = QThreadPool(self)
+        self._ahead_pool.setMaxThreadCount(1)
+        self._ahead_pool.setStackSize(tasks.WORKER_STACK)
         self._ahead_for: tuple[int, int, int] | None = None  # (playback, agreed, tick) last fetched for
         for widget in (tab.canvas, tab.canvas.viewport()):
             widget.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
@@ -253,7 +258,9 @@ class WhyTool(QObject):
         task = tasks.Task(fetch_ahead, playback, sub, rungs, work=True)
         task.signals.done.connect(self._fetched)
         task.signals.failed.connect(self._ahead_failed)
-        self._ahead.start(task)
+        self._ahead.cancel()
+        self._ahead.work = task.work
+        tasks.start(task, on=self._ahead_pool)
 
     @Slot(object)
     def _fetched(self, runs: int) -> None:
