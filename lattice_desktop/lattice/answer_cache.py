@@ -22,12 +22,22 @@ ANSWERS = BoundedFolder("answers", max_bytes=256 * 1024 * 1024, max_files=4096)
 
 
 def answer_key(module_digest: str, call: str, scenario: bytes, args: tuple[int, ...]) -> str:
+    return keys_of(module_digest, call, scenario, [args])[0]
+
+
+def keys_of(module_digest: str, call: str, scenario: bytes, calls: list[tuple[int, ...]]) -> list[str]:
+    """`answer_key` of each call's arguments (the scenario hashed once)."""
+    scenario_digest = hashlib.sha256(scenario).digest()
+    return [_key(module_digest, call, scenario_digest, args) for args in calls]
+
+
+def _key(module_digest: str, call: str, scenario_digest: bytes, args: tuple[int, ...]) -> str:
     digest = hashlib.sha256()
     for part in (
         module_digest.encode(),
         call.encode(),
         repr(args).encode(),
-        hashlib.sha256(scenario).digest(),
+        scenario_digest,
         WASMTIME_VERSION.encode(),
     ):
         digest.update(part + b"\0")
@@ -43,6 +53,11 @@ def load(key: str) -> bytes | None:
     except zlib.error:
         ANSWERS.forget(key)
         return None
+
+
+def held(key: str) -> bool:
+    """An answer is kept under `key` (it is still checked when it is loaded)."""
+    return ANSWERS.file(key).is_file()
 
 
 def save(key: str, data: bytes) -> None:

@@ -15,7 +15,7 @@ from __future__ import annotations
 import hashlib
 import re
 import struct
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import TypeVar
 
@@ -114,6 +114,14 @@ def submission_pairs(
         return pairs
 
     return _answer(sub, sub.exports, data, (tick,), where, work, checked)
+
+
+def ticks_held(sub: SubmissionRecords, data: bytes, ticks: Iterable[int]) -> list[int]:
+    """Those of `ticks` whose records the submission's answers on disk hold already (reading
+    them costs no run of it), in order."""
+    wanted = sorted(set(ticks))
+    keys = answer_cache.keys_of(sub.digest, f"{sub.exports} {sub.limits}", data, [(t,) for t in wanted])
+    return [t for t, key in zip(wanted, keys, strict=True) if answer_cache.held(key)]
 
 
 def submission_checksums(sub: SubmissionRecords, data: bytes, work: Work | None = None) -> list[int]:

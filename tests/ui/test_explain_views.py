@@ -7,6 +7,9 @@ import pytest
 from PySide6.QtCore import QThreadPool
 
 from lattice_desktop.lattice import build_engines
+from lattice_desktop.lattice.answer_cache import ANSWERS
+from lattice_desktop.lattice.explain.trail import ladder
+from lattice_desktop.lattice.submission_records import ticks_held
 from lattice_desktop.manifest import load_case
 from lattice_desktop.manifest.submission import load_submission
 from lattice_desktop.resources import demo_case
@@ -120,6 +123,40 @@ def test_the_why_panel_wraps_each_step_to_its_width_at_1366_by_768(qtbot, graded
         for i in range(panel.count()):
             rect = panel.visualItemRect(panel.item(i))
             assert rect.right() <= panel.viewport().width() and rect.bottom() <= panel.viewport().height()
+    finally:
+        tab.shutdown()
+        QThreadPool.globalInstance().waitForDone(30000)
+
+
+def test_ticks_past_the_first_wrong_one_are_fetched_ahead_so_a_first_why_runs_nothing_more(qtbot, graded):
+    case, run = graded
+    tab = FactoryTab()
+    qtbot.addWidget(tab)
+    tab.resize(1000, 700)
+    tab.show()
+    tab.show_run(run, case)
+    try:
+        qtbot.waitUntil(
+            lambda: tab.divergence is not None and tab.navigator.diff_tick == tab.divergence.tick,
+            timeout=60000,
+        )
+        found, playback, sub = tab.divergence, tab.playback, tab.navigator.submission
+        later = min(playback.ticks, found.tick + 12)
+        rungs = ladder(found.agreed, later)
+        missing = set(rungs) - set(ticks_held(sub, playback.data, rungs))  # none, in a fresh cache
+        assert len(rungs) >= 4
+        with qtbot.waitSignal(tab.why.fetched_ahead, timeout=60000) as fetched:
+            tab.show_tick(later)
+        assert fetched.args == [len(missing)]  # one run a rung not held yet
+        assert ticks_held(sub, playback.data, rungs) == rungs
+        qtbot.waitUntil(
+            lambda: tab.navigator.diff_tick == later and bool(tab.navigator.marked), timeout=30000
+        )
+        answers = set(ANSWERS.path.iterdir())
+        tab.why.why(sorted(tab.navigator.marked)[-1])
+        qtbot.waitUntil(tab.why.overlay.isVisible, timeout=30000)
+        assert tab.why.overlay.steps[-1].origin
+        assert set(ANSWERS.path.iterdir()) == answers  # the trail ran the submission not once
     finally:
         tab.shutdown()
         QThreadPool.globalInstance().waitForDone(30000)

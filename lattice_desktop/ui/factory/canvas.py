@@ -271,6 +271,11 @@ class FactoryCanvas(pg.GraphicsView):
 
     # --- hover and keys ---------------------------------------------------------------------
 
+    @property
+    def hovered_cell(self) -> tuple[int, int] | None:
+        """The (x, y) cell under the pointer, None when it is off the map."""
+        return self._hover
+
     def cell_at(self, scene_pos: QPointF) -> tuple[int, int] | None:
         if self.scenario is None:
             return None

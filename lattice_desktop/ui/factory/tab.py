@@ -103,7 +103,7 @@ class FactoryTab(QWidget):
         self.tools = w.tools
         self.transport.bookmarks.seek.connect(self._seek)
         self.bar.hunt.clicked.connect(self.player.hunt)
-        self.why = WhyTool(self)  # "Why?" on a differing cell; the Results tab's jumps
+        self.why = WhyTool(self, self)  # "Why?" on a differing cell; the Results tab's jumps
         bind_keys(self, self)
 
     # --- the public face ------------------------------------------------------------------
@@ -127,9 +127,8 @@ class FactoryTab(QWidget):
             self.case_box.addItem(f"{r.outcome.symbol} {r.name}", r.name)
         wrong = next((i for i, r in enumerate(lattice) if r.mismatch is not None), 0)
         self.case_box.setCurrentIndex(wrong)
-        self._want_divergence = True
         self.navigator.auto_diff = lattice[wrong].mismatch is not None
-        self._open(lattice[wrong].name)
+        self.open_case(lattice[wrong].name, at_first_divergence=True)
 
     def show_scenario_files(self, paths: list[Path], *, current: Path | None = None) -> None:
         """Standalone scenario files, listed in the picker and replayed with the reference
@@ -237,7 +236,7 @@ class FactoryTab(QWidget):
     def _case_chosen(self, index: int) -> None:
         name = self.case_box.itemData(index)
         if name and self.run is not None:
-            self._open(name)
+            self.open_case(name, at_first_divergence=self._want_divergence)
         elif name and self.scenario_files:
             self._open_file(Path(name))
 
@@ -247,9 +246,10 @@ class FactoryTab(QWidget):
         self.engine_label.setText(f"opening {path.name}…")
         self._open_query.request(open_file_to_show, path, work=True)
 
-    def _open(self, name: str) -> None:
-        if self.run is None:
+    def open_case(self, name: str, *, at_first_divergence: bool = False) -> None:
+        if self.run is None:  # the run's case `name`, shown at its first divergence or at tick 0
             return
+        self._want_divergence = at_first_divergence
         result = next(r for r in self.run.results if r.name == name)
         self._leave_scenario()
         self.navigator.stop_search()

@@ -11,24 +11,32 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QObject, QPoint, Qt, Slot
+from PySide6.QtCore import QObject, QPoint, Qt, QThreadPool, Signal, Slot
 from PySide6.QtWidgets import QListWidget, QListWidgetItem, QMenu
 
-from lattice_desktop.lattice.explain.trail import TrailStep, why_trail
+from lattice_desktop.lattice.explain.trail import TrailStep, ladder, why_trail
 from lattice_desktop.lattice.playback import Playback
-from lattice_desktop.lattice.submission_records import SubmissionRecords, submission_pairs
+from lattice_desktop.lattice.submission_records import SubmissionRecords, submission_pairs, ticks_held
+from lattice_desktop.ui.common import tasks
 from lattice_desktop.ui.common.latest_query import LatestQuery
 from lattice_desktop.ui.factory.trail_overlay import TrailOverlay
 from lattice_desktop.work import Work
 
 if TYPE_CHECKING:
-    from lattice_desktop.ui.factory.tab import FactoryTab
+    from lattice_desktop.ui.factory.controls import WhyHost
+
+PROBES = (
+    1  # submission runs a trail makes at once (two on a loaded 2-core machine cost more: docs/divergence.md)
+)
+MAX_HELD_SCAN = 4096  # past this many ticks, only the ladder's are looked up on disk
 
 
 def trail_of(
     playback: Playback, sub: SubmissionRecords, cell: int, tick: int, agreed: int, *, work: Work
 ) -> list[TrailStep]:
-    """The trail of `cell` at `tick` (worker side)."""
+    """The trail of `cell` at `tick` (worker side). The ticks whose submission records are
+    on disk already (fetched ahead, or read by the Diff view, the search, a trail before)
+    are tried first: each other tick costs a run of the submission from tick 0."""
     scenario = playback.scenario
 
     def submission(t: int):
@@ -39,6 +47,7 @@ def trail_of(
         work.raise_if_cancelled()
         return playback.records_at(t, work)
 
+    between = range(agreed + 1, tick) if tick - agreed <= MAX_HELD_SCAN else ladder(agreed, tick)
     return why_trail(
         scenario,
         cell=cell,
@@ -46,14 +55,34 @@ def trail_of(
         agreed=agreed,
         reference_records=reference,
         submission_records=submission,
+        cheap=ticks_held(sub, playback.data, between),
+        parallel=PROBES,
     )
 
 
-class WhyTool(QObject):
-    """ "Why?" for the tab's map; `go_to` for the Results tab's links."""
+def fetch_ahead(playback: Playback, sub: SubmissionRecords, ticks: list[int], *, work: Work) -> int:
+    """The submission's records at `ticks` into its answers on disk (worker side), one run at
+    a time, the nearest the tick shown first; how many runs it took."""
+    runs = 0
+    for t in sorted(set(ticks) - set(ticks_held(sub, playback.data, ticks)), reverse=True):
+        work.raise_if_cancelled()
+        submission_pairs(sub, playback.scenario, playback.data, t, work=work)
+        runs += 1
+    return runs
 
-    def __init__(self, tab: FactoryTab) -> None:
-        super().__init__(tab)
+
+class WhyTool(QObject):
+    """ "Why?" for the tab's map; `go_to` for the Results tab's links.
+
+    Once the first wrong tick is known and a later tick is shown, the submission's records
+    at a `ladder` of ticks between them are fetched ahead onto disk (one run at a time, on a
+    one-thread pool of its own; a "Why?" or another scenario stops it), so a first "Why?"
+    there starts from them instead of running the submission for each tick it bisects."""
+
+    fetched_ahead = Signal(int)  # a fetch ahead finished: the submission runs it took
+
+    def __init__(self, tab: WhyHost, parent: QObject | None = None) -> None:
+        super().__init__(parent)
         self.tab = tab
         self.overlay = TrailOverlay()
         tab.canvas.box.addItem(self.overlay)
@@ -67,6 +96,13 @@ class WhyTool(QObject):
         self._query = LatestQuery(self._show, self)
         self._query.failed.connect(self._failed)
         self._pending: tuple[int, tuple[int, int]] | None = None  # (tick, (x, y)) once a scenario opens
+        self._ahead = tasks.Background(self)
+        # a pool of its own: in the shared one a fetch ahead would hold a thread for minutes
+        # and the map's loads would queue behind it and the keyframe walk
+        self._ahead_pool = QThreadPool(self)
+        self._ahead_pool.setMaxThreadCount(1)
+        self._ahead_pool.setStackSize(tasks.WORKER_STACK)
+        self._ahead_for: tuple[int, int, int] | None = None  # (playback, agreed, tick) last fetched for
         for widget in (tab.canvas, tab.canvas.viewport()):
             widget.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
         tab.canvas.customContextMenuRequested.connect(self._context_menu)
@@ -78,7 +114,7 @@ class WhyTool(QObject):
     def why_here(self) -> None:
         """The W key: the cell under the pointer, else the ringed differing cell."""
         canvas, nav = self.tab.canvas, self.tab.navigator
-        hover = canvas._hover
+        hover = canvas.hovered_cell
         if hover is not None and canvas.scenario is not None:
             self.why(hover[1] * canvas.scenario.width + hover[0])
         elif nav.cell_index is not None and nav.cells:
@@ -100,6 +136,7 @@ class WhyTool(QObject):
         self._say(
             f"Why? — tracing ({cell % playback.scenario.width}, {cell // playback.scenario.width}) back…"
         )
+        self._ahead.cancel()  # the trail reads what is on disk; it needs the cores now
         self._query.request(trail_of, playback, sub, cell, tab.tick, agreed, work=True)
 
     def _last_agreeing(self) -> int:
@@ -115,6 +152,8 @@ class WhyTool(QObject):
 
     def clear(self) -> None:
         self._query.forget()
+        self._ahead.cancel()
+        self._ahead_for = None
         self.overlay.clear()
         self.panel.clear()
         self.panel.hide()
@@ -181,9 +220,8 @@ class WhyTool(QObject):
             return
         if tab.case_box.currentData() != case or tab.playback is None:
             tab.case_box.setCurrentIndex(index)
-            tab._want_divergence = False
             self._pending = (tick, (x, y))
-            tab._open(case)
+            tab.open_case(case, at_first_divergence=False)
             return
         self._show_place(tick, x, y)
 
@@ -201,3 +239,33 @@ class WhyTool(QObject):
             tick, (x, y) = self._pending
             self._pending = None
             self._show_place(tick, x, y)
+        self._fetch_ahead()
+
+    # --- fetching ahead ----------------------------------------------------------------------
+
+    def _fetch_ahead(self) -> None:
+        tab, nav = self.tab, self.tab.navigator
+        found, playback, sub = tab.divergence, tab.playback, nav.submission
+        if found is None or playback is None or sub is None or nav.playing or self._query.busy:
+            return
+        if found.tick > tab.tick:
+            return  # before the first wrong tick nothing differs
+        rungs = ladder(found.agreed, tab.tick)
+        key = (id(playback), found.agreed, tab.tick)
+        if not rungs or key == self._ahead_for:
+            return
+        self._ahead_for = key
+        task = tasks.Task(fetch_ahead, playback, sub, rungs, work=True)
+        task.signals.done.connect(self._fetched)
+        task.signals.failed.connect(self._ahead_failed)
+        self._ahead.cancel()
+        self._ahead.work = task.work
+        tasks.start(task, on=self._ahead_pool)
+
+    @Slot(object)
+    def _fetched(self, runs: int) -> None:
+        self.fetched_ahead.emit(runs)
+
+    @Slot(str, str)
+    def _ahead_failed(self, message: str, _trace: str) -> None:
+        self._say(f"Why? — fetching the submission's records ahead failed: {message}")
