@@ -97,7 +97,7 @@ def test_scale_bug_departs_when_a_line_takes_its_256th_item():
     row = first_difference(LINES.run(data), SCALE_BUG.run(data))
     assert row is not None
     # The search confirms with `lines`'s records (proven equal to the reference's here, at a
-    # seventh of its CPU here); the tick before is checked against the reference itself.
+    # seventh of its CPU); the tick before is checked against the reference itself.
     found = _search(data, SCALE_BUG, row * scenario.snapshot, (row + 1) * scenario.snapshot, reference=LINES)
     assert found.tick == 256  # a line's item count is one byte: it wraps on its 256th item
     assert REFERENCE.records(data, found.tick - 1) == SCALE_BUG.records(data, found.tick - 1)
