@@ -44,10 +44,11 @@ from lattice_desktop.ui.factory.tab import FactoryTab
 LATTICE = CASES / "lattice"
 
 
-def trimmed_case(root: Path, smoke: str = "turn") -> Path:
-    """A copy of the bundled case with one smoke test and the largest stress case."""
+def trimmed_case(root: Path, smoke: str = "turn", stress: str | None = None) -> Path:
+    """A copy of the bundled case with one smoke test and one stress case (the largest
+    unless `stress` names another)."""
     case = load_case(LATTICE / "case.toml")
-    keep = {smoke, max(case.stress, key=lambda e: e.size).name}
+    keep = {smoke, stress or max(case.stress, key=lambda e: e.size).name}
     head, *blocks = (LATTICE / "case.toml").read_text().split("[[case]]")
     kept = ["[[case]]" + b for b in blocks if re.search(r'name = "([^"]+)"', b).group(1) in keep]
     for folder in ("smoke", "stress", "expected"):
