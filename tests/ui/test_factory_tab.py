@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 import random
+import threading
 
 import numpy as np
 import pytest
@@ -18,10 +19,12 @@ from lattice_desktop.manifest.case import load_case
 from lattice_desktop.manifest.submission import load_submission
 from lattice_desktop.resources import CASES
 from lattice_desktop.services.grading import grade_and_store
+from lattice_desktop.services.submission_diff import search_divergence
 from lattice_desktop.store.database import open_database
 from lattice_desktop.store.queries import load_run
 from lattice_desktop.store.schema import CaseRecord
 from lattice_desktop.store.writer import Writer
+from lattice_desktop.ui.factory import divergence_view
 from lattice_desktop.ui.factory.canvas import FactoryCanvas
 from lattice_desktop.ui.factory.raster import SCALES, Rasterizer, Region, Static, argb_palette, render
 from lattice_desktop.ui.factory.tab import FactoryTab
@@ -115,6 +118,40 @@ def test_keys_drive_the_transport(qtbot, tab):
     wait_for_tick(qtbot, tab, tab.playback.ticks)
     qtbot.keyClick(tab, Qt.Key.Key_Left, Qt.KeyboardModifier.ShiftModifier)
     wait_for_tick(qtbot, tab, tab.playback.ticks - tab.snapshots.interval)
+
+
+def test_a_search_ending_after_the_reviewer_moved_away_and_back_leaves_the_view_alone(
+    qtbot, buggy_run, monkeypatch
+):
+    """CI once timed out on the keys test: Shift+Right came back to the divergent snapshot just
+    as the search for the first wrong tick ended, and its "the reviewer has not moved" jump
+    took the view to the first wrong tick instead of the snapshot asked for."""
+    release = threading.Event()
+
+    def held_search(*args, **kwargs):
+        release.wait(30)
+        return search_divergence(*args, **kwargs)
+
+    monkeypatch.setattr(divergence_view, "search_divergence", held_search)
+    case, run = buggy_run
+    widget = _open(qtbot, run, case)
+    try:
+        start = widget.snapshots.tick(widget.model.first_divergence)
+        wait_for_tick(qtbot, widget, start)
+        qtbot.waitUntil(widget.navigator._searching, timeout=10000)
+        widget.show_tick(0)
+        wait_for_tick(qtbot, widget, 0)
+        widget.show_tick(start)
+        wait_for_tick(qtbot, widget, start)
+        release.set()
+        qtbot.waitUntil(lambda: widget.divergence is not None, timeout=20000)
+        assert widget.divergence.tick != start  # the jump would have gone somewhere else
+        qtbot.wait(300)
+        assert widget.tick == start and widget.canvas.state.tick == start
+    finally:
+        release.set()
+        widget.shutdown()
+        QThreadPool.globalInstance().waitForDone(10000)
 
 
 def test_selecting_a_row_jumps_there_and_play_advances(qtbot, tab):

@@ -69,6 +69,7 @@ class DivergenceNavigator(QObject):
         self._keep_focus: int | None = None  # the cell focused when the diff now coming was asked for
         self._last: SubmissionDiff | None = None  # the newest diff worked out (stepping back reuses it)
         self._search_from: int | None = None  # the divergent snapshot's tick the search started at
+        self._stayed = False  # no other tick has been shown since the search started
         self._search_queued: tuple[int, int] | None = None  # (agrees, differs) to search once shown
         self._search = tasks.Background(self)
         self._diffs = LatestQuery(self._diff_done, self)
@@ -139,7 +140,7 @@ class DivergenceNavigator(QObject):
         if first is None:
             return
         agrees, differs = first * self.snapshots.interval, self.snapshots.tick(first)
-        self._search_from = differs
+        self._search_from, self._stayed = differs, True
         self._search_queued = (agrees, differs)
         self.bar.status.setText(f"Looking for the first wrong tick between {agrees:,} and {differs:,}…")
         self.modes.buttons["Diff"].setChecked(True)
@@ -148,6 +149,8 @@ class DivergenceNavigator(QObject):
         """The reference's state at the tick shown: drawn as it is (nothing compared: the
         panel says so), or diffed (every pane says "comparing…" meanwhile)."""
         self.reference = state
+        if state.tick != self._search_from:
+            self._stayed = False  # the reviewer moved: the search's answer must not pull them back
         if self.modes.mode == "Reference" or self.playing:
             self.canvas.set_state(state)
             self._uncompared(state.tick)
@@ -279,7 +282,7 @@ class DivergenceNavigator(QObject):
         )
         self.bar.first_tick.setEnabled(True)
         self.timeline.set_first_wrong(found.tick)
-        if self.tick == self._search_from and not self.playing:
+        if self._stayed and self.tick == self._search_from and not self.playing:
             self.go_to_first_tick()  # the reviewer has not moved: show the moment it went wrong
 
     @Slot(str, str)
