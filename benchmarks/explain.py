@@ -13,7 +13,8 @@ the first wrong tick), then times:
 * a "Why?" trail from a cell that differs at the first divergent snapshot (`--cells`: the
   first, middle or last of them), back to its first wrong decision, both engines' records
   read as the tab reads them: each tick once, both sides at the tick shown and at the first
-  wrong tick held already (the tab has shown them), `--parallel` submission runs at once;
+  wrong tick held already (the tab has shown them), the reference's from its keyframes
+  (walked first, as the tab walks them when a scenario opens), `--parallel` submission runs at once;
   with `--ahead`, the submission's records at the `ladder` ticks fetched first (what the
   tab fetches in the background once it shows a tick past the first wrong one).
   It prints the time and how many times the trail ran the submission (each run simulates
@@ -30,6 +31,7 @@ import sys
 import tempfile
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -39,6 +41,7 @@ from lattice_desktop.lattice.divergence import find_divergence, first_difference
 from lattice_desktop.lattice.explain.diagnosis import diagnose
 from lattice_desktop.lattice.explain.tracer import TracingFactory, prepare
 from lattice_desktop.lattice.explain.trail import ladder, why_trail
+from lattice_desktop.lattice.playback import Playback
 from lattice_desktop.lattice.records import as_pairs, key_cells
 from lattice_desktop.lattice.scenario import parse_scenario
 from lattice_desktop.lattice.wasm_engine import WasmEngine
@@ -55,18 +58,18 @@ def _engine(name: str) -> WasmEngine:
 
 
 class _Reader:
-    """One engine's records by tick, each tick run once (thread-safe enough: a tick read twice
-    at once is only counted twice); `runs` counts the engine's runs."""
+    """One side's records by tick, each tick read once (thread-safe enough: a tick read twice
+    at once is only counted twice); `runs` counts the reads."""
 
-    def __init__(self, engine: WasmEngine, data: bytes) -> None:
-        self.engine, self.data = engine, data
+    def __init__(self, read: Callable[[int], object]) -> None:
+        self.read = read
         self.held: dict[int, object] = {}
         self.runs = 0
 
     def __call__(self, tick: int):
         if tick not in self.held:
             self.runs += 1
-            self.held[tick] = self.engine.records(self.data, tick)
+            self.held[tick] = self.read(tick)
         return self.held[tick]
 
     def keep(self, ticks: set[int]) -> None:
@@ -100,7 +103,8 @@ def main() -> int:
         print(f"{args.engine} agrees with the reference on {args.case}: nothing to explain")
         return 1
     snapshot = (row + 1) * scenario.snapshot
-    ref_at, sub_at = _Reader(lines, data), _Reader(wrong, data)
+    ref_at = _Reader(lambda t: lines.records(data, t))
+    sub_at = _Reader(lambda t: wrong.records(data, t))
     start = time.perf_counter()
     tables = threading.Thread(target=prepare, args=(scenario,))  # as explain_scenario does
     tables.start()
@@ -157,6 +161,17 @@ def main() -> int:
             f"fetched ahead (before any click): the submission's records at {len(ahead)} ticks, "
             f"{len(ahead)} runs, {time.perf_counter() - start:.1f} s"
         )
+    # The tab reads the reference's side from its keyframes (walked in the background once
+    # the scenario opens, long done when a reviewer asks Why?), not by a run from tick 0.
+    start = time.perf_counter()
+    playback = Playback(data, lines, scenario=scenario)
+    playback.prepare()
+    print(
+        f"  the keyframe walk of the reference's side (the tab's, in the background): {time.perf_counter() - start:.1f} s"
+    )
+    keyframed = _Reader(playback.records_at)
+    keyframed.held = dict(ref_at.held)
+    ref_at = keyframed
     for which in args.cells.split(","):
         cell = picks[which]
         # what the tab holds when Why? is asked: both sides at the tick shown and at the first
