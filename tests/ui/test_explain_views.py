@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 from PySide6.QtCore import QThreadPool
 
+from benchmarks.divergence import trimmed_case
 from lattice_desktop.lattice import build_engines
 from lattice_desktop.lattice.answer_cache import ANSWERS
 from lattice_desktop.lattice.explain.trail import ladder
@@ -155,6 +156,50 @@ def test_ticks_past_the_first_wrong_one_are_fetched_ahead_so_a_first_why_runs_no
         answers = set(ANSWERS.path.iterdir())
         tab.why.why(sorted(tab.navigator.marked)[-1])
         qtbot.waitUntil(tab.why.overlay.isVisible, timeout=30000)
+        assert tab.why.overlay.steps[-1].origin
+        assert set(ANSWERS.path.iterdir()) == answers  # the trail ran the submission not once
+    finally:
+        tab.shutdown()
+        QThreadPool.globalInstance().waitForDone(30000)
+
+
+def test_at_the_first_wrong_tick_the_ladder_toward_the_divergent_snapshot_is_fetched_at_once(qtbot, tmp_path):
+    """stuck_rings on stress-64: the snapshot at tick 60 differs, the first wrong tick is
+    long before it. Shown that tick, the tab fetches the submission's records between the two
+    at once, so a first Why? back at the snapshot (where the reviewer came from) runs nothing."""
+    case = load_case(trimmed_case(tmp_path / "case", stress="stress-64"))
+    writer = Writer(open_database(tmp_path / "runs.db"))
+    stored = grade_and_store(
+        case, load_submission(build_engines.SUBMISSIONS_DIR / "stuck_rings"), writer=writer
+    )
+    writer.close()
+    tab = FactoryTab()
+    qtbot.addWidget(tab)
+    tab.resize(1000, 700)
+    tab.show()
+    fetches: list[int] = []
+    tab.why.fetched_ahead.connect(fetches.append)
+    tab.show_run(load_run(stored.run_id), case)
+    try:
+        qtbot.waitUntil(
+            lambda: tab.divergence is not None and tab.navigator.diff_tick == tab.divergence.tick,
+            timeout=60000,
+        )
+        found, playback, sub = tab.divergence, tab.playback, tab.navigator.submission
+        snapshot = tab.snapshots.tick(tab.snapshots.first_divergence)
+        toward = ladder(found.agreed, snapshot)
+        assert len(toward) >= 4 and tab.tick == found.tick < snapshot
+        qtbot.waitUntil(lambda: len(fetches) == 1, timeout=60000)
+        assert 0 < fetches[0] <= len(toward)  # the search may have read some of them already
+        assert ticks_held(sub, playback.data, toward) == toward
+        tab.show_tick(snapshot)
+        qtbot.waitUntil(
+            lambda: tab.navigator.diff_tick == snapshot and bool(tab.navigator.marked), timeout=30000
+        )
+        answers = set(ANSWERS.path.iterdir())
+        tab.why.why(sorted(tab.navigator.marked)[-1])
+        qtbot.waitUntil(tab.why.overlay.isVisible, timeout=30000)
+        qtbot.waitUntil(lambda: not tab.why.busy, timeout=30000)
         assert tab.why.overlay.steps[-1].origin
         assert set(ANSWERS.path.iterdir()) == answers  # the trail ran the submission not once
     finally:

@@ -74,8 +74,9 @@ def fetch_ahead(playback: Playback, sub: SubmissionRecords, ticks: list[int], *,
 class WhyTool(QObject):
     """ "Why?" for the tab's map; `go_to` for the Results tab's links.
 
-    Once the first wrong tick is known and a later tick is shown, the submission's records
-    at a `ladder` of ticks between them are fetched ahead onto disk (one run at a time, on a
+    Once the first wrong tick is known, the submission's records at a `ladder` of ticks
+    between it and the tick shown (at or before it: the first divergent snapshot) are fetched
+    ahead onto disk (one run at a time, on a
     one-thread pool of its own; a "Why?" or another scenario stops it), so a first "Why?"
     there starts from them instead of running the submission for each tick it bisects."""
 
@@ -248,10 +249,13 @@ class WhyTool(QObject):
         found, playback, sub = tab.divergence, tab.playback, nav.submission
         if found is None or playback is None or sub is None or nav.playing or self._query.busy:
             return
-        if found.tick > tab.tick:
-            return  # before the first wrong tick nothing differs
-        rungs = ladder(found.agreed, tab.tick)
-        key = (id(playback), found.agreed, tab.tick)
+        target = tab.tick
+        if target <= found.tick:  # nothing to bisect before it: ready the divergent snapshot,
+            snapshots = tab.snapshots  # where the differences are and the reviewer came from
+            first = snapshots.first_divergence if snapshots is not None else None
+            target = snapshots.tick(first) if snapshots is not None and first is not None else target
+        rungs = ladder(found.agreed, target)
+        key = (id(playback), found.agreed, target)
         if not rungs or key == self._ahead_for:
             return
         self._ahead_for = key
