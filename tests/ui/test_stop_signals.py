@@ -16,9 +16,8 @@ pytestmark = pytest.mark.slow  # each case starts the app, some open a 1024² sc
 
 
 @pytest.fixture(scope="module")
-def scenarios(tmp_path_factory):
-    folder = tmp_path_factory.mktemp("scenarios")
-    return {"large": scenario(folder, 1024), "small": scenario(folder, 32, ticks=3000)}
+def scenarios(scenario_folder):
+    return {"large": scenario(scenario_folder, 1024), "small": scenario(scenario_folder, 32, ticks=3000)}
 
 
 def launch_args(state: str, scenarios) -> list[str]:
