@@ -172,9 +172,14 @@ class AppRun:
         self._reader.join(timeout)
         assert self.process.stdout is not None
         self.process.stdout.close()
-        time.sleep(0.2)  # a killed child's last moment
-        left = sorted({p for p in started if _alive(p)} | set(with_environment(self.token.encode())))
-        return Stopped(code, self.errors.read_text(), seconds, closed, left)
+        # A killed child's last moment: up to 0.2 s, but no longer once none is left (one
+        # that is gone does not come back, and only a live process passes the mark on).
+        deadline = time.monotonic() + 0.2
+        while True:
+            left = sorted({p for p in started if _alive(p)} | set(with_environment(self.token.encode())))
+            if not left or time.monotonic() >= deadline:
+                return Stopped(code, self.errors.read_text(), seconds, closed, left)
+            time.sleep(0.02)
 
 
 def _alive(pid: int) -> bool:
