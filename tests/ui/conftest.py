@@ -150,6 +150,14 @@ def _settled(qapp):
     gc.collect()
 
 
+@pytest.fixture(scope="session")
+def scenario_folder(tmp_path_factory) -> Path:
+    """Where the tests that start the app keep the scenarios they generate: one folder a
+    session, so a size two modules open (1024²) is generated once (`stopping_app.scenario`
+    makes a file only when it is not there)."""
+    return tmp_path_factory.mktemp("scenarios")
+
+
 @pytest.fixture(autouse=True)
 def _isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """No test touches the user's database, compile cache or settings."""

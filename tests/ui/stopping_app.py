@@ -20,7 +20,7 @@ import uuid
 from dataclasses import dataclass
 from pathlib import Path
 
-from tests.hostile.processes import descendants, with_environment
+from tests.hostile.processes import descendants, with_bytecode_cache, with_environment
 from tests.ui.app_process import ROOT
 
 # argv: STATE CLOSE_AFTER_S LAUNCHER-ARGS…; CLOSE_AFTER_S < 0: wait for a signal instead.
@@ -103,6 +103,7 @@ def scenario(folder: Path, size: int, *, ticks: int | None = None) -> Path:
             capture_output=True,
             check=True,
             cwd=ROOT,
+            env=with_bytecode_cache(dict(os.environ)),
         )
         path.write_bytes(generated.stdout)
     return path
@@ -115,7 +116,7 @@ class AppRun:
         self.token = f"LATTICE_STOP_TEST={uuid.uuid4().hex}"
         name, value = self.token.split("=")
         env = {
-            **os.environ,
+            **with_bytecode_cache(dict(os.environ)),
             "HOME": str(home / "home"),
             "XDG_CONFIG_HOME": str(home / "config"),
             "XDG_DATA_HOME": str(home / "data"),
@@ -172,9 +173,14 @@ class AppRun:
         self._reader.join(timeout)
         assert self.process.stdout is not None
         self.process.stdout.close()
-        time.sleep(0.2)  # a killed child's last moment
-        left = sorted({p for p in started if _alive(p)} | set(with_environment(self.token.encode())))
-        return Stopped(code, self.errors.read_text(), seconds, closed, left)
+        # A killed child's last moment: up to 0.2 s, but no longer once none is left (one
+        # that is gone does not come back, and only a live process passes the mark on).
+        deadline = time.monotonic() + 0.2
+        while True:
+            left = sorted({p for p in started if _alive(p)} | set(with_environment(self.token.encode())))
+            if not left or time.monotonic() >= deadline:
+                return Stopped(code, self.errors.read_text(), seconds, closed, left)
+            time.sleep(0.02)
 
 
 def _alive(pid: int) -> bool:

@@ -22,8 +22,8 @@ AFTER = [round(MOMENTS.uniform(0, 3), 2) for _ in range(2)]  # seconds after it 
 
 
 @pytest.fixture(scope="module")
-def large(tmp_path_factory):
-    return scenario(tmp_path_factory.mktemp("scenarios"), 1024)
+def large(scenario_folder):
+    return scenario(scenario_folder, 1024)
 
 
 @pytest.mark.parametrize(
