@@ -21,7 +21,6 @@ import pytest
 
 from lattice_desktop.batch.scheduler_probe import MAX_GREETING
 from tests.core.wat_cases import ECHO, ECHO_CASES, write_case, write_submission
-from tests.hostile.processes import with_bytecode_cache
 
 pytest.importorskip("distributed")
 
@@ -102,7 +101,7 @@ def grade_batch(tmp_path: Path, *extra: str) -> tuple[int, str, int]:
     command = [sys.executable, "-m", "lattice_desktop", "grade-batch", str(submission), "--case", str(case)]
     done = subprocess.run(
         [sys.executable, "-c", MEASURED, *command, *extra],
-        env={**with_bytecode_cache(dict(os.environ)), "PYTHONPATH": str(ROOT)},
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
         capture_output=True,
         text=True,
         timeout=120,  # a hang guard only: the probe gives up after 5 s

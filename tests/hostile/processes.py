@@ -58,15 +58,3 @@ def scratch_folders(root: str | Path | None = None) -> list[str]:
     """Our build and compile scratch folders in `root` (the temp folder by default)."""
     root = root or tempfile.gettempdir()
     return sorted(n for n in os.listdir(root) if n.startswith(("lattice-build-", "lattice-compile-")))
-
-
-def with_bytecode_cache(env: dict[str, str]) -> dict[str, str]:
-    """`env` for a Python child that keeps its compiled modules, under PYTHONPYCACHEPREFIX in
-    the temp folder (the session's own, under pytest), when PYTHONDONTWRITEBYTECODE would
-    have it compile every module from source again: a second for each start of the app
-    (numpy, PySide6, pyqtgraph…), and again for each child it starts. The installed packages
-    and the checkout are not written to; what runs is the same code."""
-    if not env.get("PYTHONDONTWRITEBYTECODE") or env.get("PYTHONPYCACHEPREFIX"):
-        return env
-    kept = {name: value for name, value in env.items() if name != "PYTHONDONTWRITEBYTECODE"}
-    return {**kept, "PYTHONPYCACHEPREFIX": str(Path(tempfile.gettempdir()) / "lattice-pycache")}

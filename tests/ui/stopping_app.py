@@ -20,7 +20,7 @@ import uuid
 from dataclasses import dataclass
 from pathlib import Path
 
-from tests.hostile.processes import descendants, with_bytecode_cache, with_environment
+from tests.hostile.processes import descendants, with_environment
 from tests.ui.app_process import ROOT
 
 # argv: STATE CLOSE_AFTER_S LAUNCHER-ARGS…; CLOSE_AFTER_S < 0: wait for a signal instead.
@@ -103,7 +103,6 @@ def scenario(folder: Path, size: int, *, ticks: int | None = None) -> Path:
             capture_output=True,
             check=True,
             cwd=ROOT,
-            env=with_bytecode_cache(dict(os.environ)),
         )
         path.write_bytes(generated.stdout)
     return path
@@ -116,7 +115,7 @@ class AppRun:
         self.token = f"LATTICE_STOP_TEST={uuid.uuid4().hex}"
         name, value = self.token.split("=")
         env = {
-            **with_bytecode_cache(dict(os.environ)),
+            **os.environ,
             "HOME": str(home / "home"),
             "XDG_CONFIG_HOME": str(home / "config"),
             "XDG_DATA_HOME": str(home / "data"),
