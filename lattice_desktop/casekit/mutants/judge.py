@@ -18,7 +18,7 @@ from __future__ import annotations
 import hashlib
 import shutil
 import tempfile
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from lattice_desktop.casekit.compile import compile_submission
@@ -176,9 +176,22 @@ def judge(setup: Setup, mutant: Mutant, sources: dict[str, str], work: Work | No
             wasm = build(setup.reference, mutant.apply(sources), Path(tmp))
         except UserError as exc:
             return Verdict(key, STILLBORN, detail=str(exc).splitlines()[-1][:300])
-    if code_hash(wasm) == setup.code_hash:
+    code = code_hash(wasm)
+    if code == setup.code_hash:
         return Verdict(key, EQUIVALENT, detail="compiles to the reference's own code")
     case = _CASES.get(setup.case_path) or _CASES.setdefault(setup.case_path, load_case(setup.case_path))
+    seen = (setup.code_hash, case.manifest_hash, code)
+    if seen not in _GRADED:  # two mutants that build to the same code get the same verdict
+        _GRADED[seen] = _grade(setup, case, wasm, work)
+    return replace(_GRADED[seen], key=key)
+
+
+_GRADED: dict[tuple[str, str, str], Verdict] = {}  # (reference's code, case's content, mutant's code)
+
+
+def _grade(setup: Setup, case: CaseManifest, wasm: bytes, work: Work) -> Verdict:
+    """The verdict on a built mutant that is not the reference's own code (its key left blank)."""
+    key = ""
     module = _module(case, wasm, work)
     if isinstance(module, str):
         first = setup.stress[0] if setup.stress else ""  # a module refused fails every case
