@@ -20,7 +20,7 @@ HEADLESS_COMMANDS = (
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
-    if getattr(sys, "frozen", False) and argv[:1] in (["-m"], ["-I"]):
+    if getattr(sys, "frozen", False) and argv[:1] in (["-m"], ["-I"], ["-IS"]):
         return run_as_python(argv)
     if argv and argv[0].endswith(".lat"):  # `lattice-desktop factory.lat` means open it
         argv = ["open", *argv]
@@ -71,7 +71,7 @@ def no_display_reason(environ: os._Environ | dict[str, str], platform: str) -> s
 
 def run_as_python(argv: list[str]) -> int:
     """In a PyInstaller bundle `sys.executable` is the app itself: when the app starts itself
-    as `python -m MODULE ARGS` (the compile worker) or `python -I SCRIPT ARGS` (the build
+    as `python -m MODULE ARGS` (the compile worker) or `python -IS SCRIPT ARGS` (the build
     jail), run that module or script as Python would."""
     flag, target, *rest = argv
     sys.argv = [target, *rest]

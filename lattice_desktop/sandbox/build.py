@@ -331,7 +331,8 @@ def run_build_command(
                 if disk_use(scratch_root or cwd, disk_limit) > disk_limit:
                     reason = f"the build wrote more than the {disk_limit:,} bytes a build may; it was stopped"
                     break
-            time.sleep(0.02)
+            with contextlib.suppress(subprocess.TimeoutExpired):  # back as soon as it ends
+                process.wait(timeout=0.02)
     finally:  # Ctrl+C included: nothing of the build outlives this call
         _kill_group(process.pid)
         process.wait()

@@ -3,12 +3,13 @@ scratch folder, read-only but the scratch folder, then the build as an unprivile
 
     unshare [--user --map-root-user] --mount --propagation private --net --ipc --pid \
         --fork --kill-child --mount-proc -- \
-        python -I build_jail.py SCRATCH_ROOT WORKDIR [--keep PATH]... [--hide PATH]... \
+        python -IS build_jail.py SCRATCH_ROOT WORKDIR [--keep PATH]... [--hide PATH]... \
         [--memory BYTES] -- CMD...
 
 `unshare` gives it private mount, network, IPC (SysV and POSIX objects die with it) and
-PID namespaces. This script runs *as a file* with `python -I`, so nothing in the
-submission's folder can shadow it. It builds a new root on a tmpfs: the system folders
+PID namespaces. This script runs *as a file* with `python -IS`, so nothing in the
+submission's folder can shadow it, and without `site` (no site-packages, no .pth file
+runs: it starts in a third of the time). It builds a new root on a tmpfs: the system folders
 and every `--keep` path (the toolchain) bound at their own paths, the scratch folder, a
 fresh /proc, a minimal /dev, and private empty /tmp and /dev/shm; then it pivots into it
 and detaches the host's tree. Host homes, the user's data folder, /run and /tmp with their

@@ -3,7 +3,8 @@
 Compilation has no fuel, so a hostile module could make it take forever or use huge
 amounts of memory; running it here lets the parent kill it at a time limit, and the
 child bounds itself: MEM bytes of heap, SECS (+1) seconds of CPU, no core file.
-Exit codes: 0 compiled; 3 not a valid module (message on stderr); 4 out of memory.
+Exit codes: 0 compiled; 3 not a valid module (message on stderr); 4 out of memory (a
+MemoryError, or wasmtime's own failed allocation).
 """
 
 from __future__ import annotations
@@ -12,6 +13,8 @@ import math
 import os
 import sys
 from pathlib import Path
+
+OUT_OF_MEMORY = "Cannot allocate buffer"
 
 
 def _limit_self(memory_bytes: int, cpu_seconds: float) -> None:
@@ -36,14 +39,16 @@ def main(argv: list[str]) -> int:
     try:
         import wasmtime
 
-        from lattice_desktop.sandbox.engine import make_config
+        from lattice_desktop.sandbox.engine_config import make_config
 
         engine = wasmtime.Engine(make_config())
         try:
             module = wasmtime.Module(engine, source.read_bytes())
         except wasmtime.WasmtimeError as exc:
-            print(str(exc).strip(), file=sys.stderr)
-            return 3
+            message = str(exc).strip()
+            print(message, file=sys.stderr)
+            # Cranelift's object writer reports a failed allocation as an error, not an abort
+            return 4 if OUT_OF_MEMORY in message else 3
         serialized = module.serialize()
     except MemoryError:
         print("out of memory while compiling", file=sys.stderr)

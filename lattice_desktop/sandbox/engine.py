@@ -13,30 +13,17 @@ from typing import TYPE_CHECKING, TypeVar
 
 import wasmtime
 
+from lattice_desktop.sandbox.engine_config import make_config
+
 if TYPE_CHECKING:
     from wasmtime._instance import InstanceExports
 
 Export = TypeVar("Export", wasmtime.Func, wasmtime.Memory)
 
 WASMTIME_VERSION = version("wasmtime")
-MAX_WASM_STACK = 2 * 1024 * 1024
 WORKER_STACK = 16 * 1024 * 1024  # native stack of grading threads; must exceed MAX_WASM_STACK
 EPOCH_INTERVAL = 0.02  # seconds per epoch tick
 FUEL_SETTINGS = f"wasmtime {WASMTIME_VERSION}; consume_fuel; cranelift speed; default costs"
-
-
-def make_config(*, metered: bool = True) -> wasmtime.Config:
-    """The engine configuration; the compile subprocess must build exactly the same one."""
-    config = wasmtime.Config()
-    config.consume_fuel = metered
-    config.epoch_interruption = True
-    config.max_wasm_stack = MAX_WASM_STACK
-    config.cranelift_opt_level = "speed"
-    config.parallel_compilation = False
-    # No shared memories: `memory.atomic.wait` on one could block a worker where neither
-    # fuel nor the epoch reaches it. Off by default today; pinned so it stays off.
-    config.shared_memory = False
-    return config
 
 
 @cache

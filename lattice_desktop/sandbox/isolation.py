@@ -126,7 +126,7 @@ def jail_command(
         *namespaces,
         "--",
         sys.executable,
-        "-I",
+        "-IS",  # isolated, and no site: the jail needs only the standard library
         str(_JAIL_SCRIPT),
         str(scratch_root),
         str(workdir),

@@ -15,7 +15,8 @@ import threading
 from collections.abc import Callable
 from typing import TypeVar, cast
 
-from lattice_desktop.sandbox.engine import MAX_WASM_STACK, WORKER_STACK
+from lattice_desktop.sandbox.engine import WORKER_STACK
+from lattice_desktop.sandbox.engine_config import MAX_WASM_STACK
 
 T = TypeVar("T")
 

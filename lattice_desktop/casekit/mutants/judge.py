@@ -1,6 +1,10 @@
 """Build one mutant and judge it: against every smoke test, then the stress cases smallest
 first until one fails, then (only if nothing failed it) on generated inputs.
 
+The reference runs on every smoke test and generated input up front (they are small), but
+on a stress case only when the first mutant reaches it, once per process: a run whose
+mutants all fail a small stress case never pays for the reference on the largest.
+
 Runs in a worker process as well as in the caller's: everything it needs comes in a
 `Setup` (plain data, so it can be sent to a process) and it answers with a `Verdict`.
 A mutant is built like the reference — its [build] commands in a folder of its own, with
@@ -14,7 +18,7 @@ from __future__ import annotations
 import hashlib
 import shutil
 import tempfile
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from lattice_desktop.casekit.compile import compile_submission
@@ -50,9 +54,10 @@ class Setup:
     case_path: Path
     reference: Path
     smoke: tuple[Expected, ...]
-    stress: tuple[Expected, ...]  # smallest first
+    stress: tuple[str, ...]  # the stress cases' names, smallest first (run on demand)
     samples: tuple[tuple[bytes, Expected], ...]  # generated input, the reference on it
     code_hash: str  # the reference's code sections
+    wasm: bytes  # the reference as built, for its stress runs
 
 
 @dataclass(frozen=True)
@@ -105,31 +110,51 @@ def build(reference: Path, sources: dict[str, str], into: Path) -> bytes:
 def reference_setup(
     case: CaseManifest, reference: Path, sources: dict[str, str], samples: list[bytes], work: Work
 ) -> Setup:
-    """Build the reference from its sources and run it on every entry and sample."""
+    """Build the reference from its sources and run it on every smoke test and sample (on
+    the stress cases later, as `reference_on` is asked)."""
     with tempfile.TemporaryDirectory(prefix="mutant-reference-") as tmp:
         wasm = build(reference, sources, Path(tmp))
-    module = _module(case, wasm, work)
-    if isinstance(module, str):
-        raise UserError(f"{reference}: the reference cannot be graded: {module}")
 
     def run(name: str, data: bytes) -> Expected:
-        entry = case.cases[0]
-        done = execute(
-            module.module, case.contract, case.sandbox, entry, budget=2**62, work=work, input_bytes=data
-        )
-        if done.outcome is not None or done.output is None:
-            raise UserError(f"{reference}: the reference fails on {name}: {done.detail}")
-        return Expected(name, done.output, done.fuel or 0)
+        return _reference_run(case, reference, wasm, name, data, work)
 
     stress = sorted(case.stress, key=lambda e: (e.size, e.name))
     return Setup(
         case_path=case.path,
         reference=reference,
         smoke=tuple(run(e.name, e.input_bytes()) for e in case.smoke),
-        stress=tuple(run(e.name, e.input_bytes()) for e in stress),
+        stress=tuple(e.name for e in stress),
         samples=tuple((data, run(f"generated input {i}", data)) for i, data in enumerate(samples)),
         code_hash=code_hash(wasm),
+        wasm=wasm,
     )
+
+
+def _reference_run(
+    case: CaseManifest, reference: Path, wasm: bytes, name: str, data: bytes, work: Work
+) -> Expected:
+    module = _module(case, wasm, work)  # compiled once: the module cache keeps it
+    if isinstance(module, str):
+        raise UserError(f"{reference}: the reference cannot be graded: {module}")
+    entry = case.cases[0]
+    done = execute(
+        module.module, case.contract, case.sandbox, entry, budget=2**62, work=work, input_bytes=data
+    )
+    if done.outcome is not None or done.output is None:
+        raise UserError(f"{reference}: the reference fails on {name}: {done.detail}")
+    return Expected(name, done.output, done.fuel or 0)
+
+
+_STRESS: dict[tuple[str, str, str], Expected] = {}  # (reference's code, case's content, name) -> run
+
+
+def reference_on(setup: Setup, case: CaseManifest, name: str, work: Work) -> Expected:
+    """The reference on stress case `name`: run the first time this process asks."""
+    key = (setup.code_hash, case.manifest_hash, name)
+    if key not in _STRESS:
+        data = next(e for e in case.stress if e.name == name).input_bytes()
+        _STRESS[key] = _reference_run(case, setup.reference, setup.wasm, name, data, work)
+    return _STRESS[key]
 
 
 def _module(case: CaseManifest, wasm: bytes, work: Work) -> CompiledModule | str:
@@ -151,12 +176,25 @@ def judge(setup: Setup, mutant: Mutant, sources: dict[str, str], work: Work | No
             wasm = build(setup.reference, mutant.apply(sources), Path(tmp))
         except UserError as exc:
             return Verdict(key, STILLBORN, detail=str(exc).splitlines()[-1][:300])
-    if code_hash(wasm) == setup.code_hash:
+    code = code_hash(wasm)
+    if code == setup.code_hash:
         return Verdict(key, EQUIVALENT, detail="compiles to the reference's own code")
     case = _CASES.get(setup.case_path) or _CASES.setdefault(setup.case_path, load_case(setup.case_path))
+    seen = (setup.code_hash, case.manifest_hash, code)
+    if seen not in _GRADED:  # two mutants that build to the same code get the same verdict
+        _GRADED[seen] = _grade(setup, case, wasm, work)
+    return replace(_GRADED[seen], key=key)
+
+
+_GRADED: dict[tuple[str, str, str], Verdict] = {}  # (reference's code, case's content, mutant's code)
+
+
+def _grade(setup: Setup, case: CaseManifest, wasm: bytes, work: Work) -> Verdict:
+    """The verdict on a built mutant that is not the reference's own code (its key left blank)."""
+    key = ""
     module = _module(case, wasm, work)
     if isinstance(module, str):
-        first = setup.stress[0].name if setup.stress else ""  # a module refused fails every case
+        first = setup.stress[0] if setup.stress else ""  # a module refused fails every case
         return Verdict(key, KILLED_BY_SMOKE, tuple(e.name for e in setup.smoke), first, detail=module)
     entries = {e.name: e for e in case.cases}
 
@@ -176,7 +214,14 @@ def judge(setup: Setup, mutant: Mutant, sources: dict[str, str], work: Work | No
         return done.outcome is not None or done.output != expected.output
 
     smoke = tuple(e.name for e in setup.smoke if fails(e, entries[e.name].input_bytes(), SMOKE_FUEL))
-    stress = next((e.name for e in setup.stress if fails(e, entries[e.name].input_bytes(), STRESS_FUEL)), "")
+    stress = next(
+        (
+            name
+            for name in setup.stress
+            if fails(reference_on(setup, case, name, work), entries[name].input_bytes(), STRESS_FUEL)
+        ),
+        "",
+    )
     if smoke:
         return Verdict(key, KILLED_BY_SMOKE, smoke, stress)
     if stress:
