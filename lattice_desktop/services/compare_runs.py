@@ -17,7 +17,13 @@ from lattice_desktop.errors import UserError
 from lattice_desktop.outcomes import Outcome
 from lattice_desktop.profile.model import Profile
 from lattice_desktop.services.compare_lines import LineChange, line_changes, no_lines_note
-from lattice_desktop.services.profiling import profile_target, run_target, source_text, stored_profile
+from lattice_desktop.services.profiling import (
+    Instrumentations,
+    profile_target,
+    run_target,
+    source_text,
+    stored_profile,
+)
 from lattice_desktop.store.queries import StoredRun, load_run
 from lattice_desktop.store.run_numbers import GRADED, no_such_run
 from lattice_desktop.store.writer import Writer
@@ -162,6 +168,7 @@ def compare_runs(
     changed = [(a, b) for a, b in pairs if a.fuel != b.fuel and a.fuel is not None and b.fuel is not None]
     cases = []
     done = 0
+    instrumented: Instrumentations = {}  # each run's module instrumented once, not once per case
     for a, b in pairs:
         functions: tuple[FunctionChange, ...] = ()
         note, lines_note = ("" if (a, b) in changed else "no change in fuel"), ""
@@ -169,7 +176,14 @@ def compare_runs(
             work.raise_if_cancelled()
             scale = (done / len(changed), (done + 1) / len(changed))
             functions, note, lines_note = _functions(
-                before, after, a.name, writer=writer, make=profile, work=work, span=scale
+                before,
+                after,
+                a.name,
+                writer=writer,
+                make=profile,
+                work=work,
+                span=scale,
+                instrumented=instrumented,
             )
             done += 1
         cases.append(
@@ -239,6 +253,7 @@ def _functions(
     make: bool,
     work: Work,
     span: tuple[float, float],
+    instrumented: Instrumentations,
 ) -> tuple[tuple[FunctionChange, ...], str, str]:
     """The functions that account for most of one case's change (with their lines), or a
     note saying why not; and a note saying why they have no lines, when they have none."""
@@ -251,7 +266,11 @@ def _functions(
         try:
             target = run_target(run, case)
             part = work.part(at, at + (high - low) / 2)
-            found = profile_target(target, writer=writer, work=part) if make else stored_profile(target)
+            found = (
+                profile_target(target, writer=writer, work=part, instrumented=instrumented)
+                if make
+                else stored_profile(target)
+            )
         except UserError as exc:
             return (), f"no profile: {exc}", ""
         if found is None:

@@ -102,3 +102,28 @@ def test_losing_a_verdict_counts_as_worse_whatever_the_fuel(runs, capsys):
     over = replace(case, after_outcome=Outcome.OVER_CEILING.value)
     assert over.verdict_worse and over.worse_than(1000.0)
     assert not replace(case, before_outcome=Outcome.WRONG_ANSWER.value).verdict_worse
+
+
+def test_each_module_is_instrumented_once_however_many_cases_changed(runs, monkeypatch, capsys):
+    import lattice_desktop.profile.run as profile_run
+    import lattice_desktop.services.profiling as profiling
+
+    _, db, reports = runs
+    instrumented = []
+    real = profiling.instrument
+
+    def counted(wasm, **kwargs):
+        instrumented.append(wasm)
+        return real(wasm, **kwargs)
+
+    def refused(*args, **kwargs):
+        raise AssertionError("compare instrumented a module per case")
+
+    monkeypatch.setattr(profiling, "instrument", counted)
+    monkeypatch.setattr(profile_run, "instrument", refused)
+    light, heavy = str(reports["light"]["run_id"]), str(reports["heavy"]["run_id"])
+    assert main(["compare", light, heavy, "--json", *db]) == 0
+    data = json.loads(capsys.readouterr().out)
+    changed = [c for c in data["cases"] if c["delta"]]
+    assert len(changed) > 1 and all(c["functions"] for c in changed), data
+    assert len(instrumented) == 2 and instrumented[0] != instrumented[1]  # light's, then heavy's
