@@ -10,6 +10,7 @@ The CLI's `compare` and the app's Compare view both read this one report. A run 
 from __future__ import annotations
 
 from collections.abc import Callable
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field, replace
 from functools import cache
 
@@ -17,7 +18,14 @@ from lattice_desktop.errors import UserError
 from lattice_desktop.outcomes import Outcome
 from lattice_desktop.profile.model import Profile
 from lattice_desktop.services.compare_lines import LineChange, line_changes, no_lines_note
-from lattice_desktop.services.profiling import profile_target, run_target, source_text, stored_profile
+from lattice_desktop.services.profiling import (
+    Instrumentations,
+    profile_target,
+    run_target,
+    source_text,
+    stored_profile,
+)
+from lattice_desktop.store.base import db_proxy
 from lattice_desktop.store.queries import StoredRun, load_run
 from lattice_desktop.store.run_numbers import GRADED, no_such_run
 from lattice_desktop.store.writer import Writer
@@ -151,8 +159,9 @@ def compare_runs(
     before_id: int, after_id: int, *, writer: Writer | None, profile: bool = True, work: Work | None = None
 ) -> Comparison:
     """Compare two stored runs case by case. With `profile`, the cases whose fuel changed
-    are profiled in both runs where no stored profile exists (stored through `writer`);
-    without it, only stored profiles are used."""
+    are profiled in both runs where no stored profile exists (stored through `writer`; the
+    two runs' profiles of a case are made at once, `_Profiler`); without it, only stored
+    profiles are used."""
     work = work or Work()
     runs = [_load(before_id), _load(after_id)]
     before, after = runs
@@ -162,30 +171,29 @@ def compare_runs(
     changed = [(a, b) for a, b in pairs if a.fuel != b.fuel and a.fuel is not None and b.fuel is not None]
     cases = []
     done = 0
-    for a, b in pairs:
-        functions: tuple[FunctionChange, ...] = ()
-        note, lines_note = ("" if (a, b) in changed else "no change in fuel"), ""
-        if (a, b) in changed:
-            work.raise_if_cancelled()
-            scale = (done / len(changed), (done + 1) / len(changed))
-            functions, note, lines_note = _functions(
-                before, after, a.name, writer=writer, make=profile, work=work, span=scale
+    with _Profiler(writer=writer, make=profile, work=work) as profiler:
+        for a, b in pairs:
+            functions: tuple[FunctionChange, ...] = ()
+            note, lines_note = ("" if (a, b) in changed else "no change in fuel"), ""
+            if (a, b) in changed:
+                work.raise_if_cancelled()
+                scale = (done / len(changed), (done + 1) / len(changed))
+                functions, note, lines_note = _functions(before, after, a.name, profiler=profiler, span=scale)
+                done += 1
+            cases.append(
+                CaseChange(
+                    a.name,
+                    a.kind,
+                    a.size,
+                    a.fuel,
+                    b.fuel,
+                    a.outcome.value,
+                    b.outcome.value,
+                    functions,
+                    note,
+                    lines_note,
+                )
             )
-            done += 1
-        cases.append(
-            CaseChange(
-                a.name,
-                a.kind,
-                a.size,
-                a.fuel,
-                b.fuel,
-                a.outcome.value,
-                b.outcome.value,
-                functions,
-                note,
-                lines_note,
-            )
-        )
     missing = sorted(set(theirs) ^ {r.name for r in before.results})
     if missing:
         notes.append("cases only one run has, left out: " + ", ".join(missing))
@@ -230,38 +238,68 @@ def _notes(before: StoredRun, after: StoredRun) -> list[str]:
     return notes
 
 
+class _Profiler:
+    """Each changed case's profiles in both runs, the two made at once: B's on a second
+    thread (bound to the caller's database; wasm runs without the GIL) while A's is made
+    here, as the grader runs two cases at once. Each module is instrumented once for all
+    the cases (`Instrumentations`). An error or Ctrl+C here cancels `work`, which stops B's
+    run too, before the thread is waited for."""
+
+    def __init__(self, *, writer: Writer | None, make: bool, work: Work) -> None:
+        self.writer, self.make, self.work = writer, make, work
+        self.instrumented: Instrumentations = {}
+
+    def __enter__(self) -> _Profiler:
+        self._beside = ThreadPoolExecutor(
+            1, "compare-profile", initializer=db_proxy.bind_thread, initargs=(db_proxy.obj,)
+        )
+        return self
+
+    def __exit__(self, kind: type[BaseException] | None, *exc: object) -> None:
+        if kind is not None:
+            self.work.cancel()
+        self._beside.shutdown(wait=True, cancel_futures=True)
+
+    def beside(self, run: StoredRun, case: str, span: tuple[float, float]) -> Future[Side]:
+        return self._beside.submit(self.side, run, case, span)
+
+    def side(self, run: StoredRun, case: str, span: tuple[float, float]) -> Side:
+        """One run's profile of `case` and its submission's folder, or why there is none."""
+        self.work.report(span[0], f"profiling run {run.id} on {case}", case)
+        try:
+            target = run_target(run, case)
+            part = self.work.part(*span)
+            found = (
+                profile_target(target, writer=self.writer, work=part, instrumented=self.instrumented)
+                if self.make
+                else stored_profile(target)
+            )
+        except UserError as exc:
+            return f"no profile: {exc}"
+        if found is None:
+            return f"run {run.id} has no stored profile of {case} (compare without --no-profile to make one)"
+        return found, target.source_root
+
+
+Side = tuple[Profile, str | None] | str  # a profile and its sources' folder, or why there is none
+
+
 def _functions(
-    before: StoredRun,
-    after: StoredRun,
-    case: str,
-    *,
-    writer: Writer | None,
-    make: bool,
-    work: Work,
-    span: tuple[float, float],
+    before: StoredRun, after: StoredRun, case: str, *, profiler: _Profiler, span: tuple[float, float]
 ) -> tuple[tuple[FunctionChange, ...], str, str]:
     """The functions that account for most of one case's change (with their lines), or a
     note saying why not; and a note saying why they have no lines, when they have none."""
+    low, high = span
+    middle = (low + high) / 2
+    theirs_made = profiler.beside(after, case, (middle, high))
+    sides = [profiler.side(before, case, (low, middle)), theirs_made.result()]
     profiles: list[Profile] = []
     roots: list[str | None] = []
-    for i, run in enumerate((before, after)):
-        low, high = span
-        at = low + (high - low) * i / 2
-        work.report(at, f"profiling run {run.id} on {case}", case)
-        try:
-            target = run_target(run, case)
-            part = work.part(at, at + (high - low) / 2)
-            found = profile_target(target, writer=writer, work=part) if make else stored_profile(target)
-        except UserError as exc:
-            return (), f"no profile: {exc}", ""
-        if found is None:
-            return (
-                (),
-                f"run {run.id} has no stored profile of {case} (compare without --no-profile to make one)",
-                "",
-            )
-        profiles.append(found)
-        roots.append(target.source_root)
+    for side in sides:  # A's reason first, as when B was profiled only after A
+        if isinstance(side, str):
+            return (), side, ""
+        profiles.append(side[0])
+        roots.append(side[1])
     ours, theirs = profiles
 
     @cache

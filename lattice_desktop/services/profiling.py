@@ -17,6 +17,8 @@ from pathlib import Path
 from lattice_desktop.errors import Location, UserError
 from lattice_desktop.manifest.case import CaseEntry, CaseManifest, load_case
 from lattice_desktop.manifest.submission import load_submission
+from lattice_desktop.profile.bounds import Bounds, TooLarge
+from lattice_desktop.profile.instrument import Instrumented, instrument
 from lattice_desktop.profile.model import Profile
 from lattice_desktop.profile.run import ProfileRefused, largest_stress, profile_case
 from lattice_desktop.profile.source_files import source_path, source_text
@@ -119,22 +121,55 @@ def _graded_problem(profile: Profile, target: ProfileTarget) -> str | None:
     return None
 
 
-def profile_target(target: ProfileTarget, *, writer: Writer | None, work: Work | None = None) -> Profile:
+# Instrumented modules a caller keeps while it profiles one module on many cases (compare
+# does, once per case that changed): instrumenting depends on the module and the case's
+# bounds only, not on the case entry, and costs as much as profiling a small case.
+Instrumentations = dict[tuple[str, Bounds], Instrumented]
+
+
+def profile_target(
+    target: ProfileTarget,
+    *,
+    writer: Writer | None,
+    work: Work | None = None,
+    instrumented: Instrumentations | None = None,
+) -> Profile:
     """The stored profile, or a new one made in the sandbox and stored through `writer`
-    (also in place of a stored row that does not check out)."""
+    (also in place of a stored row that does not check out). With `instrumented`, the
+    module is instrumented once there and reused by later calls given the same dict."""
     work = work or Work()
     found = stored_profile(target, bad=lambda why: work.report(0.0, f"{why}; profiling again"))
     if found is not None:
         return found
     try:
         profile = profile_case(
-            target.wasm, target.case, target.entry, work=work, graded_digest=target.graded_digest
+            target.wasm,
+            target.case,
+            target.entry,
+            work=work,
+            graded_digest=target.graded_digest,
+            instrumented=_instrumented(target, instrumented),
         )
     except ProfileRefused as exc:
         raise UserError(f"{target.label} cannot be profiled on {target.entry.name}: {exc}") from None
     if writer is not None:
         writer.call(save_profile, profile)
     return profile.with_graded(target.graded_fuel)
+
+
+def _instrumented(target: ProfileTarget, kept: Instrumentations | None) -> Instrumented | None:
+    """`target`'s module instrumented for its case's bounds, from `kept` or made into it
+    (None without `kept`: `profile_case` instruments it itself)."""
+    if kept is None:
+        return None
+    bounds = Bounds.of(target.case.sandbox)
+    key = (target.module_sha256, bounds)
+    if key not in kept:
+        try:
+            kept[key] = instrument(target.wasm, bounds=bounds)
+        except TooLarge as exc:
+            raise ProfileRefused(str(exc)) from None
+    return kept[key]
 
 
 def run_profile(

@@ -102,3 +102,83 @@ def test_losing_a_verdict_counts_as_worse_whatever_the_fuel(runs, capsys):
     over = replace(case, after_outcome=Outcome.OVER_CEILING.value)
     assert over.verdict_worse and over.worse_than(1000.0)
     assert not replace(case, before_outcome=Outcome.WRONG_ANSWER.value).verdict_worse
+
+
+def test_each_module_is_instrumented_once_however_many_cases_changed(runs, monkeypatch, capsys):
+    import lattice_desktop.profile.run as profile_run
+    import lattice_desktop.services.profiling as profiling
+
+    _, db, reports = runs
+    instrumented = []
+    real = profiling.instrument
+
+    def counted(wasm, **kwargs):
+        instrumented.append(wasm)
+        return real(wasm, **kwargs)
+
+    def refused(*args, **kwargs):
+        raise AssertionError("compare instrumented a module per case")
+
+    monkeypatch.setattr(profiling, "instrument", counted)
+    monkeypatch.setattr(profile_run, "instrument", refused)
+    light, heavy = str(reports["light"]["run_id"]), str(reports["heavy"]["run_id"])
+    assert main(["compare", light, heavy, "--json", *db]) == 0
+    data = json.loads(capsys.readouterr().out)
+    changed = [c for c in data["cases"] if c["delta"]]
+    assert len(changed) > 1 and all(c["functions"] for c in changed), data
+    assert len(instrumented) == 2 and instrumented[0] != instrumented[1]  # light's, then heavy's
+
+
+def test_both_runs_of_a_case_are_profiled_at_once_on_the_callers_database(runs, tmp_path, monkeypatch):
+    """B's profile is made on a second thread while A's is made: that thread reads the
+    database the caller is bound to (as the app's workers are), not the one opened last."""
+    import threading
+
+    import lattice_desktop.services.compare_runs as compare_module
+    from lattice_desktop.store.base import db_proxy
+    from lattice_desktop.store.database import open_database
+    from lattice_desktop.store.writer import Writer
+
+    _, db, reports = runs
+    theirs = open_database(db[1])
+    open_database(tmp_path / "another.db")  # now the default of any thread not bound to one
+    real = compare_module.profile_target
+    meet = threading.Barrier(2, timeout=30)  # broken unless A's and B's profiles overlap
+    seen = []
+
+    def together(target, **kwargs):
+        seen.append(db_proxy.obj)
+        meet.wait()
+        return real(target, **kwargs)
+
+    monkeypatch.setattr(compare_module, "profile_target", together)
+    writer = Writer(theirs)
+    try:
+        with db_proxy.bound(theirs):
+            comparison = compare_runs(reports["light"]["run_id"], reports["heavy"]["run_id"], writer=writer)
+    finally:
+        writer.close()
+    changed = [c for c in comparison.cases if c.delta]
+    assert changed and all(c.functions for c in changed), comparison
+    assert len(seen) == 2 * len(changed) and all(d is theirs for d in seen)
+
+
+def test_a_cancelled_compare_stops_both_sides_and_leaves_no_thread(runs, monkeypatch):
+    import threading
+
+    import lattice_desktop.services.compare_runs as compare_module
+    from lattice_desktop.errors import Cancelled
+    from lattice_desktop.work import Work
+
+    _, _, reports = runs
+    work = Work()
+    real = compare_module.profile_target
+
+    def cancelling(target, **kwargs):
+        work.cancel()  # as Cancel in the app, or Ctrl+C, while the two profiles are made
+        return real(target, **kwargs)
+
+    monkeypatch.setattr(compare_module, "profile_target", cancelling)
+    with pytest.raises(Cancelled):
+        compare_runs(reports["light"]["run_id"], reports["heavy"]["run_id"], writer=None, work=work)
+    assert not [t for t in threading.enumerate() if t.name.startswith("compare-profile")]

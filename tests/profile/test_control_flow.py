@@ -80,3 +80,19 @@ def test_calls_edges_and_inclusive_follow_the_program(control, number):
     host = {profile.name_of(e.callee): e for e in profile.edges if e.caller == HOST}
     assert set(host) == {"init", "alloc", "run"}
     assert sum(e.inclusive for e in host.values()) == profile.total
+
+
+def test_the_last_budgets_encoding_is_kept_and_another_budget_is_encoded_afresh(control, monkeypatch):
+    import lattice_desktop.profile.instrument as instrument_module
+
+    _, wasm, _ = control
+    instrumented = instrument(wasm)
+    encoded = []
+    real = instrument_module.parse_text
+    monkeypatch.setattr(instrument_module, "parse_text", lambda text: encoded.append(text) or real(text))
+    first = instrumented.wasm(1_000)
+    assert instrumented.wasm(1_000) == first and len(encoded) == 1  # the smoke tests' shared budget
+    other = instrumented.wasm(2_000)
+    assert other != first and len(encoded) == 2
+    assert other == real(instrumented.text.replace("18446744073709551615", "2000", 1))
+    assert instrumented.wasm(1_000) == first and len(encoded) == 3
