@@ -1,7 +1,8 @@
 """The one wasmtime Engine every case runs on: fuel metering plus an epoch backstop.
 
 Fuel counts are only comparable within one wasmtime version and one configuration,
-so both are fixed here and recorded with every run (`FUEL_SETTINGS`).
+so both are fixed (the configuration in engine_config.py, which the compile child shares)
+and recorded with every run (`FUEL_SETTINGS`).
 """
 
 from __future__ import annotations
