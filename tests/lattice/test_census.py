@@ -122,7 +122,7 @@ def test_a_stored_census_is_read_back_and_a_damaged_one_recounted(tmp_path, monk
 
 def test_the_bundled_case_ships_the_census_of_every_scenario_and_it_is_right():
     shipped = json.loads((CASES / "lattice" / CENSUS_FILE).read_text())["scenarios"]
-    assert len(shipped) == 21
+    assert len(shipped) == 27  # 21 smoke tests and 6 stress cases
     for path in (
         SMOKE / "ring_rotation.lat",
         SMOKE / "crafting_timing.lat",

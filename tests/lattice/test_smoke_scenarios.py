@@ -18,16 +18,22 @@ NAMES = [
     "turn",
     "compression_behind_blocked_exit",
     "chained_movement",
+    "chained_movement_with_gaps",
     "side_load_priority",
+    "side_load_priority_all_sides",
     "opposite_belt_refused",
     "ring_rotation",
     "jammed_ring",
     "source_period_and_full_buffer",
     "sink_counting",
+    "sink_counting_many_sinks",
     "assembler_capacity",
+    "assembler_capacity_two_assemblers",
     "assembler_priority",
     "crafting_timing",
+    "crafting_timing_in_a_row",
     "grid_edge",
+    "grid_edge_corners",
     "assembler_refuses_unneeded_type",
 ]
 
@@ -105,6 +111,23 @@ def test_chained_movement() -> None:
         assert f.sink_counts(3) == ({1: t - 8} if t > 8 else {}), t
 
 
+def test_chained_movement_with_gaps() -> None:
+    f = factory("chained_movement_with_gaps")  # 7 wide: cell = 7y + x
+    a, b = 50, 51  # row 7: a period-1 train runs east into a belt whose exit is a wall
+    for t in ticks(f):
+        # row 4: a period-1 train west into the sink at (2, 4): belts 32 then 31
+        assert line(f, [32, 31]) == [1] * min(t, 8) + [0] * (8 - min(t, 8)), t
+        assert f.sink_counts(30) == ({1: t - 8} if t > 8 else {}), t
+        if t == 5:  # b's slot 0 took ore behind the coal side-loaded at ticks 1 and 3
+            assert f.belt(a) == (1, 1, 1, 1) and f.belt(b) == (1, 0, 2, 2)
+        if t == 6:  # b's ore moved into the empty slot 1, so its slot 0 was open to the train
+            assert f.belt(b) == (1, 1, 2, 2)
+    assert f.source_buffer(44) == 2  # the side-loading source waits: b is full
+    # row 1: the assembler's gears left along the train into the sink; the side-load's ore too
+    assert f.sink_counts(13) == {1: 2}
+    assert 5 in f.belt(11) + f.belt(12) and f.assembler(10)[1] == 5
+
+
 def test_side_load_priority() -> None:
     f = factory("side_load_priority")  # belt at cell 4, sink at 5
     # behind (type 1, p=4) > left (type 2, p=2) > right (type 3, p=1); slot 0 is always open
@@ -113,6 +136,21 @@ def test_side_load_priority() -> None:
         assert f.belt(4)[0] == pattern[(t - 1) % 4], t
     # items that entered slot 0 at ticks 1..8 have reached the sink by tick 12
     assert f.sink_counts(5) == {1: 2, 2: 4, 3: 2}
+
+
+def test_side_load_priority_all_sides() -> None:
+    f = factory("side_load_priority_all_sides")  # 8 wide: cell = 8y + x
+    pattern = [1, 2, 2, 3]  # once the belt behind (2, 2) carries items (from tick 5)
+    for t in ticks(f):
+        first = f.belt(18)[0]
+        if t >= 5:
+            assert first == pattern[(t - 5) % 4], t
+        else:  # no item behind yet: left (period 2) on odd ticks, right otherwise
+            assert first == (2 if t % 2 else 3), t
+        assert f.belt(46)[0] == 3, t  # (6, 5): the source on its right hands it one every tick
+        assert 2 not in f.belt(46) + f.belt(45), t  # the coal passing on its left never turns in
+        assert f.source_buffer(0) == 4, t  # the corner source points off the grid
+    assert f.sink_counts(44) == {3: 4} and f.sink_counts(55) == {2: 8}
 
 
 def test_opposite_belt_refused() -> None:
@@ -179,6 +217,15 @@ def test_sink_counting() -> None:
         assert f.sink_counts(4) == {1: t + ceil(t / 3), 2: ceil(t / 2), 3: t}, t
 
 
+def test_sink_counting_many_sinks() -> None:
+    f = factory("sink_counting_many_sinks")  # 34 sinks in row 1, fed from N and S
+    for t in ticks(f):
+        for x in range(34):
+            north, south = 1 + x % 3, 1 + x % 2  # the sources' periods
+            expected = {1 + x % 5: ceil(t / north), 6 + x % 4: ceil(t / south)}
+            assert f.sink_counts(34 + x) == expected, (t, x)
+
+
 def test_assembler_capacity() -> None:
     f = factory("assembler_capacity")
     n, e, s, w = 1, 5, 7, 3
@@ -192,6 +239,27 @@ def test_assembler_capacity() -> None:
         expected = (11 - t, 0, {1: 4}) if t <= 10 else (0, 5, {1: 4})
         assert f.assembler(4) == expected, t
         assert [f.source_buffer(c) for c in (n, e, s, w)] == [1, 1, 1, 1], t
+
+
+def test_assembler_capacity_two_assemblers() -> None:
+    f = factory("assembler_capacity_two_assemblers")  # 7 wide: assemblers at 8 and 12
+    held = {8: (1, 7, 15), 12: (5, 13, 19)}  # N, the side across, S
+
+    def buffers(a: int) -> list[int]:
+        return [f.source_buffer(c) for c in held[a]]
+
+    f.step()  # room for 2 each, in the order N, E, S, W: the left takes N and S, the right N and E
+    assert f.assembler(8) == f.assembler(12) == (6, 0, {1: 1})
+    assert buffers(8) == [0, 1, 0] and buffers(12) == [0, 0, 1]
+    f.step()  # room for 1: N alone
+    assert f.assembler(8) == f.assembler(12) == (5, 0, {1: 2})
+    assert buffers(8) == buffers(12) == [0, 1, 1]
+    for t in ticks(f):
+        if t <= 7:
+            assert f.assembler(8) == f.assembler(12) == ((7 - t, 0, {1: 2}) if t < 7 else (0, 5, {1: 2})), t
+        if t == 8:  # the gear left; the next craft took one ore
+            assert f.sink_counts(9) == f.sink_counts(11) == {5: 1}
+            assert f.assembler(8) == f.assembler(12) == (6, 0, {1: 1})
 
 
 def test_assembler_priority() -> None:
@@ -237,6 +305,16 @@ def test_crafting_timing() -> None:
         assert f.sink_counts(2) == ({7: made} if made else {}), t
 
 
+def test_crafting_timing_in_a_row() -> None:
+    f = factory("crafting_timing_in_a_row")  # S A K . # # # # S > > > > K
+    for t in ticks(f):
+        remaining, output, _ = f.assembler(1)
+        assert (remaining, output) == ((2, 0), (1, 0), (0, 7))[(t - 1) % 3], t  # crafts at 1, 4, 7, 10
+        plates = sum(t >= d for d in (4, 7, 10))  # each plate leaves the tick after it appears
+        assert f.sink_counts(2) == ({7: plates} if plates else {}), t
+        assert f.sink_counts(13) == {}, t  # the second lane's first item is still on its belts
+
+
 def test_grid_edge() -> None:
     f = factory("grid_edge")
     for t in ticks(f):
@@ -246,6 +324,14 @@ def test_grid_edge() -> None:
         assert f.source_buffer(1) == (1 if t >= 9 else 0) and f.source_buffer(10) == (2 if t >= 9 else 0), t
         # nothing wrapped round: not to the next or previous row (4, 7), nor as on a torus (0, 11)
         assert f.sink_counts(0) == f.sink_counts(4) == f.sink_counts(7) == f.sink_counts(11) == {}, t
+
+
+def test_grid_edge_corners() -> None:
+    f = factory("grid_edge_corners")  # K<S^ / ...S: cell 0 is a sink
+    for t in ticks(f):
+        assert f.sink_counts(0) == ({1: t - 4} if t > 4 else {}), t  # the top-left cell takes
+        assert f.belt(3)[3] == (2 if t >= 4 else 0), t  # the belt off the top keeps its coal
+    assert f.belt(3) == (2, 2, 2, 2) and f.source_buffer(7) == 2
 
 
 def test_assembler_refuses_unneeded_type() -> None:

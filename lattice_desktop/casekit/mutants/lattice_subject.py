@@ -3,9 +3,13 @@ lattice_common.h), the rule each function (or line) of it carries out, the singl
 slips written as text changes, and generated factories to tell equivalent mutants apart.
 
 The map is by function, refined by a line's text where one function serves several rules
-(`step` decides belts, side-load ranks and exits alike). Code no rule owns — the parser,
-the checksum, the allocator, the exports — counts in the smoke and whole-case scores but
-in no rule's.
+(`step` decides belts, side-load ranks and exits alike). `turn` owns no code here: a belt
+takes a side-load by the same move as an item from behind (`target_of`, `step`), and the
+list of a slot's contenders (`belt_contenders`) only ranks them, so it is
+`side_load_priority`'s (a slot with one contender takes its item whatever the list says,
+unless the list names a cell that holds one). Code no rule owns — the parser, the
+checksum, the allocator, the exports — counts in the smoke and whole-case scores but in no
+rule's.
 """
 
 from __future__ import annotations
@@ -27,7 +31,7 @@ FUNCTIONS = {
     "deliver": "sink_counting",
     "neighbor": "grid_edge",
     "target_of": "grid_edge",
-    "belt_contenders": "turn",
+    "belt_contenders": "side_load_priority",
     "moved": "straight_belt",
     "step": "chained_movement",
     "resolve": "chained_movement",
@@ -42,7 +46,6 @@ LINES = (
     ("target_of", "BELT_DIR(k) != (u8)OPP(d)", "opposite_belt_refused"),
     ("target_of", "K_SINK", "sink_counting"),
     ("target_of", "K_ASM", "assembler_capacity"),
-    ("belt_contenders", "out[0]", "straight_belt"),
     ("step", "CONTENDER_ORDER", "side_load_priority"),
     ("step", "for (u32 r = 0; r < 3; r++)", "side_load_priority"),
     ("step", "cc != (i32)c", "side_load_priority"),
