@@ -44,14 +44,17 @@ SMOKE_RULES = {
     "grid_edge",
     "assembler_refuses_unneeded_type",
 }
-# Since version 6, six rules have a second smoke test (the same behaviour, another layout).
+# Since version 6, nine rules have a second smoke test (the same behaviour, another layout).
 SECOND_TESTS = {
     "chained_movement_with_gaps": "chained_movement",
     "side_load_priority_all_sides": "side_load_priority",
     "sink_counting_many_sinks": "sink_counting",
-    "assembler_capacity_two_assemblers": "assembler_capacity",
+    "assembler_capacity_several_assemblers": "assembler_capacity",
     "crafting_timing_in_a_row": "crafting_timing",
     "grid_edge_corners": "grid_edge",
+    "straight_belt_into_a_queue": "straight_belt",
+    "assembler_priority_west_last": "assembler_priority",
+    "assembler_refuses_unneeded_type_two_inputs": "assembler_refuses_unneeded_type",
 }
 
 
