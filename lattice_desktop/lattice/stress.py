@@ -12,8 +12,9 @@ three sides, lines to the east or west edge with a sink where a row-wrapping eng
 send their items, merges, lines with turns and walls. Since version 5, about half the rows
 whose last belt points off the east edge begin with a sink (their first lane's source one
 cell in), where an engine that wraps exits round as on a torus would deliver. Since
-version 6 the top-left cell is a sink a source beside it feeds, and the comment in front of
-the scenario names the grid (a parser that reads comments as keywords stops there). So every
+version 6 the top-left cell is a belt off the grid that a source beside it loads, and the
+comment in front of the scenario starts with `grid` (a parser that reads a comment's words
+as keywords stops there). So every
 rule of the spec is decisive (a slip of it changes the state) at every size, and the largest
 factories hold well over 100,000 belts.
 """
@@ -93,9 +94,9 @@ def stress(seed: int, *, size: int, ticks: int, snapshot: int, height: int = 0) 
         else:
             _lane_stripe(lay, top, bottom, ticks=ticks)
     _torus_catchers(lay)
-    _corner_sink(lay)
-    # The comment names the grid: a parser that reads a comment's words as keywords shows.
-    return lay.text(ticks=ticks, snapshot=snapshot, comment=f"stress v6: seed {seed}, a {size} x {height} grid")
+    _corner_belt(lay)
+    # The comment starts with a keyword: a parser that reads a comment's words shows.
+    return lay.text(ticks=ticks, snapshot=snapshot, comment=f"grid {size} x {height}: stress v6, seed {seed}")
 
 
 def _torus_catchers(lay: Layout) -> None:
@@ -114,17 +115,28 @@ def _torus_catchers(lay: Layout) -> None:
         lay.source(1, y, _E, item=item, period=period)
 
 
-def _corner_sink(lay: Layout) -> None:
-    """Make cell 0 (the top-left corner) a sink fed by a source beside it, and start row 0's
-    lane one cell further in: cell 0 is then an exit's target, as no other cell of a stress
-    factory's first column is, so an engine that takes index 0 for "no cell" shows."""
+def _corner_belt(lay: Layout) -> None:
+    """Make cell 0 (the top-left corner) a belt pointing off the grid that the source beside
+    it loads from the side, and start row 0's lane one cell further in. Cell 0 is then an
+    exit's target and holds an item at its own exit, as no other first-column cell of a
+    stress factory does, so an engine that takes index 0 for "no cell" shows."""
     first = (0, 0) if (0, 0) in lay.sources else (1, 0)
     if first not in lay.sources or lay.grid[0][first[0] + 1] != ord(">"):
         raise ValueError("row 0 of a stress factory must start with a source and a belt east")
     _, item, period = lay.sources.pop(first)
-    lay.grid[0][0] = ord("K")
-    lay.source(1, 0, _W, item=item, period=period)
+    lay.belt(0, 0, _N)
+    lay.source(1, 0, _W, item=_most_wanted(lay), period=1)
     lay.source(2, 0, _E, item=item, period=period)
+
+
+def _most_wanted(lay: Layout) -> int:
+    """The type the factory's assemblers take most often: the corner's item, so that an
+    engine that counts cell 0 as every assembler's missing neighbour hands it on."""
+    wanted: dict[int, int] = {}
+    for _, rid in lay.assemblers.values():
+        for k, _n in lay.recipes[rid][2]:
+            wanted[k] = wanted.get(k, 0) + 1
+    return max(sorted(wanted), key=lambda k: wanted[k]) if wanted else 1
 
 
 def _lane_stripe(lay: Layout, top: int, bottom: int, *, ticks: int) -> None:
