@@ -51,32 +51,37 @@ class StressCase:
     seed: int = 1
     height: int = 0
     generated: bool = False  # a factory of the generator's (every feature, small) instead
+    corner: bool = True  # cell 0 a belt a source loads (else a source feeding an assembler)
 
     def text(self) -> str:
         if self.generated:
             size = {"width": self.size, "height": self.height or self.size}
             return generate(self.seed, **size, ticks=self.ticks, snapshot=self.snapshot)
-        return stress(self.seed, size=self.size, ticks=self.ticks, snapshot=self.snapshot, height=self.height)
+        return stress(
+            self.seed, size=self.size, ticks=self.ticks, snapshot=self.snapshot, height=self.height, corner=self.corner
+        )
 
 
 def stress_scenarios() -> list[StressCase]:
     """The stress cases, smallest first; the two largest hold more than 100,000 belts. Since
     version 6 one is not square, so an engine that reads `size`'s two numbers the wrong way
-    round shows, and the smallest is a small generated factory run for 8,400 ticks with a
-    checksum every tick: its answer (67,200 bytes) is more than a page of wasm memory, so an
-    engine that writes its answer past the end of what it allocated shows."""
+    round shows, and it has a source feeding an assembler in its corner where the others
+    have a belt (`_corner_assembler`, `_corner_belt`); the smallest is a small generated
+    factory run for 8,400 ticks with a checksum every tick: its answer (67,200 bytes) is more
+    than a page of wasm memory, so an engine that writes its answer past the end of what it
+    allocated shows."""
     return [
         StressCase("stress-24-long", 24, 8_400, 1, seed=2, generated=True),
         StressCase("stress-64", 64, 120, 60, seed=9),
         StressCase("stress-128", 128, 160, 80),
-        StressCase("stress-192x160", 192, 200, 100, height=160),
+        StressCase("stress-192x160", 192, 200, 100, height=160, corner=False),
         StressCase("stress-256", 256, 240, 120),
         StressCase("stress-384", 384, 280, 140),
         StressCase("stress-512", 512, 300, 150),
     ]
 
 
-def stress(seed: int, *, size: int, ticks: int, snapshot: int, height: int = 0) -> str:
+def stress(seed: int, *, size: int, ticks: int, snapshot: int, height: int = 0, corner: bool = True) -> str:
     """The text of a stress factory `size` wide and `height` (or `size`) tall (see the
     module's docstring)."""
     height = height or size
@@ -94,7 +99,10 @@ def stress(seed: int, *, size: int, ticks: int, snapshot: int, height: int = 0) 
         else:
             _lane_stripe(lay, top, bottom, ticks=ticks)
     _torus_catchers(lay)
-    _corner_belt(lay)
+    if corner:
+        _corner_belt(lay)
+    else:
+        _corner_assembler(lay)
     # The comment starts with a keyword: a parser that reads a comment's words shows.
     return lay.text(ticks=ticks, snapshot=snapshot, comment=f"grid {size} x {height}: stress v6, seed {seed}")
 
@@ -127,6 +135,18 @@ def _corner_belt(lay: Layout) -> None:
     lay.belt(0, 0, _N)
     lay.source(1, 0, _W, item=_most_wanted(lay), period=1)
     lay.source(2, 0, _E, item=item, period=period)
+
+
+def _corner_assembler(lay: Layout) -> None:
+    """Keep row 0's source in cell 0 and make the cell east of it an assembler that crafts
+    its items onto the row's lane: cell 0 is then a source whose entry and exit matter and an
+    assembler's neighbour, so an engine that writes a stray index into cell 0's entry, or that
+    skips cell 0 as "no cell", shows."""
+    if (0, 0) not in lay.sources or lay.grid[0][1] != ord(">") or lay.grid[0][2] != ord(">"):
+        raise ValueError("row 0 of a stress factory must start with a source and belts east")
+    _, item, _period = lay.sources[(0, 0)]
+    product = item % 8 + 1
+    lay.assembler(1, 0, _E, lay.recipe([(item, 1)], product, pool="corner"))
 
 
 def _most_wanted(lay: Layout) -> int:
