@@ -1,4 +1,4 @@
-"""The stress scenarios of the bundled Lattice case (version 5), deterministic from a seed.
+"""The stress scenarios of the bundled Lattice case (version 6), deterministic from a seed.
 
 A stress factory is cut into stripes of 16 rows. Most stripes are packed with belt lanes
 in bands of three: the outer two lanes turn into the first belt of the middle one from
@@ -11,7 +11,10 @@ until a slow feeder jams them, two-stage crafting chains, assemblers offered one
 three sides, lines to the east or west edge with a sink where a row-wrapping engine would
 send their items, merges, lines with turns and walls. Since version 5, about half the rows
 whose last belt points off the east edge begin with a sink (their first lane's source one
-cell in), where an engine that wraps exits round as on a torus would deliver. So every
+cell in), where an engine that wraps exits round as on a torus would deliver. Since
+version 6 the top-left cell is a belt off the grid that a source beside it loads, and the
+comment in front of the scenario starts with `grid` (a parser that reads a comment's words
+as keywords stops there). So every
 rule of the spec is decisive (a slip of it changes the state) at every size, and the largest
 factories hold well over 100,000 belts.
 """
@@ -21,7 +24,7 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 
-from lattice_desktop.lattice.generator import STRESS_FEATURES, add_features
+from lattice_desktop.lattice.generator import STRESS_FEATURES, add_features, generate
 from lattice_desktop.lattice.layout import Layout
 
 STRIPE = 16  # rows per stripe
@@ -38,47 +41,70 @@ _N, _E, _S, _W = 0, 1, 2, 3
 
 @dataclass(frozen=True)
 class StressCase:
-    """One stress scenario of the bundled case: a square factory run for `ticks`."""
+    """One stress scenario of the bundled case: a factory `size` cells wide and `height`
+    tall (square when 0) run for `ticks`."""
 
     name: str
     size: int
     ticks: int
     snapshot: int
     seed: int = 1
+    height: int = 0
+    generated: bool = False  # a factory of the generator's (every feature, small) instead
+    corner: bool = True  # cell 0 a belt a source loads (else a source feeding an assembler)
 
     def text(self) -> str:
-        return stress(self.seed, size=self.size, ticks=self.ticks, snapshot=self.snapshot)
+        if self.generated:
+            size = {"width": self.size, "height": self.height or self.size}
+            return generate(self.seed, **size, ticks=self.ticks, snapshot=self.snapshot)
+        return stress(
+            self.seed, size=self.size, ticks=self.ticks, snapshot=self.snapshot, height=self.height, corner=self.corner
+        )
 
 
 def stress_scenarios() -> list[StressCase]:
-    """The stress cases, smallest first; the two largest hold more than 100,000 belts."""
+    """The stress cases, smallest first; the two largest hold more than 100,000 belts. Since
+    version 6 one is not square, so an engine that reads `size`'s two numbers the wrong way
+    round shows, and it has a source feeding an assembler in its corner where the others
+    have a belt (`_corner_assembler`, `_corner_belt`); the smallest is a small generated
+    factory run for 8,400 ticks with a checksum every tick: its answer (67,200 bytes) is more
+    than a page of wasm memory, so an engine that writes its answer past the end of what it
+    allocated shows."""
     return [
+        StressCase("stress-24-long", 24, 8_400, 1, seed=2, generated=True),
         StressCase("stress-64", 64, 120, 60, seed=9),
         StressCase("stress-128", 128, 160, 80),
-        StressCase("stress-192", 192, 200, 100),
+        StressCase("stress-192x160", 192, 200, 100, height=160, corner=False),
         StressCase("stress-256", 256, 240, 120),
         StressCase("stress-384", 384, 280, 140),
         StressCase("stress-512", 512, 300, 150),
     ]
 
 
-def stress(seed: int, *, size: int, ticks: int, snapshot: int) -> str:
-    """The text of a `size`² stress factory (see the module's docstring)."""
+def stress(seed: int, *, size: int, ticks: int, snapshot: int, height: int = 0, corner: bool = True) -> str:
+    """The text of a stress factory `size` wide and `height` (or `size`) tall (see the
+    module's docstring)."""
+    height = height or size
     rng = random.Random(seed)
-    lay = Layout(size, size, rng)
-    for n, top in enumerate(range(0, size, STRIPE)):
-        bottom = min(size, top + STRIPE)
+    lay = Layout(size, height, rng)
+    for n, top in enumerate(range(0, height, STRIPE)):
+        bottom = min(height, top + STRIPE)
         if n % FEATURE_EVERY == 1:
             lay.rows = (top, bottom)
             area = (bottom - top) * size
             for kind in MACHINES:  # the rarer machines first
                 add_features(lay, area // CELLS_PER_MACHINE, (kind,))
             add_features(lay, area // CELLS_PER_FEATURE, STRESS_FEATURES)
-            lay.rows = (0, size)
+            lay.rows = (0, height)
         else:
             _lane_stripe(lay, top, bottom, ticks=ticks)
     _torus_catchers(lay)
-    return lay.text(ticks=ticks, snapshot=snapshot, comment=f"stress v5: seed {seed}, {size}x{size}")
+    if corner:
+        _corner_belt(lay)
+    else:
+        _corner_assembler(lay)
+    # The comment starts with a keyword: a parser that reads a comment's words shows.
+    return lay.text(ticks=ticks, snapshot=snapshot, comment=f"grid {size} x {height}: stress v6, seed {seed}")
 
 
 def _torus_catchers(lay: Layout) -> None:
@@ -95,6 +121,42 @@ def _torus_catchers(lay: Layout) -> None:
         del lay.sources[(0, y)]
         row[0] = ord("K")
         lay.source(1, y, _E, item=item, period=period)
+
+
+def _corner_belt(lay: Layout) -> None:
+    """Make cell 0 (the top-left corner) a belt pointing off the grid that the source beside
+    it loads from the side, and start row 0's lane one cell further in. Cell 0 is then an
+    exit's target and holds an item at its own exit, as no other first-column cell of a
+    stress factory does, so an engine that takes index 0 for "no cell" shows."""
+    first = (0, 0) if (0, 0) in lay.sources else (1, 0)
+    if first not in lay.sources or lay.grid[0][first[0] + 1] != ord(">"):
+        raise ValueError("row 0 of a stress factory must start with a source and a belt east")
+    _, item, period = lay.sources.pop(first)
+    lay.belt(0, 0, _N)
+    lay.source(1, 0, _W, item=_most_wanted(lay), period=1)
+    lay.source(2, 0, _E, item=item, period=period)
+
+
+def _corner_assembler(lay: Layout) -> None:
+    """Keep row 0's source in cell 0 and make the cell east of it an assembler that crafts
+    its items onto the row's lane: cell 0 is then a source whose entry and exit matter and an
+    assembler's neighbour, so an engine that writes a stray index into cell 0's entry, or that
+    skips cell 0 as "no cell", shows."""
+    if (0, 0) not in lay.sources or lay.grid[0][1] != ord(">") or lay.grid[0][2] != ord(">"):
+        raise ValueError("row 0 of a stress factory must start with a source and belts east")
+    _, item, _period = lay.sources[(0, 0)]
+    product = item % 8 + 1
+    lay.assembler(1, 0, _E, lay.recipe([(item, 1)], product, pool="corner"))
+
+
+def _most_wanted(lay: Layout) -> int:
+    """The type the factory's assemblers take most often: the corner's item, so that an
+    engine that counts cell 0 as every assembler's missing neighbour hands it on."""
+    wanted: dict[int, int] = {}
+    for _, rid in lay.assemblers.values():
+        for k, _n in lay.recipes[rid][2]:
+            wanted[k] = wanted.get(k, 0) + 1
+    return max(sorted(wanted), key=lambda k: wanted[k]) if wanted else 1
 
 
 def _lane_stripe(lay: Layout, top: int, bottom: int, *, ticks: int) -> None:

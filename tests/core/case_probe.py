@@ -37,7 +37,8 @@ def lattice_copy(folder: Path, version: int) -> Path:
     for sub in ("smoke", "expected"):
         shutil.copytree(REAL / sub, folder / sub)
     (folder / "stress").mkdir()
-    shutil.copy(REAL / "stress" / "stress-64.lat", folder / "stress")
+    for name in re.findall(r'input_file = "stress/(.+?)"', kept):
+        shutil.copy(REAL / "stress" / name, folder / "stress")
     return folder
 
 

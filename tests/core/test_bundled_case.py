@@ -44,12 +44,26 @@ SMOKE_RULES = {
     "grid_edge",
     "assembler_refuses_unneeded_type",
 }
+# Since version 6, nine rules have a second smoke test (the same behaviour, another layout).
+SECOND_TESTS = {
+    "chained_movement_with_gaps": "chained_movement",
+    "side_load_priority_all_sides": "side_load_priority",
+    "sink_counting_many_sinks": "sink_counting",
+    "assembler_capacity_several_assemblers": "assembler_capacity",
+    "crafting_timing_in_a_row": "crafting_timing",
+    "grid_edge_corners": "grid_edge",
+    "straight_belt_into_a_queue": "straight_belt",
+    "assembler_priority_west_last": "assembler_priority",
+    "assembler_refuses_unneeded_type_two_inputs": "assembler_refuses_unneeded_type",
+}
 
 
 def test_case_shape():
     case = load_case(demo_case())
-    assert case.version == 5
-    assert {c.name for c in case.smoke} == SMOKE_RULES
+    assert case.version == 6
+    assert {c.name for c in case.smoke} == SMOKE_RULES | set(SECOND_TESTS)
+    behaviour = {c.name: c.behaviour for c in case.smoke}
+    assert all(behaviour[second] == behaviour[rule] for second, rule in SECOND_TESTS.items())
     assert all(c.behaviour for c in case.smoke)
     stress = case.stress
     assert len(stress) >= 5
@@ -126,7 +140,7 @@ def test_buggy_fails_exactly_its_rule_and_reference_lands_on_the_runway(checked)
     reports = checked[2]  # graded as `grade` grades them, by `case check`
     buggy = reports["buggy"]
     failed = [r.name for r in buggy.results if r.is_smoke and r.outcome is not Outcome.PASS]
-    assert failed == ["side_load_priority"]
+    assert failed == ["side_load_priority", "side_load_priority_all_sides"]  # its rule's two tests
     m = next(r for r in buggy.results if r.name == "side_load_priority").mismatch
     assert m.unit == "snapshot" and m.tick == (m.index + 1) * 3  # the scenario snapshots every 3 ticks
     assert all(r.outcome is Outcome.SKIPPED for r in buggy.results if not r.is_smoke)
@@ -149,17 +163,17 @@ def test_buggy_fails_exactly_its_rule_and_reference_lands_on_the_runway(checked)
     assert len(expected) // 8 == len(struct.unpack(f"<{len(expected) // 8}Q", expected))
 
 
-def test_older_runs_stay_readable_and_are_never_ranked_with_version_5(tmp_path):
-    # The field key holds the case version: a v1, v2, v3 or v4 run, even a faster one, never
-    # ranks with v5, and each older version keeps its own leaderboard.
+def test_older_runs_stay_readable_and_are_never_ranked_with_version_6(tmp_path):
+    # The field key holds the case version: a v1 to v5 run, even a faster one, never ranks
+    # with v6, and each older version keeps its own leaderboard.
     writer = Writer(open_database(tmp_path / "runs.db"))
     v3 = load_case(demo_case())
     older = {}
-    for version in (1, 2, 3, 4):
+    for version in (1, 2, 3, 4, 5):
         old = tmp_path / f"lattice-v{version}"
         shutil.copytree(v3.path.parent, old)
         manifest = old / "case.toml"
-        manifest.write_text(manifest.read_text().replace("version = 5", f"version = {version}"))
+        manifest.write_text(manifest.read_text().replace("version = 6", f"version = {version}"))
         fast = old / "submissions" / "lines"
         toml = fast / "submission.toml"
         toml.write_text(toml.read_text().replace('model = "sample-lines"', f'model = "old-fast-v{version}"'))
@@ -170,7 +184,7 @@ def test_older_runs_stay_readable_and_are_never_ranked_with_version_5(tmp_path):
     writer.close()
     assert standing(new_run).of == 1 and all(standing(run).of == 1 for _, run in older.values())
     board = leaderboard("lattice")
-    assert board.version == 5 and [e.model for e in board.entries] == ["sample-lines"]
+    assert board.version == 6 and [e.model for e in board.entries] == ["sample-lines"]
     for version, (case, run) in older.items():
         assert [e.model for e in leaderboard("lattice", version=version).entries] == [f"old-fast-v{version}"]
         stored = load_run(run)

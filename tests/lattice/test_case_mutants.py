@@ -18,6 +18,8 @@ from tests.lattice.slips import first_wrong_snapshot
 
 CASE = load_case(demo_case())
 SMOKE = {entry.name: entry for entry in CASE.smoke}
+# a rule's first smoke test (since version 6 nine rules have a second, with the same behaviour)
+FIRST = {e.name for e in CASE.smoke if e is next(f for f in CASE.smoke if f.behaviour == e.behaviour)}
 PAIRS = [(name, mutant) for name, mutants in CAUGHT_BY.items() for mutant in mutants]
 
 
@@ -32,7 +34,7 @@ def run(engine: type, name: str) -> list[int]:
 
 
 def test_every_smoke_test_names_the_slips_it_must_catch():
-    assert sorted(CAUGHT_BY) == sorted(SMOKE)
+    assert sorted(CAUGHT_BY) == sorted(FIRST)
 
 
 @pytest.mark.parametrize("name", sorted(SMOKE))
@@ -71,7 +73,7 @@ def test_every_slip_has_a_decisive_count_and_every_rule_a_slip():
 @pytest.mark.slow
 @pytest.mark.parametrize("mutant", [m for _, m in PAIRS], ids=[m.__name__ for _, m in PAIRS])
 def test_a_slip_fails_the_smallest_stress_case_where_its_rule_is_decisive(mutant):
-    entry = CASE.stress[0]
+    entry = CASE.entry("stress-64")  # the smallest square one; stress-24-long is for length
     counted = stored_census(entry.input_bytes(), case_dir=CASE.path.parent)
     assert counted is not None and getattr(counted, mutant.decisive) > 0
     expected = np.frombuffer(entry.expected_bytes(), "<u8").tolist()

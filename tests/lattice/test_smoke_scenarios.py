@@ -15,20 +15,29 @@ from lattice_desktop.lattice.scenario import format_scenario, parse_scenario
 SMOKE = Path(__file__).resolve().parents[2] / "resources" / "cases" / "lattice" / "smoke"
 NAMES = [
     "straight_belt",
+    "straight_belt_into_a_queue",
     "turn",
     "compression_behind_blocked_exit",
     "chained_movement",
+    "chained_movement_with_gaps",
     "side_load_priority",
+    "side_load_priority_all_sides",
     "opposite_belt_refused",
     "ring_rotation",
     "jammed_ring",
     "source_period_and_full_buffer",
     "sink_counting",
+    "sink_counting_many_sinks",
     "assembler_capacity",
+    "assembler_capacity_several_assemblers",
     "assembler_priority",
+    "assembler_priority_west_last",
     "crafting_timing",
+    "crafting_timing_in_a_row",
     "grid_edge",
+    "grid_edge_corners",
     "assembler_refuses_unneeded_type",
+    "assembler_refuses_unneeded_type_two_inputs",
 ]
 
 
@@ -77,6 +86,14 @@ def test_straight_belt() -> None:
         assert f.sink_counts(3) == ({1: 1} if t >= 9 else {}), t
 
 
+def test_straight_belt_into_a_queue() -> None:
+    f = factory("straight_belt_into_a_queue")  # S>>>#: a period-2 source, belts 1, 2, 3
+    for t in ticks(f):
+        # item k (made at tick 2k - 1) advances until it stops at index 12 - k of the 12 slots
+        occupied = {min(t - (2 * k - 1), 12 - k) for k in range(1, 13) if 2 * k - 1 <= t}
+        assert line(f, [1, 2, 3]) == [int(i in occupied) for i in range(12)], t
+
+
 def test_turn() -> None:
     f = factory("turn")  # (1, 0) > side-loads (2, 0) v, which exits into the sink at (2, 1)
     for t in ticks(f):
@@ -105,6 +122,24 @@ def test_chained_movement() -> None:
         assert f.sink_counts(3) == ({1: t - 8} if t > 8 else {}), t
 
 
+def test_chained_movement_with_gaps() -> None:
+    f = factory("chained_movement_with_gaps")  # 7 wide: cell = 7y + x
+    a, b = 50, 51  # row 7: a period-1 train runs east into a belt whose exit is a wall
+    for t in ticks(f):
+        # row 4: a period-1 train west into the sink at (2, 4): belts 32 then 31
+        assert line(f, [32, 31]) == [1] * min(t, 8) + [0] * (8 - min(t, 8)), t
+        assert f.sink_counts(30) == ({1: t - 8} if t > 8 else {}), t
+        assert f.sink_counts(28) == {2: ceil(t / 2)}, t  # a source straight into a sink
+        if t == 5:  # b's slot 0 took ore behind the coal side-loaded at ticks 1 and 3
+            assert f.belt(a) == (1, 1, 1, 1) and f.belt(b) == (1, 0, 2, 2)
+        if t == 6:  # b's ore moved into the empty slot 1, so its slot 0 was open to the train
+            assert f.belt(b) == (1, 1, 2, 2)
+        # rows 0-1: from tick 10 the gear train at the wall is full and the gear waits
+        if t >= 10:
+            assert 0 not in f.belt(11) + f.belt(12) and f.assembler(10)[1] == 5, t
+    assert f.source_buffer(44) == 2  # the side-loading source of row 6 waits: b is full
+
+
 def test_side_load_priority() -> None:
     f = factory("side_load_priority")  # belt at cell 4, sink at 5
     # behind (type 1, p=4) > left (type 2, p=2) > right (type 3, p=1); slot 0 is always open
@@ -113,6 +148,21 @@ def test_side_load_priority() -> None:
         assert f.belt(4)[0] == pattern[(t - 1) % 4], t
     # items that entered slot 0 at ticks 1..8 have reached the sink by tick 12
     assert f.sink_counts(5) == {1: 2, 2: 4, 3: 2}
+
+
+def test_side_load_priority_all_sides() -> None:
+    f = factory("side_load_priority_all_sides")  # 8 wide: cell = 8y + x
+    pattern = [1, 2, 2, 3]  # once the belt behind (2, 2) carries items (from tick 5)
+    for t in ticks(f):
+        first = f.belt(18)[0]
+        if t >= 5:
+            assert first == pattern[(t - 5) % 4], t
+        else:  # no item behind yet: left (period 2) on odd ticks, right otherwise
+            assert first == (2 if t % 2 else 3), t
+        assert f.belt(46)[0] == 3, t  # (6, 5): the source on its right hands it one every tick
+        assert 2 not in f.belt(46) + f.belt(45), t  # the coal passing on its left never turns in
+        assert f.source_buffer(0) == 4, t  # the corner source points off the grid
+    assert f.sink_counts(44) == {3: 4} and f.sink_counts(55) == {2: 8}
 
 
 def test_opposite_belt_refused() -> None:
@@ -179,6 +229,15 @@ def test_sink_counting() -> None:
         assert f.sink_counts(4) == {1: t + ceil(t / 3), 2: ceil(t / 2), 3: t}, t
 
 
+def test_sink_counting_many_sinks() -> None:
+    f = factory("sink_counting_many_sinks")  # 70 sinks in row 1, fed from N and S
+    for t in ticks(f):
+        for x in range(70):
+            north, south = 1 + x % 3, 1 + x % 2  # the sources' periods
+            expected = {1 + x % 5: ceil(t / north), 6 + x % 4: ceil(t / south)}
+            assert f.sink_counts(70 + x) == expected, (t, x)
+
+
 def test_assembler_capacity() -> None:
     f = factory("assembler_capacity")
     n, e, s, w = 1, 5, 7, 3
@@ -192,6 +251,32 @@ def test_assembler_capacity() -> None:
         expected = (11 - t, 0, {1: 4}) if t <= 10 else (0, 5, {1: 4})
         assert f.assembler(4) == expected, t
         assert [f.source_buffer(c) for c in (n, e, s, w)] == [1, 1, 1, 1], t
+
+
+def test_assembler_capacity_several_assemblers() -> None:
+    f = factory("assembler_capacity_several_assemblers")  # 7 wide: assemblers at 1, 15 and 19
+    held = {15: (8, 14, 22), 19: (12, 20, 26)}  # N, the side across, S
+
+    def buffers(a: int) -> list[int]:
+        return [f.source_buffer(c) for c in held[a]]
+
+    f.step()  # the left (1 ore, room 2) takes N and S, not W; the right (ore and coal) all three
+    assert f.assembler(15) == (6, 0, {1: 1}) and f.assembler(19) == (6, 0, {1: 0, 2: 1})
+    assert buffers(15) == [0, 1, 0] and buffers(19) == [0, 0, 0]
+    f.step()  # the left: N alone; the right: N and E (coal 1 + 1 taken this tick is not below 2)
+    assert f.assembler(15) == (5, 0, {1: 2}) and f.assembler(19) == (5, 0, {1: 1, 2: 2})
+    assert buffers(15) == [0, 1, 1] and buffers(19) == [0, 0, 2]
+    f.step()  # the right: N (ore 1 < 2); its coal is full
+    assert f.assembler(19) == (4, 0, {1: 2, 2: 2}) and buffers(19) == [0, 2, 2]
+    for t in ticks(f):
+        if t <= 7:
+            done = (7 - t, 0) if t < 7 else (0, 5)
+            assert f.assembler(15)[:2] == f.assembler(19)[:2] == done and buffers(15) == [1, 1, 1], t
+        if t == 8:  # the gears left; the next crafts took their inputs
+            assert f.sink_counts(16) == f.sink_counts(18) == {5: 1}
+            assert f.assembler(15) == (6, 0, {1: 1}) and f.assembler(19) == (6, 0, {1: 1, 2: 1})
+    # the top row's assembler took the corner's ore at ticks 1, 2, 3, then at 9 (after a craft)
+    assert f.assembler(1) == (2, 0, {1: 2}) and f.sink_counts(2) == {5: 1} and f.source_buffer(0) == 1
 
 
 def test_assembler_priority() -> None:
@@ -209,6 +294,14 @@ def test_assembler_priority() -> None:
     assert held(left) == [0, 1, 1, 1]
     assert held(right) == [0, 0, 0, 1]
     assert f.assembler(7) == f.assembler(10) == (99, 0, {1: 2})
+
+
+def test_assembler_priority_west_last() -> None:
+    f = factory("assembler_priority_west_last")  # W source at 3, S source at 7, assembler at 4
+    f.step()  # room for 2: S, then W
+    assert f.assembler(4) == (100, 0, {1: 1}) and f.source_buffer(3) == f.source_buffer(7) == 0
+    f.step()  # room for 1: S over W
+    assert f.assembler(4) == (99, 0, {1: 2}) and (f.source_buffer(3), f.source_buffer(7)) == (1, 0)
 
 
 def test_crafting_timing() -> None:
@@ -237,6 +330,20 @@ def test_crafting_timing() -> None:
         assert f.sink_counts(2) == ({7: made} if made else {}), t
 
 
+def test_crafting_timing_in_a_row() -> None:
+    f = factory("crafting_timing_in_a_row")  # SAK.####S>>>>K over .S..SAK.......
+    for t in ticks(f):
+        remaining, output, buffer = f.assembler(1)  # ore and coal (every 4 ticks): crafts at 1, 5, 9
+        assert (remaining, output) == ((0, 0), (2, 0), (1, 0), (0, 7))[t % 4] and buffer[2] == 0, t
+        plates = sum(t >= d for d in (4, 8, 12))  # each plate leaves the tick after it appears
+        assert f.sink_counts(2) == ({7: plates} if plates else {}), t
+        remaining, output, _ = f.assembler(19)  # ore every 2 ticks, a gear in 1 tick
+        assert (remaining, output) == ((1, 0) if t % 2 else (0, 5)), t
+        gears = (t - 1) // 2
+        assert f.sink_counts(20) == ({5: gears} if gears else {}), t
+        assert f.sink_counts(13) == {}, t  # the lane's first item is still on its belts
+
+
 def test_grid_edge() -> None:
     f = factory("grid_edge")
     for t in ticks(f):
@@ -248,6 +355,14 @@ def test_grid_edge() -> None:
         assert f.sink_counts(0) == f.sink_counts(4) == f.sink_counts(7) == f.sink_counts(11) == {}, t
 
 
+def test_grid_edge_corners() -> None:
+    f = factory("grid_edge_corners")  # K<S^ / ...S: cell 0 is a sink
+    for t in ticks(f):
+        assert f.sink_counts(0) == ({1: t - 4} if t > 4 else {}), t  # the top-left cell takes
+        assert f.belt(3)[3] == (2 if t >= 4 else 0), t  # the belt off the top keeps its coal
+    assert f.belt(3) == (2, 2, 2, 2) and f.source_buffer(7) == 2
+
+
 def test_assembler_refuses_unneeded_type() -> None:
     f = factory("assembler_refuses_unneeded_type")  # coal at cell 1, ore at 5, A at 4, K at 3
     for t in ticks(f):
@@ -255,4 +370,15 @@ def test_assembler_refuses_unneeded_type() -> None:
         remaining, _, buffer = f.assembler(4)
         assert set(buffer) == {1} and remaining == 2 - (t - 1) % 3, t
         plates = sum(t >= d for d in (4, 7, 10))  # made at 3, 6, 9: each leaves a tick later
+        assert f.sink_counts(3) == ({5: plates} if plates else {}), t
+
+
+
+def test_assembler_refuses_unneeded_type_two_inputs() -> None:
+    f = factory("assembler_refuses_unneeded_type_two_inputs")  # sand at 1, coal at 5, ore at 7
+    for t in ticks(f):
+        assert f.source_buffer(1) == 3 and f.source_buffer(5) == 0, t  # sand refused; coal taken
+        remaining, output, _ = f.assembler(4)
+        assert (remaining, output) == ((1, 0) if t % 2 else (0, 5)), t  # a craft at every odd tick
+        plates = (t - 1) // 2
         assert f.sink_counts(3) == ({5: plates} if plates else {}), t

@@ -3,9 +3,13 @@ lattice_common.h), the rule each function (or line) of it carries out, the singl
 slips written as text changes, and generated factories to tell equivalent mutants apart.
 
 The map is by function, refined by a line's text where one function serves several rules
-(`step` decides belts, side-load ranks and exits alike). Code no rule owns — the parser,
-the checksum, the allocator, the exports — counts in the smoke and whole-case scores but
-in no rule's.
+(`step` decides belts, side-load ranks and exits alike). `turn` owns no code here: a belt
+takes a side-load by the same move as an item from behind (`target_of`, `step`), and the
+list of a slot's contenders (`belt_contenders`) only ranks them, so it is
+`side_load_priority`'s (a slot with one contender takes its item whatever the list says,
+unless the list names a cell that holds one). Code no rule owns — the parser, the
+checksum, the allocator, the exports — counts in the smoke and whole-case scores but in no
+rule's.
 """
 
 from __future__ import annotations
@@ -27,22 +31,25 @@ FUNCTIONS = {
     "deliver": "sink_counting",
     "neighbor": "grid_edge",
     "target_of": "grid_edge",
-    "belt_contenders": "turn",
+    "belt_contenders": "side_load_priority",
     "moved": "straight_belt",
     "step": "chained_movement",
     "resolve": "chained_movement",
     "engine_tick": "chained_movement",
 }
-# (function, a text of the line) -> rule, checked before the function's own rule
+# (function, a text of the line) -> rule, checked before the function's own rule. A text
+# with a newline is the end of the line before and the start of the line itself (for a
+# statement, as `break;`, that the function has more than once).
 LINES = (
     ("accept_pass", "for (u32 q = 0; q < 4; q++)", "assembler_priority"),
     ("accept_pass", "if (!k) continue;", "assembler_priority"),
     ("deliver", "a->buf[asm_input(a, type)]++", "assembler_capacity"),
     ("deliver", "Assembler *a", "assembler_capacity"),
+    ("target_of", "if (t < 0)", "grid_edge"),
     ("target_of", "BELT_DIR(k) != (u8)OPP(d)", "opposite_belt_refused"),
     ("target_of", "K_SINK", "sink_counting"),
     ("target_of", "K_ASM", "assembler_capacity"),
-    ("belt_contenders", "out[0]", "straight_belt"),
+    ("target_of", "return T_NONE;", "compression_behind_blocked_exit"),  # a target that refuses: blocked
     ("step", "CONTENDER_ORDER", "side_load_priority"),
     ("step", "for (u32 r = 0; r < 3; r++)", "side_load_priority"),
     ("step", "cc != (i32)c", "side_load_priority"),
@@ -51,11 +58,14 @@ LINES = (
     ("step", "case T_ASM", "assembler_capacity"),
     ("step", "default: return STAYS", "grid_edge"),
     ("step", "slot_item((u32)tc, 0)", "straight_belt"),
+    ("step", "i32 cont[3]", "side_load_priority"),  # the contenders' list, as belt_contenders
     ("resolve", "PENDING", "ring_rotation"),
     ("resolve", "result = MOVES;", "ring_rotation"),
+    ("resolve", "result = MOVES;\nbreak;", "ring_rotation"),
     ("engine_tick", "get_decision(c, s) != MOVES", "compression_behind_blocked_exit"),
     ("engine_tick", "now |= item << (8 * s)", "compression_behind_blocked_exit"),
     ("engine_tick", "now |= item << (8 * (s + 1))", "straight_belt"),
+    ("engine_tick", "else if (s < 3)", "straight_belt"),  # the condition of the line after
     ("engine_tick", "incoming[c]", "straight_belt"),
     ("engine_tick", "produce(w, t)", "source_period_and_full_buffer"),
     ("engine_tick", "craft(w, 0)", "crafting_timing"),
@@ -63,13 +73,20 @@ LINES = (
 )
 
 
-def rule_of(mutant: Mutant) -> str:
+def rule_of(mutant: Mutant, sources: dict[str, str] | None = None) -> str:
     """The rule whose code the mutant changes; "" for shared code and for a narrowed type
-    (a slip of scale, not of a rule: only a large input shows it, as with `scale_bug`)."""
+    (a slip of scale, not of a rule: only a large input shows it, as with `scale_bug`).
+    `sources` (the reference's files) gives the line before the mutant's, for LINES' texts
+    that need it."""
     if mutant.operator == "narrow":
         return ""
+    line = mutant.before.strip()
+    above = ""
+    if sources and mutant.file in sources:
+        lines = sources[mutant.file][: mutant.start].splitlines()[-2:-1]
+        above = lines[0].strip() if lines else ""
     for function, text, rule in LINES:
-        if mutant.function == function and text in mutant.before:
+        if mutant.function == function and text in (f"{above}\n{line}" if "\n" in text else line):
             return rule
     return FUNCTIONS.get(mutant.function, "")
 
@@ -174,12 +191,13 @@ def lattice_subject(case: CaseManifest) -> Subject:
     folder = (case.samples_dir or case.path.parent / "submissions") / "reference"
     if not (folder / C).is_file():
         raise UserError(f"{folder}: no {C}, the reference engine a Lattice mutation run mutates")
+    sources = Subject(case=case, reference=folder, roots=()).sources()
     return Subject(
         case=case,
         reference=folder,
         roots=(case.contract.entry, case.contract.alloc),
         declared=DECLARED,
-        rule_of=rule_of,
+        rule_of=lambda mutant: rule_of(mutant, sources),
         samples=samples,
         sample_count=SAMPLES,
     )

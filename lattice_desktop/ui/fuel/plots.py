@@ -83,13 +83,14 @@ class FuelBars(_LegendFollowsPalette, pg.PlotWidget):
         self.compare_bars = pg.BarGraphItem(x=[], height=[], width=0.25, y0=0)
         self.addItem(self.bars)
         self.addItem(self.compare_bars)
-        # Labelled at the left end, text to the right of its anchor and above the line: inside
-        # the plot at any width (at the right end it was cut off), clear of the tallest bars.
+        # Labelled near the left end (1% in, so no rounding puts it on the plot's edge), text to
+        # the right of its anchor and above the line: inside the plot at any width (at the
+        # right end it was cut off), clear of the tallest bars.
         self.ceiling = pg.InfiniteLine(
             angle=0,
             pen=_pen("#B0B4BC", Qt.PenStyle.DashLine),
             label="ceiling",
-            labelOpts={"position": 0.0, "anchors": [(0, 1), (0, 1)], "color": "#8A8F98"},
+            labelOpts={"position": 0.01, "anchors": [(0, 1), (0, 1)], "color": "#8A8F98"},
         )
         self.ceiling.setZValue(10)
         self.addItem(self.ceiling)
