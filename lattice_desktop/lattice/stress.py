@@ -55,10 +55,15 @@ class StressCase:
 
     def text(self) -> str:
         if self.generated:
-            size = {"width": self.size, "height": self.height or self.size}
-            return generate(self.seed, **size, ticks=self.ticks, snapshot=self.snapshot)
+            width, height = self.size, self.height or self.size
+            return generate(self.seed, width=width, height=height, ticks=self.ticks, snapshot=self.snapshot)
         return stress(
-            self.seed, size=self.size, ticks=self.ticks, snapshot=self.snapshot, height=self.height, corner=self.corner
+            self.seed,
+            size=self.size,
+            ticks=self.ticks,
+            snapshot=self.snapshot,
+            height=self.height,
+            corner=self.corner,
         )
 
 

@@ -373,7 +373,6 @@ def test_assembler_refuses_unneeded_type() -> None:
         assert f.sink_counts(3) == ({5: plates} if plates else {}), t
 
 
-
 def test_assembler_refuses_unneeded_type_two_inputs() -> None:
     f = factory("assembler_refuses_unneeded_type_two_inputs")  # sand at 1, coal at 5, ore at 7
     for t in ticks(f):
