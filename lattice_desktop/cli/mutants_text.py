@@ -151,6 +151,16 @@ def as_json(run: MutationRun, result: Scores) -> dict[str, object]:
     }
 
 
+def _rules_without_code(run: MutationRun, scored: set[str]) -> list[str]:
+    """The case's rules (the first smoke test of each behaviour) no mutant's code belongs
+    to, live or equivalent."""
+    owned = scored | {run.subject.rule(m) for m in run.mutants}
+    first: dict[str, str] = {}
+    for entry in run.subject.case.smoke:
+        first.setdefault(entry.behaviour, entry.name)
+    return [name for name in first.values() if name not in owned]
+
+
 def print_report(run: MutationRun, result: Scores) -> None:
     subject = run.subject
     sample = "" if len(run.mutants) == run.total else f" (a sample: --limit {len(run.mutants)})"
@@ -165,9 +175,12 @@ def print_report(run: MutationRun, result: Scores) -> None:
     print(f"  stress cases: {result.stress.text()} killed by at least one")
     print(f"  whole case: {result.whole.text()}")
     if result.rules:
-        print("  per rule (mutants in the rule's code killed by its own smoke test):")
+        print("  per rule (mutants in the rule's code killed by its own smoke tests):")
         for r in result.rules:
             print(f"    {shown(r.rule):<34} {r.score.text()}")
+        if len(run.mutants) == run.total:  # a sample may just have missed a rule's code
+            for name in _rules_without_code(run, {r.rule for r in result.rules}):
+                print(f"    {shown(name):<34} no code of its own in the reference")
     pairs = judged(run)
     for title, keep in (
         ("survived (no case fails them; a generated input does)", lambda v: v.status == SURVIVED),

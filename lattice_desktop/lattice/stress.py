@@ -12,9 +12,10 @@ three sides, lines to the east or west edge with a sink where a row-wrapping eng
 send their items, merges, lines with turns and walls. Since version 5, about half the rows
 whose last belt points off the east edge begin with a sink (their first lane's source one
 cell in), where an engine that wraps exits round as on a torus would deliver. Since
-version 6 the top-left cell is a belt off the grid that a source beside it loads, and the
-comment in front of the scenario starts with `grid` (a parser that reads a comment's words
-as keywords stops there). So every
+version 6 the top-left cell of a square factory is a belt off the grid that a source beside
+it loads (in the one that is not square, a source feeding an assembler), and the comment in
+front of the scenario starts with `grid` (a parser that reads a comment's words as keywords
+stops there). So every
 rule of the spec is decisive (a slip of it changes the state) at every size, and the largest
 factories hold well over 100,000 belts.
 """
@@ -22,6 +23,7 @@ factories hold well over 100,000 belts.
 from __future__ import annotations
 
 import random
+from collections import Counter
 from dataclasses import dataclass
 
 from lattice_desktop.lattice.generator import STRESS_FEATURES, add_features, generate
@@ -157,11 +159,8 @@ def _corner_assembler(lay: Layout) -> None:
 def _most_wanted(lay: Layout) -> int:
     """The type the factory's assemblers take most often: the corner's item, so that an
     engine that counts cell 0 as every assembler's missing neighbour hands it on."""
-    wanted: dict[int, int] = {}
-    for _, rid in lay.assemblers.values():
-        for k, _n in lay.recipes[rid][2]:
-            wanted[k] = wanted.get(k, 0) + 1
-    return max(sorted(wanted), key=lambda k: wanted[k]) if wanted else 1
+    wanted = Counter(k for _, rid in lay.assemblers.values() for k, _n in lay.recipes[rid][2])
+    return max(sorted(wanted), key=wanted.__getitem__) if wanted else 1
 
 
 def _lane_stripe(lay: Layout, top: int, bottom: int, *, ticks: int) -> None:

@@ -20,9 +20,10 @@ from lattice_desktop.casekit.mutants.judge import (
     reference_setup,
 )
 from lattice_desktop.casekit.mutants.operators import generate
-from lattice_desktop.casekit.mutants.run import run_mutants
+from lattice_desktop.casekit.mutants.run import MutationRun, run_mutants
 from lattice_desktop.casekit.mutants.score import scores
 from lattice_desktop.cli.main import main
+from lattice_desktop.cli.mutants_text import _rules_without_code
 from lattice_desktop.errors import UserError
 from lattice_desktop.manifest import load_case
 from lattice_desktop.resources import CASES
@@ -243,3 +244,13 @@ def test_mutants_are_built_only_with_consent_to_run_the_case_s_code(words, capsy
     assert main(words) == 2
     err = capsys.readouterr().err
     assert "--allow-case-code" in err and "reference's own build commands" in err
+
+
+def test_the_report_names_the_rules_that_own_no_code_of_the_reference(tmp_path):
+    # Lattice's contender list is side_load_priority's code and a jammed ring is the ring
+    # code's other outcome: turn and jammed_ring own none, and the report says so rather
+    # than leave them out of the per-rule lines.
+    subject = subject_for(load_case(CASES / "lattice" / "case.toml"))
+    mutants = tuple(subject.mutants())
+    run = MutationRun(subject, mutants, len(mutants), {}, 0, tmp_path / "results.jsonl")
+    assert _rules_without_code(run, set()) == ["turn", "jammed_ring"]

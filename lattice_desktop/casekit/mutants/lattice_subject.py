@@ -49,7 +49,8 @@ LINES = (
     ("target_of", "BELT_DIR(k) != (u8)OPP(d)", "opposite_belt_refused"),
     ("target_of", "K_SINK", "sink_counting"),
     ("target_of", "K_ASM", "assembler_capacity"),
-    ("target_of", "return T_NONE;", "compression_behind_blocked_exit"),  # a target that refuses: blocked
+    # the last line, a target that refuses (blocked): after "if (t < 0)", which also has it
+    ("target_of", "return T_NONE;", "compression_behind_blocked_exit"),
     ("step", "CONTENDER_ORDER", "side_load_priority"),
     ("step", "for (u32 r = 0; r < 3; r++)", "side_load_priority"),
     ("step", "cc != (i32)c", "side_load_priority"),
@@ -83,8 +84,9 @@ def rule_of(mutant: Mutant, sources: dict[str, str] | None = None) -> str:
     line = mutant.before.strip()
     above = ""
     if sources and mutant.file in sources:
-        lines = sources[mutant.file][: mutant.start].splitlines()[-2:-1]
-        above = lines[0].strip() if lines else ""
+        text = sources[mutant.file]
+        end = text.rfind("\n", 0, mutant.start)  # where the mutant's line begins, less one
+        above = text[text.rfind("\n", 0, max(end, 0)) + 1 : max(end, 0)].strip()
     for function, text, rule in LINES:
         if mutant.function == function and text in (f"{above}\n{line}" if "\n" in text else line):
             return rule
